@@ -1,0 +1,310 @@
+/* The fault-injecting proc table (see chaos.h for the schedule syntax). */
+#include "chaos/chaos.h"
+
+#include <errno.h>
+#include <math.h>
+
+#define UL__CHAOS_MAX_POINTS 64
+#define UL__FAIL_ALL UINT32_MAX
+
+typedef enum { FAULT_LOSS, FAULT_OOM, FAULT_VALIDATION } fault_kind;
+
+typedef struct fault_point {
+  fault_kind kind;
+  uint64_t at;
+  bool done;
+} fault_point;
+
+struct ul__chaos {
+  const ul__wgpu *real;
+  ul__wgpu procs;
+  pthread_mutex_t mu;
+  _Atomic uint64_t calls;
+  _Atomic uint64_t injected;
+  _Atomic bool paused;
+  WGPUDevice device;
+  WGPUInstance cpu_instance;
+  fault_point points[UL__CHAOS_MAX_POINTS];
+  int npoints;
+  uint32_t gpu_fail, adapter_fail, device_fail;
+  double loss_rate;
+  uint64_t loss_every;
+  uint64_t rng;
+};
+
+static _Atomic(ul__chaos *) g_chaos;
+
+static ul_status parse_count(const char *v, uint32_t *out) {
+  if (!strcmp(v, "all")) {
+    *out = UL__FAIL_ALL;
+    return UL_OK;
+  }
+  char *end;
+  errno = 0;
+  unsigned long n = strtoul(v, &end, 10);
+  if (errno || end == v || *end || n >= UL__FAIL_ALL)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "bad count '%s' (a number or 'all')", v);
+  *out = (uint32_t)n;
+  return UL_OK;
+}
+
+static ul_status parse_u64(const char *v, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull(v, &end, 10);
+  if (errno || end == v || *end || v[0] == '-')
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "bad number '%s'", v);
+  *out = n;
+  return UL_OK;
+}
+
+static ul_status parse_item(ul__chaos *c, char *item) {
+  char *at = strchr(item, '@');
+  char *eq = strchr(item, '=');
+  if (at) {
+    *at = '\0';
+    fault_kind k;
+    if (!strcmp(item, "loss")) k = FAULT_LOSS;
+    else if (!strcmp(item, "oom")) k = FAULT_OOM;
+    else if (!strcmp(item, "validation")) k = FAULT_VALIDATION;
+    else return ul__fail(UL_ERR_INVALID_ARGUMENT, "unknown fault '%s' (loss, oom, validation)", item);
+    uint64_t n;
+    ul_status s = parse_u64(at + 1, &n);
+    if (s) return s;
+    if (n == 0) return ul__fail(UL_ERR_INVALID_ARGUMENT, "call indices start at 1");
+    if (c->npoints >= UL__CHAOS_MAX_POINTS)
+      return ul__fail(UL_ERR_INVALID_ARGUMENT, "more than %d fault points", UL__CHAOS_MAX_POINTS);
+    c->points[c->npoints++] = (fault_point){k, n, false};
+    return UL_OK;
+  }
+  if (!eq) return ul__fail(UL_ERR_INVALID_ARGUMENT, "item '%s' is neither KIND@N nor KEY=VALUE", item);
+  *eq = '\0';
+  const char *v = eq + 1;
+  if (!strcmp(item, "gpu-fail")) return parse_count(v, &c->gpu_fail);
+  if (!strcmp(item, "adapter-fail")) return parse_count(v, &c->adapter_fail);
+  if (!strcmp(item, "device-fail")) return parse_count(v, &c->device_fail);
+  if (!strcmp(item, "loss-every")) return parse_u64(v, &c->loss_every);
+  if (!strcmp(item, "seed")) return parse_u64(v, &c->rng);
+  if (!strcmp(item, "loss-rate")) {
+    char *end;
+    double p = strtod(v, &end);
+    if (end == v || *end || !(p >= 0.0 && p <= 1.0))
+      return ul__fail(UL_ERR_INVALID_ARGUMENT, "loss-rate '%s' is not in [0, 1]", v);
+    c->loss_rate = p;
+    return UL_OK;
+  }
+  return ul__fail(UL_ERR_INVALID_ARGUMENT, "unknown chaos key '%s'", item);
+}
+
+static ul_status parse_spec(ul__chaos *c, const char *spec) {
+  c->npoints = 0;
+  c->gpu_fail = c->adapter_fail = c->device_fail = 0;
+  c->loss_rate = 0;
+  c->loss_every = 0;
+  c->rng = 1;
+  if (strlen(spec) > 4096) return ul__fail(UL_ERR_INVALID_ARGUMENT, "chaos schedule too long");
+  char *copy = ul__strdup(spec);
+  if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+  ul_status s = UL_OK;
+  char *save = NULL;
+  for (char *it = strtok_r(copy, ",", &save); it && !s; it = strtok_r(NULL, ",", &save)) {
+    while (*it == ' ') it++;
+    if (*it) s = parse_item(c, it);
+  }
+  free(copy);
+  if (!c->rng) c->rng = 1;
+  return s;
+}
+
+static double next_unit(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return (double)(z >> 11) / 9007199254740992.0;
+}
+
+/* Counts the call and injects whatever the schedule says for it. */
+static void before_call(ul__chaos *c) {
+  uint64_t n = atomic_fetch_add(&c->calls, 1) + 1;
+  if (atomic_load(&c->paused)) return;
+  fault_kind todo[4];
+  int ntodo = 0;
+  pthread_mutex_lock(&c->mu);
+  WGPUDevice dev = c->device;
+  for (int i = 0; i < c->npoints; i++) {
+    if (!c->points[i].done && c->points[i].at == n) {
+      c->points[i].done = true;
+      if (ntodo < 4) todo[ntodo++] = c->points[i].kind;
+    }
+  }
+  if (c->loss_every && n % c->loss_every == 0 && ntodo < 4) todo[ntodo++] = FAULT_LOSS;
+  if (c->loss_rate > 0 && next_unit(&c->rng) < c->loss_rate && ntodo < 4) todo[ntodo++] = FAULT_LOSS;
+  pthread_mutex_unlock(&c->mu);
+  if (!dev) return;
+  for (int i = 0; i < ntodo; i++) {
+    char msg[96];
+    switch (todo[i]) {
+    case FAULT_LOSS:
+      if (!c->real->DeviceForceLoss) break;
+      snprintf(msg, sizeof msg, "unlost chaos: device loss injected at call %llu",
+               (unsigned long long)n);
+      c->real->DeviceForceLoss(dev, WGPUDeviceLostReason_Unknown, ul__sv(msg));
+      atomic_fetch_add(&c->injected, 1);
+      break;
+    case FAULT_OOM:
+    case FAULT_VALIDATION:
+      if (!c->real->DeviceInjectError) break;
+      snprintf(msg, sizeof msg, "unlost chaos: %s injected at call %llu",
+               todo[i] == FAULT_OOM ? "out-of-memory" : "validation error",
+               (unsigned long long)n);
+      c->real->DeviceInjectError(
+          dev, todo[i] == FAULT_OOM ? WGPUErrorType_OutOfMemory : WGPUErrorType_Validation,
+          ul__sv(msg));
+      atomic_fetch_add(&c->injected, 1);
+      break;
+    }
+  }
+}
+
+static bool take(ul__chaos *c, uint32_t *counter) {
+  if (atomic_load(&c->paused)) return false;
+  pthread_mutex_lock(&c->mu);
+  bool fail = *counter > 0;
+  if (fail && *counter != UL__FAIL_ALL) (*counter)--;
+  pthread_mutex_unlock(&c->mu);
+  return fail;
+}
+
+/* A failing adapter request still goes through the implementation, asking
+ * for a backend that this platform does not have, so the failure arrives by
+ * the same callback path a real one would. */
+static WGPUFuture chaos_request_adapter(WGPUInstance i, const WGPURequestAdapterOptions *o,
+                                       WGPURequestAdapterCallbackInfo cb) {
+  ul__chaos *c = atomic_load(&g_chaos);
+  before_call(c);
+  pthread_mutex_lock(&c->mu);
+  bool fallback = (o && o->forceFallbackAdapter) || (c->cpu_instance && i == c->cpu_instance);
+  pthread_mutex_unlock(&c->mu);
+  bool fail = take(c, &c->adapter_fail);
+  if (!fail && !fallback) fail = take(c, &c->gpu_fail);
+  if (fail) {
+    WGPURequestAdapterOptions bad = o ? *o : (WGPURequestAdapterOptions){0};
+    bad.backendType = WGPUBackendType_D3D12;
+    atomic_fetch_add(&c->injected, 1);
+    return c->real->InstanceRequestAdapter(i, &bad, cb);
+  }
+  return c->real->InstanceRequestAdapter(i, o, cb);
+}
+
+/* A failing device request asks for a limit no adapter offers. */
+static WGPUFuture chaos_request_device(WGPUAdapter a, const WGPUDeviceDescriptor *d,
+                                       WGPURequestDeviceCallbackInfo cb) {
+  ul__chaos *c = atomic_load(&g_chaos);
+  before_call(c);
+  if (take(c, &c->device_fail)) {
+    WGPUDeviceDescriptor bad = d ? *d : (WGPUDeviceDescriptor){0};
+    WGPULimits lim;
+    memset(&lim, 0xff, sizeof lim); /* every limit "undefined"... */
+    lim.nextInChain = NULL;
+    lim.maxBindGroups = 1u << 30;   /* ...but this one, beyond any adapter */
+    bad.requiredLimits = &lim;
+    atomic_fetch_add(&c->injected, 1);
+    return c->real->AdapterRequestDevice(a, &bad, cb);
+  }
+  return c->real->AdapterRequestDevice(a, d, cb);
+}
+
+#define UL__WRAP(req, kind, Ret, Name, params, args) UL__WRAP_##kind(Ret, Name, params, args)
+#define UL__WRAP_R(Ret, Name, params, args)                                          \
+  __attribute__((unused)) static Ret chaos_##Name params {                           \
+    ul__chaos *ch_ = atomic_load(&g_chaos);                                          \
+    before_call(ch_);                                                                \
+    return ch_->real->Name args;                                                     \
+  }
+#define UL__WRAP_V(Ret, Name, params, args)                                          \
+  __attribute__((unused)) static void chaos_##Name params {                          \
+    ul__chaos *ch_ = atomic_load(&g_chaos);                                          \
+    before_call(ch_);                                                                \
+    ch_->real->Name args;                                                            \
+  }
+UL__WGPU_PROCS(UL__WRAP)
+#undef UL__WRAP
+
+static void ul__chaos_fill(ul__chaos *c) {
+#define UL__SET(req, kind, Ret, Name, params, args) \
+  c->procs.Name = c->real->Name ? chaos_##Name : NULL;
+  UL__WGPU_PROCS(UL__SET)
+#undef UL__SET
+  c->procs.InstanceRequestAdapter = chaos_request_adapter;
+  c->procs.AdapterRequestDevice = chaos_request_device;
+}
+
+ul_status ul__chaos_create(const char *spec, const ul__wgpu *real, ul__chaos **out) {
+  *out = NULL;
+  ul__chaos *c = calloc(1, sizeof *c);
+  if (!c) return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+  ul_status s = parse_spec(c, spec);
+  if (s) {
+    free(c);
+    return s;
+  }
+  ul__chaos *expected = NULL;
+  if (!atomic_compare_exchange_strong(&g_chaos, &expected, c)) {
+    free(c);
+    return ul__fail(UL_ERR_BUSY, "another chaos table is active in this process");
+  }
+  pthread_mutex_init(&c->mu, NULL);
+  c->real = real;
+  ul__chaos_fill(c);
+  *out = c;
+  return UL_OK;
+}
+
+void ul__chaos_destroy(ul__chaos *c) {
+  if (!c) return;
+  ul__chaos *expected = c;
+  atomic_compare_exchange_strong(&g_chaos, &expected, NULL);
+  pthread_mutex_destroy(&c->mu);
+  free(c);
+}
+
+const ul__wgpu *ul__chaos_procs(ul__chaos *c) { return &c->procs; }
+
+void ul__chaos_set_device(ul__chaos *c, WGPUDevice device) {
+  if (!c) return;
+  pthread_mutex_lock(&c->mu);
+  c->device = device;
+  pthread_mutex_unlock(&c->mu);
+}
+
+void ul__chaos_set_cpu_instance(ul__chaos *c, WGPUInstance inst) {
+  if (!c) return;
+  pthread_mutex_lock(&c->mu);
+  c->cpu_instance = inst;
+  pthread_mutex_unlock(&c->mu);
+}
+
+uint64_t ul__chaos_calls(const ul__chaos *c) { return c ? atomic_load(&c->calls) : 0; }
+uint64_t ul__chaos_injected(const ul__chaos *c) { return c ? atomic_load(&c->injected) : 0; }
+void ul__chaos_pause(ul__chaos *c, bool paused) {
+  if (c) atomic_store(&c->paused, paused);
+}
+
+ul_status ul__chaos_reschedule(ul__chaos *c, const char *spec) {
+  ul__chaos tmp;
+  memset(&tmp, 0, sizeof tmp);
+  ul_status s = parse_spec(&tmp, spec);
+  if (s) return s;
+  pthread_mutex_lock(&c->mu);
+  memcpy(c->points, tmp.points, sizeof c->points);
+  c->npoints = tmp.npoints;
+  c->gpu_fail = tmp.gpu_fail;
+  c->adapter_fail = tmp.adapter_fail;
+  c->device_fail = tmp.device_fail;
+  c->loss_rate = tmp.loss_rate;
+  c->loss_every = tmp.loss_every;
+  c->rng = tmp.rng;
+  pthread_mutex_unlock(&c->mu);
+  return UL_OK;
+}

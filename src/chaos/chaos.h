@@ -1,0 +1,40 @@
+/* Internal to unlost: a fault-injecting proc table. It wraps the real table,
+ * counts every WebGPU call, and injects faults by a schedule:
+ *
+ *   loss@N            lose the device (wgpuDeviceForceLoss) before call N
+ *   oom@N             inject an out-of-memory error before call N
+ *   validation@N      inject a validation error before call N
+ *   gpu-fail=K        the next K requests for a non-fallback adapter fail
+ *                     ("all": every one, as if the GPU never came back)
+ *   adapter-fail=K    the next K adapter requests fail, fallback included
+ *   device-fail=K     the next K device requests fail
+ *   loss-rate=P       lose the device before each call with probability P
+ *   loss-every=N      lose the device every N calls
+ *   seed=S            seed of loss-rate's generator (default 1)
+ *
+ * Items are separated by commas: "loss@120,gpu-fail=3". Call indices start
+ * at 1. One chaos table may be active per process at a time. */
+#ifndef UL_CHAOS_H
+#define UL_CHAOS_H
+
+#include "wgpu/procs.h"
+
+typedef struct ul__chaos ul__chaos;
+
+ul_status ul__chaos_create(const char *spec, const ul__wgpu *real, ul__chaos **out);
+void ul__chaos_destroy(ul__chaos *c);
+const ul__wgpu *ul__chaos_procs(ul__chaos *c);
+/* The device faults are injected into (set on every rebuild). */
+void ul__chaos_set_device(ul__chaos *c, WGPUDevice device);
+/* Adapter requests on this instance count as requests for the fallback. */
+void ul__chaos_set_cpu_instance(ul__chaos *c, WGPUInstance inst);
+/* WebGPU calls made through the table so far. */
+uint64_t ul__chaos_calls(const ul__chaos *c);
+/* Faults injected so far. */
+uint64_t ul__chaos_injected(const ul__chaos *c);
+/* Stops injecting (calls are still counted). */
+void ul__chaos_pause(ul__chaos *c, bool paused);
+/* Replaces the schedule (same syntax); counters keep running. */
+ul_status ul__chaos_reschedule(ul__chaos *c, const char *spec);
+
+#endif

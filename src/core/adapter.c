@@ -1,0 +1,211 @@
+/* Adapter and device requests: one attempt each, bounded by a timeout, with
+ * the failure as a status. Used by device creation and by recovery. */
+#include "core/adapter.h"
+
+/* State of one request. Heap-allocated: when a wait times out the callback
+ * may still fire later (at the latest when the instance is released), so an
+ * abandoned request is handed to the env, which frees it after the
+ * instance is gone. */
+typedef struct ul__request {
+  _Atomic bool done;
+  _Atomic bool abandoned;
+  uint32_t status;
+  WGPUAdapter adapter;
+  WGPUDevice device;
+  char message[512];
+  struct ul__request *next_orphan;
+} ul__request;
+
+static void on_adapter(uint32_t status, WGPUAdapter adapter, WGPUStringView message,
+                       void *u1, void *u2) {
+  UL__UNUSED(u2);
+  ul__request *r = u1;
+  r->status = status;
+  r->adapter = adapter;
+  ul__sv_copy(message, r->message, sizeof r->message);
+  atomic_store(&r->done, true);
+}
+
+static void on_device(uint32_t status, WGPUDevice device, WGPUStringView message,
+                      void *u1, void *u2) {
+  UL__UNUSED(u2);
+  ul__request *r = u1;
+  r->status = status;
+  r->device = device;
+  ul__sv_copy(message, r->message, sizeof r->message);
+  atomic_store(&r->done, true);
+}
+
+static pthread_mutex_t g_orphan_mu = PTHREAD_MUTEX_INITIALIZER;
+static ul__request *g_orphans;
+
+/* Frees requests whose callbacks have fired, releasing what they got. */
+void ul__adapter_reap_orphans(const ul__wgpu *w) {
+  pthread_mutex_lock(&g_orphan_mu);
+  ul__request **pp = &g_orphans;
+  while (*pp) {
+    ul__request *r = *pp;
+    if (atomic_load(&r->done)) {
+      *pp = r->next_orphan;
+      if (r->adapter) w->AdapterRelease(r->adapter);
+      if (r->device) w->DeviceRelease(r->device);
+      free(r);
+    } else {
+      pp = &r->next_orphan;
+    }
+  }
+  pthread_mutex_unlock(&g_orphan_mu);
+}
+
+static void abandon(ul__request *r) {
+  pthread_mutex_lock(&g_orphan_mu);
+  r->next_orphan = g_orphans;
+  g_orphans = r;
+  pthread_mutex_unlock(&g_orphan_mu);
+}
+
+ul_status ul__request_adapter(ul_env *env, WGPUInstance inst, uint32_t power, bool fallback,
+                              uint64_t timeout_ns, WGPUAdapter *out) {
+  *out = NULL;
+  const ul__wgpu *w = env->wgpu;
+  ul__request *r = calloc(1, sizeof *r);
+  if (!r) return ul__fail(UL_ERR_OUT_OF_MEMORY, "request adapter: out of host memory");
+  WGPURequestAdapterOptions opt = {0};
+  opt.featureLevel = WGPUFeatureLevel_Core;
+  opt.powerPreference = power;
+  opt.forceFallbackAdapter = fallback;
+  WGPURequestAdapterCallbackInfo cb = {0};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = on_adapter;
+  cb.userdata1 = r;
+  WGPUFuture f = w->InstanceRequestAdapter(inst, &opt, cb);
+  ul_status s = ul__env_wait(env, inst, f, &r->done, timeout_ns);
+  if (s) {
+    abandon(r);
+    return ul__wrap(s, "request %s adapter", fallback ? "fallback" : "an");
+  }
+  if (r->status != WGPURequestAdapterStatus_Success || !r->adapter) {
+    if (r->adapter) w->AdapterRelease(r->adapter);
+    s = ul__fail(UL_ERR_NO_ADAPTER, "request %s adapter: %s (status %u)",
+                 fallback ? "fallback" : "an", r->message[0] ? r->message : "none available",
+                 r->status);
+    free(r);
+    return s;
+  }
+  *out = r->adapter;
+  free(r);
+  return UL_OK;
+}
+
+ul_status ul__request_device(ul_env *env, WGPUInstance inst, WGPUAdapter adapter,
+                             const WGPUDeviceDescriptor *desc, uint64_t timeout_ns,
+                             WGPUDevice *out) {
+  *out = NULL;
+  const ul__wgpu *w = env->wgpu;
+  ul__request *r = calloc(1, sizeof *r);
+  if (!r) return ul__fail(UL_ERR_OUT_OF_MEMORY, "request device: out of host memory");
+  WGPURequestDeviceCallbackInfo cb = {0};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = on_device;
+  cb.userdata1 = r;
+  WGPUFuture f = w->AdapterRequestDevice(adapter, desc, cb);
+  ul_status s = ul__env_wait(env, inst, f, &r->done, timeout_ns);
+  if (s) {
+    abandon(r);
+    return ul__wrap(s, "request device");
+  }
+  if (r->status != WGPURequestDeviceStatus_Success || !r->device) {
+    if (r->device) w->DeviceRelease(r->device);
+    s = ul__fail(UL_ERR_NO_ADAPTER, "request device: %s (status %u)",
+                 r->message[0] ? r->message : "refused", r->status);
+    free(r);
+    return s;
+  }
+  *out = r->device;
+  free(r);
+  return UL_OK;
+}
+
+static const char *const backend_names[] = {
+    "undefined", "null", "webgpu", "d3d11", "d3d12", "metal", "vulkan", "opengl", "opengles"};
+
+const char *ul_backend_name(ul_backend b) {
+  return (unsigned)b < UL__COUNT_OF(backend_names) ? backend_names[b] : "unknown";
+}
+
+const char *ul_adapter_type_name(ul_adapter_type t) {
+  switch (t) {
+  case UL_ADAPTER_DISCRETE_GPU: return "discrete-gpu";
+  case UL_ADAPTER_INTEGRATED_GPU: return "integrated-gpu";
+  case UL_ADAPTER_CPU: return "cpu";
+  default: return "unknown";
+  }
+}
+
+ul_status ul__adapter_describe(ul_env *env, WGPUAdapter a, ul_adapter_info *out) {
+  const ul__wgpu *w = env->wgpu;
+  memset(out, 0, sizeof *out);
+  WGPUAdapterInfo info;
+  memset(&info, 0, sizeof info);
+  if (w->AdapterGetInfo(a, &info) != WGPUStatus_Success)
+    return ul__fail(UL_ERR_INTERNAL, "adapter info: wgpuAdapterGetInfo failed");
+  ul__sv_copy(info.device, out->name, sizeof out->name);
+  ul__sv_copy(info.vendor, out->vendor, sizeof out->vendor);
+  ul__sv_copy(info.architecture, out->architecture, sizeof out->architecture);
+  ul__sv_copy(info.description, out->driver, sizeof out->driver);
+  out->backend = info.backendType <= WGPUBackendType_OpenGLES ? (ul_backend)info.backendType
+                                                              : UL_BACKEND_UNDEFINED;
+  switch (info.adapterType) {
+  case WGPUAdapterType_DiscreteGPU: out->type = UL_ADAPTER_DISCRETE_GPU; break;
+  case WGPUAdapterType_IntegratedGPU: out->type = UL_ADAPTER_INTEGRATED_GPU; break;
+  case WGPUAdapterType_CPU: out->type = UL_ADAPTER_CPU; break;
+  default: out->type = UL_ADAPTER_UNKNOWN; break;
+  }
+  out->vendor_id = info.vendorID;
+  out->device_id = info.deviceID;
+  w->AdapterInfoFreeMembers(info);
+  return UL_OK;
+}
+
+/* ul_limits field <-> WGPULimits field; `lower` marks limits where smaller
+ * is better (alignments), which are reported but never requested. */
+#define UL__LIMITS(X)                                                        \
+  X(max_buffer_size, maxBufferSize, 0)                                       \
+  X(max_storage_buffer_binding_size, maxStorageBufferBindingSize, 0)         \
+  X(max_uniform_buffer_binding_size, maxUniformBufferBindingSize, 0)         \
+  X(max_compute_workgroup_storage_size, maxComputeWorkgroupStorageSize, 0)   \
+  X(max_compute_invocations_per_workgroup, maxComputeInvocationsPerWorkgroup, 0) \
+  X(max_compute_workgroup_size_x, maxComputeWorkgroupSizeX, 0)               \
+  X(max_compute_workgroup_size_y, maxComputeWorkgroupSizeY, 0)               \
+  X(max_compute_workgroup_size_z, maxComputeWorkgroupSizeZ, 0)               \
+  X(max_compute_workgroups_per_dimension, maxComputeWorkgroupsPerDimension, 0) \
+  X(max_storage_buffers_per_shader_stage, maxStorageBuffersPerShaderStage, 0) \
+  X(max_bind_groups, maxBindGroups, 0)                                       \
+  X(max_bindings_per_bind_group, maxBindingsPerBindGroup, 0)                 \
+  X(max_texture_dimension_2d, maxTextureDimension2D, 0)                      \
+  X(min_storage_buffer_offset_alignment, minStorageBufferOffsetAlignment, 1) \
+  X(min_uniform_buffer_offset_alignment, minUniformBufferOffsetAlignment, 1)
+
+void ul__limits_from_wgpu(const WGPULimits *w, ul_limits *out) {
+#define UL__FROM(ul, wg, lower) out->ul = w->wg;
+  UL__LIMITS(UL__FROM)
+#undef UL__FROM
+}
+
+ul_status ul__limits_required(const ul_limits *want, const WGPULimits *adapter,
+                              WGPULimits *out) {
+  /* All ones is "undefined" for both 32- and 64-bit limits. */
+  memset(out, 0xff, sizeof *out);
+  out->nextInChain = NULL;
+#define UL__REQ(ul, wg, lower)                                                        \
+  if (!lower && want->ul) {                                                           \
+    uint64_t v = want->ul == UL_LIMIT_ADAPTER ? (uint64_t)adapter->wg : want->ul;     \
+    if (v > (uint64_t)adapter->wg)                                                    \
+      return ul__fail(UL_ERR_UNSUPPORTED, "limit " #ul " = %llu exceeds the adapter's %llu", \
+                      (unsigned long long)v, (unsigned long long)adapter->wg);        \
+    out->wg = (__typeof__(out->wg))v;                                                 \
+  }
+  UL__LIMITS(UL__REQ)
+#undef UL__REQ
+  return UL_OK;
+}

@@ -1,0 +1,110 @@
+/* Internal to unlost: the env and device objects shared by core, res and
+ * exec. Lock order: env->mu, then device->mu, then any pool or tracker lock;
+ * the loss-record lock in device.c is a leaf taken inside WebGPU callbacks and never held
+ * across a call out. No unlost lock is held while a user callback runs:
+ * events are queued under device->mu and delivered by ul__device_unlock(). */
+#ifndef UL_CORE_H
+#define UL_CORE_H
+
+#include "internal.h"
+#include "wgpu/procs.h"
+
+struct ul__res;      /* src/res/res.h */
+struct ul__tracker;  /* src/track/track.h */
+
+struct ul_env {
+  pthread_mutex_t mu;
+  ul__wgpu_lib lib;      /* the loaded implementation */
+  const ul__wgpu *wgpu;  /* the table in use: lib.procs or the chaos wrapper */
+  struct ul__chaos *chaos;
+  WGPUInstance instance;
+  /* A second instance that sees only the CPU (lavapipe) Vulkan driver, made
+   * on first need: Dawn has no adapter enumeration and its "fallback
+   * adapter" is SwiftShader only, so this is how the CPU adapter is found
+   * on a machine that also has a GPU. Under mu. */
+  WGPUInstance cpu_instance;
+  bool cpu_instance_tried;
+  bool timed_wait;
+  bool allow_null_backend;
+  int device_count;      /* under mu */
+};
+
+#define UL__MAX_PENDING_EVENTS 16
+
+typedef struct ul__pending_event {
+  ul_event ev;
+  char message[256];
+} ul__pending_event;
+
+struct ul_device {
+  ul_env *env;
+  const ul__wgpu *wgpu;
+  pthread_mutex_t mu;      /* serializes every call into WebGPU for this device */
+  char *label;
+  ul_device_desc desc;     /* copy; desc.label points at `label` */
+  ul_site site;
+
+  /* native objects of the current epoch (under mu) */
+  WGPUInstance instance;   /* the instance the current device came from (not owned) */
+  WGPUAdapter adapter;
+  WGPUDevice device;
+  WGPUQueue queue;
+  WGPULimits limits;
+  ul_adapter_info info;
+  uint64_t epoch;          /* epoch of the current native device */
+  uint64_t epoch_seq;      /* last epoch handed out (epochs never repeat) */
+  _Atomic int state;       /* ul_device_state */
+  bool on_fallback;
+  bool destroying;
+  uint32_t recovery_wait_ms;
+  uint64_t rng;            /* jitter generator state */
+
+  /* loss record, written by the lost callback under a leaf lock in device.c */
+  _Atomic bool lost;
+  uint32_t lost_reason;
+  uint64_t lost_at_ns;
+  char lost_message[256];
+  uint64_t losses_total;
+  uint64_t recoveries_total;
+  _Atomic uint64_t uncaptured_errors;
+
+  /* events queued under mu, delivered after unlock */
+  ul__pending_event pending[UL__MAX_PENDING_EVENTS];
+  int pending_count;
+
+  struct ul__native_ctx *native_ctx; /* callback context of `device` */
+  struct ul__res *res;         /* resource registry (src/res) */
+  struct ul__tracker *tracker; /* accounting (src/track) */
+};
+
+/* Locks the device and makes it usable: processes a recorded loss and runs
+ * recovery when needed. On failure the device is unlocked again and the
+ * status says why (UL_ERR_DEVICE_FAILED, UL_ERR_TIMEOUT, ...). */
+ul_status ul__device_enter(ul_device *d);
+/* Locks without recovery (for destroy and reads of state). */
+void ul__device_lock(ul_device *d);
+/* Unlocks and delivers queued events with no lock held. */
+void ul__device_unlock(ul_device *d);
+/* Queues an event (under mu). */
+void ul__device_emit(ul_device *d, ul_event_kind kind, uint32_t attempt,
+                     double delay_ms, const char *message);
+/* True when a loss was recorded and not yet processed (any thread). */
+bool ul__device_loss_pending(ul_device *d);
+/* Checks for a loss right after a WebGPU call that may have caused or
+ * observed one; returns UL_ERR_DEVICE_LOST when the device is gone. */
+ul_status ul__device_check_lost(ul_device *d);
+
+/* Waits for `future` (flag set by its callback) up to timeout_ns, using
+ * timed WaitAny when the instance supports it and polling otherwise. */
+ul_status ul__env_wait(ul_env *env, WGPUInstance inst, WGPUFuture future, _Atomic bool *done,
+                       uint64_t timeout_ns);
+/* The CPU-only instance (see ul_env.cpu_instance); NULL when there is none. */
+WGPUInstance ul__env_cpu_instance(ul_env *env);
+
+/* Error scopes around WebGPU calls (under mu): push opens validation,
+ * out-of-memory and internal scopes; pop closes them and returns the first
+ * error as a status with the implementation's message, prefixed by `what`. */
+void ul__scope_push(ul_device *d);
+ul_status ul__scope_pop(ul_device *d, const char *what);
+
+#endif

@@ -1,0 +1,546 @@
+/* ul_device: the native device, its loss, and recovery.
+ *
+ * The lost callback only records the loss. Recovery runs on the next call
+ * into the device (ul__device_enter) or on ul_device_recover(), never inside
+ * a WebGPU callback: a new adapter and device with bounded retries and
+ * exponential back-off with jitter, then the fallback adapter, then FAILED. */
+#include "core/adapter.h"
+#include "core/core.h"
+#include "chaos/chaos.h"
+#include "res/res.h"
+
+#include <math.h>
+
+/* ---- loss records ------------------------------------------------------------
+ * Each native device gets a context for its callbacks. The device and the
+ * lost callback each hold a reference; the last one frees it. g_lost_mu
+ * guards `owner` and the loss fields of every ul_device. */
+typedef struct ul__native_ctx {
+  _Atomic int refs;
+  ul_device *owner; /* NULL once the ul_device let go of this native device */
+  uint64_t epoch;
+} ul__native_ctx;
+
+static pthread_mutex_t g_lost_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void ctx_unref(ul__native_ctx *c) {
+  if (c && atomic_fetch_sub(&c->refs, 1) == 1) free(c);
+}
+
+static void on_device_lost(WGPUDevice const *device, uint32_t reason, WGPUStringView message,
+                           void *u1, void *u2) {
+  UL__UNUSED(device);
+  UL__UNUSED(u2);
+  ul__native_ctx *c = u1;
+  pthread_mutex_lock(&g_lost_mu);
+  ul_device *d = c->owner;
+  /* CallbackCancelled: the instance went away; Destroyed with no owner: our
+   * own release. Neither is a loss to recover from. */
+  if (d && !d->destroying && reason != WGPUDeviceLostReason_CallbackCancelled &&
+      c->epoch == d->epoch && !atomic_load(&d->lost)) {
+    d->lost_reason = reason;
+    d->lost_at_ns = ul__now_ns();
+    ul__sv_copy(message, d->lost_message, sizeof d->lost_message);
+    d->losses_total++;
+    atomic_store(&d->lost, true);
+  }
+  pthread_mutex_unlock(&g_lost_mu);
+  ctx_unref(c);
+}
+
+static void on_uncaptured_error(WGPUDevice const *device, uint32_t type, WGPUStringView message,
+                                void *u1, void *u2) {
+  UL__UNUSED(device);
+  UL__UNUSED(u2);
+  ul__native_ctx *c = u1;
+  char msg[256];
+  ul__sv_copy(message, msg, sizeof msg);
+  pthread_mutex_lock(&g_lost_mu);
+  ul_device *d = c->owner;
+  if (d) atomic_fetch_add(&d->uncaptured_errors, 1);
+  pthread_mutex_unlock(&g_lost_mu);
+  ul__log(UL__LOG_WARN, "uncaptured WebGPU error (type %u): %s", type, msg);
+}
+
+bool ul__device_loss_pending(ul_device *d) { return atomic_load(&d->lost); }
+
+/* ---- events ------------------------------------------------------------------ */
+
+static const char *const state_names[] = {"READY", "LOST", "RECOVERING", "FALLBACK", "FAILED"};
+static const char *const event_names[] = {"lost", "recovering", "retry", "recovered",
+                                          "fallback", "failed"};
+
+const char *ul_device_state_name(ul_device_state s) {
+  return (unsigned)s < UL__COUNT_OF(state_names) ? state_names[s] : "UNKNOWN";
+}
+const char *ul_event_kind_name(ul_event_kind k) {
+  return (unsigned)k < UL__COUNT_OF(event_names) ? event_names[k] : "unknown";
+}
+
+static double since_loss_ms(ul_device *d) {
+  if (!d->lost_at_ns) return 0;
+  return (double)(ul__now_ns() - d->lost_at_ns) / 1e6;
+}
+
+void ul__device_emit(ul_device *d, ul_event_kind kind, uint32_t attempt, double delay_ms,
+                     const char *message) {
+  if (!d->desc.listener && kind != UL_EVENT_FAILED) return;
+  if (d->pending_count == UL__MAX_PENDING_EVENTS) {
+    memmove(d->pending, d->pending + 1, sizeof d->pending[0] * (UL__MAX_PENDING_EVENTS - 1));
+    d->pending_count--;
+  }
+  ul__pending_event *p = &d->pending[d->pending_count++];
+  memset(p, 0, sizeof *p);
+  p->ev.kind = kind;
+  p->ev.state = (ul_device_state)atomic_load(&d->state);
+  p->ev.epoch = d->epoch;
+  p->ev.attempt = attempt;
+  p->ev.since_loss_ms = since_loss_ms(d);
+  p->ev.delay_ms = delay_ms;
+  snprintf(p->message, sizeof p->message, "%s", message ? message : "");
+}
+
+void ul__device_lock(ul_device *d) { pthread_mutex_lock(&d->mu); }
+
+void ul__device_unlock(ul_device *d) {
+  int n = d->pending_count;
+  if (n == 0) {
+    pthread_mutex_unlock(&d->mu);
+    return;
+  }
+  ul__pending_event evs[UL__MAX_PENDING_EVENTS];
+  memcpy(evs, d->pending, sizeof evs[0] * (size_t)n);
+  d->pending_count = 0;
+  ul_listener_fn listener = d->desc.listener;
+  void *lu = d->desc.listener_user;
+  ul_failed_fn failed = d->desc.on_failed;
+  void *fu = d->desc.on_failed_user;
+  pthread_mutex_unlock(&d->mu);
+  for (int i = 0; i < n; i++) {
+    evs[i].ev.message = evs[i].message;
+    if (listener) listener(d, &evs[i].ev, lu);
+    if (evs[i].ev.kind == UL_EVENT_FAILED && failed) failed(d, evs[i].message, fu);
+  }
+}
+
+/* ---- building a native device ----------------------------------------------- */
+
+static uint64_t next_random(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t request_timeout_ns(const ul_device *d) {
+  uint32_t ms = d->desc.recovery.request_timeout_ms ? d->desc.recovery.request_timeout_ms : 10000;
+  return (uint64_t)ms * 1000000ull;
+}
+
+typedef struct ul__native {
+  WGPUInstance instance;
+  WGPUAdapter adapter;
+  WGPUDevice device;
+  WGPUQueue queue;
+  WGPULimits limits;
+  ul_adapter_info info;
+  ul__native_ctx *ctx;
+} ul__native;
+
+static void native_release(ul_device *d, ul__native *n) {
+  const ul__wgpu *w = d->wgpu;
+  if (n->ctx) {
+    pthread_mutex_lock(&g_lost_mu);
+    n->ctx->owner = NULL;
+    pthread_mutex_unlock(&g_lost_mu);
+  }
+  if (n->queue) w->QueueRelease(n->queue);
+  if (n->device) {
+    w->DeviceDestroy(n->device);
+    w->DeviceRelease(n->device);
+  }
+  if (n->adapter) w->AdapterRelease(n->adapter);
+  ctx_unref(n->ctx); /* the ul_device's reference */
+  memset(n, 0, sizeof *n);
+}
+
+/* Requests an adapter (the fallback one when asked) and a device for epoch
+ * `epoch`. On failure nothing is held. */
+static ul_status native_build(ul_device *d, bool fallback, uint64_t epoch, ul__native *n) {
+  ul_env *env = d->env;
+  const ul__wgpu *w = d->wgpu;
+  memset(n, 0, sizeof *n);
+  uint32_t power = d->desc.power == UL_POWER_LOW_POWER ? WGPUPowerPreference_LowPower
+                                                       : WGPUPowerPreference_HighPerformance;
+  n->instance = env->instance;
+  ul_status s = ul__request_adapter(env, n->instance, power, fallback, request_timeout_ns(d),
+                                    &n->adapter);
+  if (s && fallback) {
+    /* No fallback adapter of the implementation's own: the CPU driver. */
+    char first[256];
+    snprintf(first, sizeof first, "%s", ul_last_error());
+    n->instance = ul__env_cpu_instance(env);
+    if (!n->instance) return ul__fail(s, "%s; no CPU Vulkan driver (lavapipe) found", first);
+    s = ul__request_adapter(env, n->instance, power, false, request_timeout_ns(d), &n->adapter);
+  }
+  if (s) return s;
+  s = ul__adapter_describe(env, n->adapter, &n->info);
+  if (s) goto fail;
+  if (fallback && n->info.type != UL_ADAPTER_CPU) {
+    s = ul__fail(UL_ERR_NO_ADAPTER, "the fallback request gave '%s', not a CPU adapter",
+                 n->info.name);
+    goto fail;
+  }
+  n->info.is_fallback = fallback;
+  if (n->info.backend == UL_BACKEND_NULL && !env->allow_null_backend) {
+    s = ul__fail(UL_ERR_NO_ADAPTER,
+                 "only Dawn's Null backend is available, which computes nothing; install "
+                 "a Vulkan driver (on Debian 12: mesa-vulkan-drivers from bookworm-backports, "
+                 "see `make deps`) or set ul_env_desc.allow_null_backend");
+    goto fail;
+  }
+  WGPULimits adapter_limits;
+  memset(&adapter_limits, 0, sizeof adapter_limits);
+  if (w->AdapterGetLimits(n->adapter, &adapter_limits) != WGPUStatus_Success) {
+    s = ul__fail(UL_ERR_INTERNAL, "wgpuAdapterGetLimits failed");
+    goto fail;
+  }
+  WGPULimits required;
+  s = ul__limits_required(&d->desc.required_limits, &adapter_limits, &required);
+  if (s) goto fail;
+
+  n->ctx = calloc(1, sizeof *n->ctx);
+  if (!n->ctx) {
+    s = ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+    goto fail;
+  }
+  atomic_store(&n->ctx->refs, 2); /* ours, and the lost callback's */
+  n->ctx->owner = d;
+  n->ctx->epoch = epoch;
+
+  WGPUDeviceDescriptor dd = {0};
+  dd.label = ul__sv(d->label);
+  dd.requiredLimits = &required;
+  dd.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+  dd.deviceLostCallbackInfo.callback = on_device_lost;
+  dd.deviceLostCallbackInfo.userdata1 = n->ctx;
+  dd.uncapturedErrorCallbackInfo.callback = on_uncaptured_error;
+  dd.uncapturedErrorCallbackInfo.userdata1 = n->ctx;
+  s = ul__request_device(env, n->instance, n->adapter, &dd, request_timeout_ns(d), &n->device);
+  if (s) {
+    /* No device: its lost callback was either never registered or has
+     * already fired with FailedCreation and dropped its reference. */
+    if (atomic_load(&n->ctx->refs) == 2) atomic_fetch_sub(&n->ctx->refs, 1);
+    goto fail;
+  }
+  n->queue = w->DeviceGetQueue(n->device);
+  memset(&n->limits, 0, sizeof n->limits);
+  if (w->DeviceGetLimits(n->device, &n->limits) != WGPUStatus_Success) {
+    s = ul__fail(UL_ERR_INTERNAL, "wgpuDeviceGetLimits failed");
+    goto fail;
+  }
+  return UL_OK;
+fail:
+  native_release(d, n);
+  return s;
+}
+
+/* Makes `n` the device's current native device (epoch already chosen). */
+static void native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
+  d->instance = n->instance;
+  d->adapter = n->adapter;
+  d->device = n->device;
+  d->queue = n->queue;
+  d->limits = n->limits;
+  d->info = n->info;
+  d->native_ctx = n->ctx;
+  pthread_mutex_lock(&g_lost_mu);
+  d->epoch = epoch;
+  pthread_mutex_unlock(&g_lost_mu);
+  d->on_fallback = n->info.is_fallback;
+  if (d->env->chaos) ul__chaos_set_device(d->env->chaos, n->device);
+}
+
+static void native_current(ul_device *d, ul__native *n) {
+  n->instance = d->instance;
+  n->adapter = d->adapter;
+  n->device = d->device;
+  n->queue = d->queue;
+  n->limits = d->limits;
+  n->info = d->info;
+  n->ctx = d->native_ctx;
+}
+
+/* ---- recovery ------------------------------------------------------------------ */
+
+static uint64_t backoff_ns(ul_device *d, uint32_t attempt) {
+  const ul_recovery_config *rc = &d->desc.recovery;
+  double initial = rc->backoff_initial_ms ? rc->backoff_initial_ms : 50;
+  double maxms = rc->backoff_max_ms ? rc->backoff_max_ms : 2000;
+  double jitter = rc->jitter == 0 ? 0.2 : (rc->jitter < 0 ? 0 : rc->jitter);
+  if (jitter > 1) jitter = 1;
+  double ms = initial * ldexp(1.0, (int)UL__MIN(attempt - 1, 30u));
+  if (ms > maxms) ms = maxms;
+  double u = (double)(next_random(&d->rng) >> 11) / 9007199254740992.0; /* [0,1) */
+  ms *= 1.0 + jitter * (2.0 * u - 1.0);
+  return (uint64_t)(ms * 1e6);
+}
+
+/* Tries to replace the lost native device: on the preferred adapter with
+ * retries, then on the fallback adapter. Under d->mu. */
+static ul_status recover_locked(ul_device *d, bool force_primary) {
+  atomic_store(&d->state, UL_DEVICE_RECOVERING);
+  ul__device_emit(d, UL_EVENT_RECOVERING, 0, 0, d->lost_message);
+  const ul_recovery_config *rc = &d->desc.recovery;
+  uint32_t retries = rc->max_retries == UL_RECOVERY_NO_RETRY ? 0
+                     : rc->max_retries ? rc->max_retries : 5;
+  bool only_fallback = d->desc.power == UL_POWER_FALLBACK_ONLY;
+  ul__native old;
+  native_current(d, &old);
+  uint64_t old_epoch = d->epoch;
+  char why[512] = "";
+  ul_status s = UL_ERR_NO_ADAPTER;
+
+  for (int phase = 0; phase < 2; phase++) {
+    bool fallback = phase == 1 || only_fallback;
+    if (phase == 1 && (only_fallback || (rc->no_fallback && !force_primary))) break;
+    if (phase == 1 && force_primary) break;
+    uint32_t attempts = phase == 0 ? retries + 1 : 1;
+    for (uint32_t a = 1; a <= attempts; a++) {
+      ul__native n;
+      /* Every attempt gets a fresh epoch, so objects rebuilt on a device
+       * that was lost again mid-rebuild are never taken for current. */
+      uint64_t epoch = ++d->epoch_seq;
+      s = native_build(d, fallback, epoch, &n);
+      if (!s) {
+        /* Swap in the new device, then rebuild every live object on it. */
+        native_adopt(d, &n, epoch);
+        atomic_store(&d->lost, false);
+        s = ul__res_rebuild(d, old_epoch);
+        if (!s && !atomic_load(&d->lost)) {
+          native_release(d, &old);
+          d->recoveries_total++;
+          ul_device_state st = fallback && !only_fallback ? UL_DEVICE_FALLBACK : UL_DEVICE_READY;
+          atomic_store(&d->state, st);
+          ul__device_emit(d, st == UL_DEVICE_FALLBACK ? UL_EVENT_FALLBACK : UL_EVENT_RECOVERED,
+                          a, 0, d->info.name);
+          return UL_OK;
+        }
+        /* Lost again while rebuilding: drop the new device and try again;
+         * the next attempt rebuilds whatever is not of its epoch. */
+        if (!s) s = ul__fail(UL_ERR_DEVICE_LOST, "lost again during rebuild");
+        native_release(d, &n);
+        native_adopt(d, &old, epoch);
+      }
+      snprintf(why, sizeof why, "%s", ul_last_error());
+      if (a < attempts) {
+        uint64_t delay = backoff_ns(d, a);
+        ul__device_emit(d, UL_EVENT_RETRY, a, (double)delay / 1e6, why);
+        ul__sleep_ns(delay);
+      }
+    }
+  }
+  if (force_primary) {
+    /* A failed move back to the primary adapter leaves the device where it was. */
+    atomic_store(&d->state, d->on_fallback ? UL_DEVICE_FALLBACK : UL_DEVICE_READY);
+    return ul__fail(s ? s : UL_ERR_NO_ADAPTER, "move back to the preferred adapter: %s", why);
+  }
+  atomic_store(&d->state, UL_DEVICE_FAILED);
+  ul__device_emit(d, UL_EVENT_FAILED, retries + 1, 0, why);
+  return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' could not be recovered: %s", d->label, why);
+}
+
+/* Processes a recorded loss (under d->mu). */
+static ul_status handle_loss_locked(ul_device *d) {
+  pthread_mutex_lock(&g_lost_mu);
+  uint32_t reason = d->lost_reason;
+  char msg[256];
+  snprintf(msg, sizeof msg, "%s", d->lost_message);
+  pthread_mutex_unlock(&g_lost_mu);
+  atomic_store(&d->state, UL_DEVICE_LOST);
+  ul__device_emit(d, UL_EVENT_LOST, 0, 0, msg);
+  if (reason == WGPUDeviceLostReason_Destroyed) {
+    /* The program destroyed the native device itself: not recovered. */
+    atomic_store(&d->state, UL_DEVICE_FAILED);
+    ul__device_emit(d, UL_EVENT_FAILED, 0, 0, "the native device was destroyed by the program");
+    return ul__fail(UL_ERR_DEVICE_FAILED,
+                    "device '%s' was destroyed by the program (%s); not recovered", d->label, msg);
+  }
+  return recover_locked(d, false);
+}
+
+ul_status ul__device_enter(ul_device *d) {
+  pthread_mutex_lock(&d->mu);
+  if (atomic_load(&d->lost) || atomic_load(&d->state) == UL_DEVICE_LOST) {
+    ul_status s = handle_loss_locked(d);
+    if (s) {
+      ul__device_unlock(d);
+      return s;
+    }
+  }
+  if (atomic_load(&d->state) == UL_DEVICE_FAILED) {
+    ul__device_unlock(d);
+    return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
+  }
+  return UL_OK;
+}
+
+ul_status ul__device_check_lost(ul_device *d) {
+  if (!atomic_load(&d->lost)) return UL_OK;
+  return ul__fail(UL_ERR_DEVICE_LOST, "device '%s' was lost: %s", d->label, d->lost_message);
+}
+
+/* ---- public -------------------------------------------------------------------- */
+
+ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device **out,
+                              const ul_site *site) {
+  if (!out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create device: out is NULL");
+  *out = NULL;
+  if (!env) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create device: env is NULL");
+  ul_device_desc zero = {0};
+  if (!desc) desc = &zero;
+  if ((unsigned)desc->power > UL_POWER_FALLBACK_ONLY)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "create device: power preference %d is not a ul_power_preference",
+                    (int)desc->power);
+  if (desc->recovery.jitter > 1.0f || desc->recovery.jitter != desc->recovery.jitter)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "create device: recovery.jitter must be at most 1");
+  ul_device *d = calloc(1, sizeof *d);
+  if (!d) return ul__fail(UL_ERR_OUT_OF_MEMORY, "create device: out of host memory");
+  d->env = env;
+  d->wgpu = env->wgpu;
+  d->desc = *desc;
+  d->label = ul__strdup(desc->label ? desc->label : "device");
+  if (!d->label) {
+    free(d);
+    return ul__fail(UL_ERR_OUT_OF_MEMORY, "create device: out of host memory");
+  }
+  d->desc.label = d->label;
+  if (site) d->site = *site;
+  d->recovery_wait_ms = 30000;
+  d->rng = desc->recovery.jitter_seed ? desc->recovery.jitter_seed : ul__now_ns();
+  pthread_mutex_init(&d->mu, NULL);
+
+  ul__native n;
+  bool only_fallback = desc->power == UL_POWER_FALLBACK_ONLY;
+  ul_status s = native_build(d, only_fallback, 1, &n);
+  if (s && !only_fallback && !desc->recovery.no_fallback) {
+    char first[512];
+    snprintf(first, sizeof first, "%s", ul_last_error());
+    ul_status first_s = s;
+    s = native_build(d, true, 1, &n);
+    /* Report the preferred adapter's status unless it was a plain refusal. */
+    if (s) s = ul__wrap(first_s == UL_ERR_NO_ADAPTER ? s : first_s,
+                        "preferred adapter: %s; fallback adapter", first);
+  }
+  if (s) {
+    pthread_mutex_destroy(&d->mu);
+    free(d->label);
+    free(d);
+    return ul__wrap(s, "create device '%s'", desc->label ? desc->label : "device");
+  }
+  d->epoch_seq = 1;
+  native_adopt(d, &n, 1);
+  atomic_store(&d->state, n.info.is_fallback && !only_fallback ? UL_DEVICE_FALLBACK
+                                                               : UL_DEVICE_READY);
+  s = ul__res_create(d);
+  if (s) {
+    native_release(d, &n);
+    pthread_mutex_destroy(&d->mu);
+    free(d->label);
+    free(d);
+    return ul__wrap(s, "create device");
+  }
+  pthread_mutex_lock(&env->mu);
+  env->device_count++;
+  pthread_mutex_unlock(&env->mu);
+  *out = d;
+  return UL_OK;
+}
+
+ul_status ul_device_destroy(ul_device *d) {
+  if (!d) return UL_OK;
+  ul__device_lock(d);
+  d->destroying = true;
+  ul_status s = ul__res_destroy(d); /* reports leaks; UL_ERR_BUSY when there were any */
+  ul__native cur;
+  native_current(d, &cur);
+  if (d->env->chaos) ul__chaos_set_device(d->env->chaos, NULL);
+  native_release(d, &cur);
+  d->pending_count = 0;
+  pthread_mutex_unlock(&d->mu);
+  pthread_mutex_lock(&d->env->mu);
+  d->env->device_count--;
+  pthread_mutex_unlock(&d->env->mu);
+  ul__adapter_reap_orphans(d->wgpu);
+  pthread_mutex_destroy(&d->mu);
+  free(d->label);
+  free(d);
+  return s;
+}
+
+ul_device_state ul_device_get_state(ul_device *d) {
+  if (!d) return UL_DEVICE_FAILED;
+  int st = atomic_load(&d->state);
+  if ((st == UL_DEVICE_READY || st == UL_DEVICE_FALLBACK) && atomic_load(&d->lost))
+    return UL_DEVICE_LOST;
+  return (ul_device_state)st;
+}
+
+uint64_t ul_device_epoch(ul_device *d) {
+  if (!d) return 0;
+  pthread_mutex_lock(&g_lost_mu);
+  uint64_t e = d->epoch;
+  pthread_mutex_unlock(&g_lost_mu);
+  return e;
+}
+
+ul_status ul_device_recover(ul_device *d) {
+  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "recover: device is NULL");
+  bool was_on_fallback = atomic_load(&d->state) == UL_DEVICE_FALLBACK && !atomic_load(&d->lost);
+  ul_status s = ul__device_enter(d);
+  if (s) return s;
+  if (was_on_fallback && d->on_fallback && d->desc.power != UL_POWER_FALLBACK_ONLY) {
+    /* Try the preferred adapter once; stay on the fallback if it fails. */
+    s = recover_locked(d, true);
+    if (s) ul__log(UL__LOG_INFO, "%s", ul_last_error());
+    s = UL_OK;
+  }
+  ul__device_unlock(d);
+  return s;
+}
+
+ul_status ul_device_adapter_info(ul_device *d, ul_adapter_info *out) {
+  if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "adapter info: NULL argument");
+  ul__device_lock(d);
+  *out = d->info;
+  ul__device_unlock(d);
+  return UL_OK;
+}
+
+ul_status ul_device_limits(ul_device *d, ul_limits *out) {
+  if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "limits: NULL argument");
+  ul__device_lock(d);
+  ul__limits_from_wgpu(&d->limits, out);
+  ul__device_unlock(d);
+  return UL_OK;
+}
+
+ul_status ul_device_force_loss(ul_device *d, const char *message) {
+  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "force loss: device is NULL");
+  if (!d->env->lib.procs.DeviceForceLoss)
+    return ul__fail(UL_ERR_UNSUPPORTED, "force loss: '%s' has no wgpuDeviceForceLoss",
+                    d->env->lib.path);
+  ul__device_lock(d);
+  if (d->device)
+    d->env->lib.procs.DeviceForceLoss(d->device, WGPUDeviceLostReason_Unknown,
+                                      ul__sv(message ? message : "unlost: forced loss"));
+  ul__device_unlock(d);
+  return UL_OK;
+}
+
+void ul_device_set_recovery_wait(ul_device *d, uint32_t ms) {
+  if (!d) return;
+  ul__device_lock(d);
+  d->recovery_wait_ms = ms;
+  ul__device_unlock(d);
+}

@@ -1,0 +1,91 @@
+/* Status names and the per-thread error chain. */
+#include "internal.h"
+
+#define UL__ERRBUF 2048
+
+static _Thread_local struct {
+  ul_status status;
+  char msg[UL__ERRBUF];
+} tls_err;
+
+const char *ul_status_name(ul_status s) {
+  switch (s) {
+  case UL_OK: return "UL_OK";
+#define UL__NAME(name, value, transient, text) \
+  case UL_ERR_##name: return "UL_ERR_" #name;
+    UL_STATUS_MAP(UL__NAME)
+#undef UL__NAME
+  default: return "UL_ERR_UNKNOWN";
+  }
+}
+
+const char *ul_status_text(ul_status s) {
+  switch (s) {
+  case UL_OK: return "success";
+#define UL__TEXT(name, value, transient, text) \
+  case UL_ERR_##name: return text;
+    UL_STATUS_MAP(UL__TEXT)
+#undef UL__TEXT
+  default: return "unknown status";
+  }
+}
+
+bool ul_status_is_transient(ul_status s) {
+  switch (s) {
+#define UL__TRANSIENT(name, value, transient, text) \
+  case UL_ERR_##name: return transient;
+    UL_STATUS_MAP(UL__TRANSIENT)
+#undef UL__TRANSIENT
+  default: return false;
+  }
+}
+
+const char *ul_last_error(void) { return tls_err.msg; }
+ul_status ul_last_status(void) { return tls_err.status; }
+
+void ul_clear_error(void) {
+  tls_err.status = UL_OK;
+  tls_err.msg[0] = '\0';
+}
+void ul__clear_error(void) { ul_clear_error(); }
+
+ul_status ul__fail(ul_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(tls_err.msg, sizeof tls_err.msg, fmt, ap);
+  va_end(ap);
+  tls_err.status = s;
+  return s;
+}
+
+ul_status ul__wrap(ul_status s, const char *fmt, ...) {
+  char ctx[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(ctx, sizeof ctx, fmt, ap);
+  va_end(ap);
+  if (n < 0) return s;
+  size_t clen = strlen(ctx);
+  size_t old = strnlen(tls_err.msg, sizeof tls_err.msg);
+  /* "ctx: old", truncating the innermost end when the buffer is full. */
+  if (old == 0) {
+    snprintf(tls_err.msg, sizeof tls_err.msg, "%s", ctx);
+  } else if (clen + 2 < sizeof tls_err.msg) {
+    size_t keep = UL__MIN(old, sizeof tls_err.msg - clen - 3);
+    memmove(tls_err.msg + clen + 2, tls_err.msg, keep);
+    tls_err.msg[clen + 2 + keep] = '\0';
+    memcpy(tls_err.msg, ctx, clen);
+    tls_err.msg[clen] = ':';
+    tls_err.msg[clen + 1] = ' ';
+  }
+  tls_err.status = s;
+  return s;
+}
+
+char *ul__strdup(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}

@@ -1,0 +1,50 @@
+/* Internal to unlost: what every module shares — error chains, logging,
+ * clocks, allocation, locks. Not part of the public API (include/unlost.h). */
+#ifndef UL_INTERNAL_H
+#define UL_INTERNAL_H
+
+#include "unlost.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UL__COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define UL__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define UL__MAX(a, b) ((a) > (b) ? (a) : (b))
+#define UL__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define UL__UNUSED(x) (void)(x)
+
+/* ---- errors (src/core/error.c) ----
+ * The calling thread holds one error: a status and a message chain. A
+ * failing function sets it with ul__fail(); each caller that adds context
+ * uses ul__wrap(), which prepends "context: " so the outermost reads first. */
+ul_status ul__fail(ul_status s, const char *fmt, ...) UL__PRINTF(2, 3);
+ul_status ul__wrap(ul_status s, const char *fmt, ...) UL__PRINTF(2, 3);
+/* Leaves the thread's error as it is and returns UL_OK; for calls that
+ * succeed but must not hide an earlier error from the caller. */
+void ul__clear_error(void);
+
+/* ---- logging (src/core/log.c) ---- */
+typedef enum ul__log_level {
+  UL__LOG_ERROR = 0,
+  UL__LOG_WARN = 1,
+  UL__LOG_INFO = 2,
+  UL__LOG_DEBUG = 3,
+} ul__log_level;
+void ul__log(ul__log_level level, const char *fmt, ...) UL__PRINTF(2, 3);
+bool ul__log_enabled(ul__log_level level);
+
+/* ---- time (src/core/clock.c) ---- */
+/* Monotonic nanoseconds. */
+uint64_t ul__now_ns(void);
+void ul__sleep_ns(uint64_t ns);
+
+/* ---- strings ---- */
+/* strdup that accepts NULL (returns NULL) and reports OOM by NULL. */
+char *ul__strdup(const char *s);
+
+#endif

@@ -1,0 +1,92 @@
+/* Loading a webgpu.h implementation with dlopen/dlsym. */
+#include "wgpu/procs.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <sys/stat.h>
+
+#ifndef UL_DEFAULT_WEBGPU_LIB
+#define UL_DEFAULT_WEBGPU_LIB "libwebgpu_wrapper.so"
+#endif
+#ifndef UL_INSTALLED_WEBGPU_LIB
+#define UL_INSTALLED_WEBGPU_LIB "/usr/local/lib/unlost/libwebgpu_wrapper.so"
+#endif
+
+static const char *const default_candidates[] = {
+    UL_DEFAULT_WEBGPU_LIB,   /* the pinned Dawn in the source tree */
+    UL_INSTALLED_WEBGPU_LIB, /* the pinned Dawn installed beside libunlost */
+};
+
+static bool file_exists(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char *ul__wgpu_default_path(void) {
+  const char *e = getenv("UNLOST_WEBGPU_LIB");
+  if (e && *e) return e;
+  for (size_t i = 0; i < UL__COUNT_OF(default_candidates); i++)
+    if (file_exists(default_candidates[i])) return default_candidates[i];
+  return default_candidates[0];
+}
+
+void ul__sv_copy(WGPUStringView v, char *buf, size_t cap) {
+  if (!cap) return;
+  size_t n = 0;
+  if (v.data) n = v.length == WGPU_STRLEN ? strlen(v.data) : v.length;
+  if (n >= cap) n = cap - 1;
+  if (n) memcpy(buf, v.data, n);
+  buf[n] = '\0';
+}
+
+ul_status ul__wgpu_open(const char *path, ul__wgpu_lib *lib) {
+  memset(lib, 0, sizeof *lib);
+  if (!path || !*path) path = ul__wgpu_default_path();
+  const char *hint =
+      "run `make deps` to install the pinned Dawn, or set UNLOST_WEBGPU_LIB "
+      "to a webgpu.h implementation (a .so exporting wgpuCreateInstance)";
+  if (strchr(path, '/') && !file_exists(path))
+    return ul__fail(UL_ERR_NO_IMPLEMENTATION,
+                    "load webgpu implementation '%s': no such file; %s", path, hint);
+  dlerror();
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *why = dlerror();
+    return ul__fail(UL_ERR_NO_IMPLEMENTATION,
+                    "load webgpu implementation '%s': %s (wrong architecture or "
+                    "missing dependency?); %s",
+                    path, why ? why : "dlopen failed", hint);
+  }
+#define UL__LOAD(req, kind, Ret, Name, params, args)                                      \
+  {                                                                                 \
+    void *sym = dlsym(h, "wgpu" #Name);                                             \
+    if (!sym && req) {                                                              \
+      dlclose(h);                                                                   \
+      memset(lib, 0, sizeof *lib);                                                  \
+      return ul__fail(UL_ERR_NO_IMPLEMENTATION,                                     \
+                      "load webgpu implementation '%s': missing symbol wgpu" #Name  \
+                      "; it is not a webgpu.h implementation unlost can use; %s",   \
+                      path, hint);                                                  \
+    }                                                                               \
+    memcpy(&lib->procs.Name, &sym, sizeof sym);                                     \
+  }
+  UL__WGPU_PROCS(UL__LOAD)
+#undef UL__LOAD
+  lib->handle = h;
+  lib->path = ul__strdup(path);
+  if (!lib->path) {
+    dlclose(h);
+    memset(lib, 0, sizeof *lib);
+    return ul__fail(UL_ERR_OUT_OF_MEMORY, "load webgpu implementation: out of host memory");
+  }
+  return UL_OK;
+}
+
+void ul__wgpu_close(ul__wgpu_lib *lib) {
+  if (!lib) return;
+  /* Dawn keeps threads and static state alive; unloading it while they run
+   * is unsafe, so the handle stays open (dlclose is only reference-counted
+   * bookkeeping here). */
+  free(lib->path);
+  memset(lib, 0, sizeof *lib);
+}

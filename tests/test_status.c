@@ -1,0 +1,73 @@
+/* Status codes, names and the per-thread error chain. */
+#include "internal.h"
+#include "ul_test.h"
+
+static void test_names_cover_every_code(void) {
+  ASSERT_STR_EQ(ul_status_name(UL_OK), "UL_OK");
+  ASSERT_STR_EQ(ul_status_name(UL_ERR_DEVICE_LOST), "UL_ERR_DEVICE_LOST");
+  ASSERT_STR_EQ(ul_status_name(UL_ERR_BREAKER_OPEN), "UL_ERR_BREAKER_OPEN");
+  for (int s = 1; s < UL_STATUS_COUNT_; s++) {
+    const char *n = ul_status_name((ul_status)s);
+    ASSERT_TRUE(strncmp(n, "UL_ERR_", 7) == 0);
+    ASSERT_TRUE(strcmp(n, "UL_ERR_UNKNOWN") != 0);
+    ASSERT_TRUE(strlen(ul_status_text((ul_status)s)) > 3);
+  }
+  ASSERT_STR_EQ(ul_status_name((ul_status)999), "UL_ERR_UNKNOWN");
+}
+
+static void test_transient_kinds(void) {
+  ASSERT_TRUE(ul_status_is_transient(UL_ERR_DEVICE_LOST));
+  ASSERT_TRUE(ul_status_is_transient(UL_ERR_TIMEOUT));
+  ASSERT_TRUE(ul_status_is_transient(UL_ERR_OUT_OF_MEMORY));
+  ASSERT_TRUE(ul_status_is_transient(UL_ERR_BREAKER_OPEN));
+  ASSERT_TRUE(!ul_status_is_transient(UL_ERR_VALIDATION));
+  ASSERT_TRUE(!ul_status_is_transient(UL_ERR_INVALID_HANDLE));
+  ASSERT_TRUE(!ul_status_is_transient(UL_ERR_DEVICE_FAILED));
+  ASSERT_TRUE(!ul_status_is_transient(UL_OK));
+}
+
+static void test_chain_outermost_first(void) {
+  ul__fail(UL_ERR_SHADER_COMPILE, "3:14: unresolved identifier 'x'");
+  ul__wrap(UL_ERR_SHADER_COMPILE, "compile shader");
+  ul__wrap(UL_ERR_SHADER_COMPILE, "create pipeline '%s'", "matmul");
+  ASSERT_STR_EQ(ul_last_error(),
+                "create pipeline 'matmul': compile shader: 3:14: unresolved identifier 'x'");
+  ASSERT_STATUS(ul_last_status(), UL_ERR_SHADER_COMPILE);
+  ul_clear_error();
+  ASSERT_STR_EQ(ul_last_error(), "");
+  ASSERT_STATUS(ul_last_status(), UL_OK);
+}
+
+static void test_chain_truncates_safely(void) {
+  char big[4000];
+  memset(big, 'a', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  ul__fail(UL_ERR_INTERNAL, "%s", big);
+  for (int i = 0; i < 50; i++) ul__wrap(UL_ERR_INTERNAL, "layer %d", i);
+  ASSERT_TRUE(strlen(ul_last_error()) < 2048);
+  ASSERT_TRUE(strncmp(ul_last_error(), "layer 49: layer 48", 18) == 0);
+}
+
+static void *thread_error(void *arg) {
+  UL__UNUSED(arg);
+  ul__fail(UL_ERR_TIMEOUT, "other thread");
+  return NULL;
+}
+
+static void test_errors_are_per_thread(void) {
+  ul__fail(UL_ERR_IO, "main thread");
+  pthread_t t;
+  pthread_create(&t, NULL, thread_error, NULL);
+  pthread_join(t, NULL);
+  ASSERT_STR_EQ(ul_last_error(), "main thread");
+  ASSERT_STATUS(ul_last_status(), UL_ERR_IO);
+}
+
+int main(void) {
+  RUN_TEST(test_names_cover_every_code);
+  RUN_TEST(test_transient_kinds);
+  RUN_TEST(test_chain_outermost_first);
+  RUN_TEST(test_chain_truncates_safely);
+  RUN_TEST(test_errors_are_per_thread);
+  TEST_MAIN_END();
+}

@@ -1,0 +1,42 @@
+/* unlost: the command-line tool. */
+#include "cli.h"
+
+static const cli_command commands[] = {
+    {"doctor", "check the WebGPU implementation, adapter and loss injection", cmd_doctor},
+};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: unlost [--version] [--help] <command> [options]\n"
+          "\n"
+          "Make WebGPU compute programs survive GPU device loss.\n"
+          "\n"
+          "commands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f,
+          "\n"
+          "Run 'unlost <command> --help' for a command's options.\n"
+          "Exit status: 0 success, 1 failure, 2 usage error.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+    printf("unlost %s\n", ul_version());
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(cmd, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "unlost: unknown command '%s'\n\n", cmd);
+  usage(stderr);
+  return 2;
+}
