@@ -314,6 +314,340 @@ UL_API ul_status ul_device_force_loss(ul_device *device, const char *message);
  * UL_ERR_TIMEOUT. Default 30000 ms. */
 UL_API void ul_device_set_recovery_wait(ul_device *device, uint32_t ms);
 
+
+/* ---- resources -------------------------------------------------------------
+ * Handles are values: a slot index, a generation and a device tag in 32
+ * bits. A zero, stale, destroyed or other device's handle is answered with
+ * UL_ERR_INVALID_HANDLE (and the call site is logged), never a crash. */
+typedef struct ul_buffer { uint32_t id; } ul_buffer;
+typedef struct ul_texture { uint32_t id; } ul_texture;
+typedef struct ul_texture_view { uint32_t id; } ul_texture_view;
+typedef struct ul_sampler { uint32_t id; } ul_sampler;
+typedef struct ul_shader { uint32_t id; } ul_shader;
+typedef struct ul_bind_group_layout { uint32_t id; } ul_bind_group_layout;
+typedef struct ul_pipeline_layout { uint32_t id; } ul_pipeline_layout;
+typedef struct ul_compute_pipeline { uint32_t id; } ul_compute_pipeline;
+typedef struct ul_bind_group { uint32_t id; } ul_bind_group;
+
+/* How an object's contents come back after a device loss. */
+typedef enum ul_restore {
+  /* Default. GPU-written state: the last checkpoint plus a replay of every
+   * write and submission since (see ul_device_checkpoint). */
+  UL_RESTORE_LOG = 0,
+  /* Scratch and outputs: zero-filled. */
+  UL_RESTORE_NONE,
+  /* Immutable data (weights): re-read from the memory range or file range
+   * named in the descriptor. No host copy is kept. */
+  UL_RESTORE_SOURCE,
+  /* Small host-written state: a host copy of every write is kept. */
+  UL_RESTORE_SHADOW,
+  /* The program refills the object from its ul_restore_fn. */
+  UL_RESTORE_CALLBACK,
+} ul_restore;
+UL_API const char *ul_restore_name(ul_restore r);
+
+/* CALLBACK policy: called after the object was recreated on a new device
+ * (contents zero), with no unlost lock held; it refills the buffer with
+ * ul_buffer_write or by running work. A non-OK return makes the object
+ * LOST: later use returns UL_ERR_DEVICE_LOST. */
+typedef ul_status (*ul_restore_fn)(ul_device *device, ul_buffer buffer, void *user);
+
+/* Buffer usage bits (the values of WebGPU's WGPUBufferUsage). */
+enum {
+  UL_BUFFER_MAP_READ = 0x1,
+  UL_BUFFER_MAP_WRITE = 0x2,
+  UL_BUFFER_COPY_SRC = 0x4,
+  UL_BUFFER_COPY_DST = 0x8,
+  UL_BUFFER_UNIFORM = 0x40,
+  UL_BUFFER_STORAGE = 0x80,
+  UL_BUFFER_INDIRECT = 0x100,
+};
+
+typedef struct ul_buffer_desc {
+  const char *label;       /* copied; NULL: no label */
+  uint64_t size;           /* required; bytes, a multiple of 4 */
+  /* UL_BUFFER_* bits. 0: STORAGE | COPY_SRC | COPY_DST. unlost adds COPY_SRC
+   * and COPY_DST where its restore policy needs them. */
+  uint32_t usage;
+  ul_restore restore;      /* 0: UL_RESTORE_LOG */
+  /* SOURCE: `size` bytes at source_data (borrowed: must stay valid and
+   * unchanged while the buffer lives), or at source_offset in the file
+   * source_path (copied; mapped read-only when needed, never held in host
+   * memory). Also the initial contents. */
+  const void *source_data;
+  const char *source_path;
+  uint64_t source_offset;
+  /* CALLBACK: the refill function and its argument. */
+  ul_restore_fn restore_fn;
+  void *restore_user;
+  /* Optional initial contents (`size` bytes, copied) for the other policies. */
+  const void *initial_data;
+} ul_buffer_desc;
+
+/* Creates a buffer. UL_ERR_INVALID_ARGUMENT (size 0 or not a multiple of
+ * 4, unknown usage bits, a SOURCE without a source, a file too short),
+ * UL_ERR_OUT_OF_MEMORY (the budget, or the device), UL_ERR_VALIDATION,
+ * UL_ERR_IO (source file). */
+#define ul_buffer_create(dev, desc, out) ul_buffer_create_at(dev, desc, out, UL_SITE)
+UL_API ul_status ul_buffer_create_at(ul_device *device, const ul_buffer_desc *desc,
+                                     ul_buffer *out, const ul_site *site);
+/* Destroys the buffer (WebGPU's rules: a mapped buffer is unmapped and its
+ * mapped pointer becomes invalid; a pending map completes with an error).
+ * The memory is returned once the queue has finished with it (see
+ * ul_device_wait_idle). A zero handle is a no-op; a stale one is
+ * UL_ERR_INVALID_HANDLE. */
+UL_API ul_status ul_buffer_destroy(ul_device *device, ul_buffer buffer);
+/* Writes `size` bytes at `offset` (both multiples of 4) through the queue:
+ * ordered with submissions. Small writes use the queue's write; large ones a
+ * mapped staging buffer. `data` is copied before the call returns. */
+UL_API ul_status ul_buffer_write(ul_device *device, ul_buffer buffer, uint64_t offset,
+                                 const void *data, uint64_t size);
+/* Reads `size` bytes at `offset` into `dst` once all work submitted before
+ * the call has finished. Blocks up to timeout_ms (0: 30000 ms):
+ * UL_ERR_TIMEOUT after that. */
+UL_API ul_status ul_buffer_read(ul_device *device, ul_buffer buffer, uint64_t offset,
+                                void *dst, uint64_t size, uint32_t timeout_ms);
+/* Asynchronous read: `done` is called with the status once `dst` holds the
+ * data (or the read failed), from a later call into unlost on this device
+ * (ul_device_poll, a wait, or another read), with no unlost lock held. `dst`
+ * must stay valid until then. */
+typedef void (*ul_read_fn)(ul_device *device, ul_status status, void *dst, void *user);
+UL_API ul_status ul_buffer_read_async(ul_device *device, ul_buffer buffer, uint64_t offset,
+                                      void *dst, uint64_t size, ul_read_fn done, void *user);
+/* Maps a MAP_READ or MAP_WRITE buffer (WebGPU's mapAsync + getMappedRange),
+ * waiting up to timeout_ms (0: 30000 ms). The pointer is valid until
+ * ul_buffer_unmap or ul_buffer_destroy. */
+typedef enum ul_map_mode { UL_MAP_READ = 1, UL_MAP_WRITE = 2 } ul_map_mode;
+UL_API ul_status ul_buffer_map(ul_device *device, ul_buffer buffer, ul_map_mode mode,
+                               uint64_t offset, uint64_t size, uint32_t timeout_ms, void **ptr);
+UL_API ul_status ul_buffer_unmap(ul_device *device, ul_buffer buffer);
+UL_API ul_status ul_buffer_size(ul_device *device, ul_buffer buffer, uint64_t *size);
+
+/* ---- textures, views, samplers ---- */
+typedef enum ul_format {
+  UL_FORMAT_R32_FLOAT = 0, /* default */
+  UL_FORMAT_R32_UINT,
+  UL_FORMAT_RG32_FLOAT,
+  UL_FORMAT_RGBA8_UNORM,
+  UL_FORMAT_RGBA16_FLOAT,
+  UL_FORMAT_RGBA32_FLOAT,
+  UL_FORMAT_RGBA32_UINT,
+  UL_FORMAT_R8_UNORM,
+  UL_FORMAT_COUNT_,
+} ul_format;
+/* Bytes per texel of a format; 0 for an unknown one. */
+UL_API uint32_t ul_format_bytes(ul_format f);
+
+enum {
+  UL_TEXTURE_COPY_SRC = 0x1,
+  UL_TEXTURE_COPY_DST = 0x2,
+  UL_TEXTURE_SAMPLED = 0x4,
+  UL_TEXTURE_STORAGE = 0x8,
+};
+
+typedef struct ul_texture_desc {
+  const char *label;
+  uint32_t width;          /* required */
+  uint32_t height;         /* 0: 1 */
+  uint32_t depth;          /* depth (3D) or array layers (2D). 0: 1 */
+  bool is_3d;              /* a 3D texture rather than a 2D array */
+  ul_format format;        /* 0: R32_FLOAT */
+  uint32_t usage;          /* UL_TEXTURE_* bits. 0: SAMPLED | STORAGE | COPY_SRC | COPY_DST */
+  uint32_t mip_levels;     /* 0: 1 */
+  ul_restore restore;      /* LOG (default), NONE, SHADOW (a host copy of writes) */
+} ul_texture_desc;
+#define ul_texture_create(dev, desc, out) ul_texture_create_at(dev, desc, out, UL_SITE)
+UL_API ul_status ul_texture_create_at(ul_device *device, const ul_texture_desc *desc,
+                                      ul_texture *out, const ul_site *site);
+/* Destroys the texture; its views become invalid (UL_ERR_INVALID_HANDLE). */
+UL_API ul_status ul_texture_destroy(ul_device *device, ul_texture texture);
+/* Writes a region of mip level 0: `bytes_per_row` of 0 means tightly packed. */
+UL_API ul_status ul_texture_write(ul_device *device, ul_texture texture, uint32_t x, uint32_t y,
+                                  uint32_t z, uint32_t width, uint32_t height, uint32_t depth,
+                                  const void *data, uint64_t size, uint32_t bytes_per_row);
+/* Reads a region of mip level 0, tightly packed, into dst. */
+UL_API ul_status ul_texture_read(ul_device *device, ul_texture texture, uint32_t x, uint32_t y,
+                                 uint32_t z, uint32_t width, uint32_t height, uint32_t depth,
+                                 void *dst, uint64_t size, uint32_t timeout_ms);
+
+typedef struct ul_texture_view_desc {
+  const char *label;
+  ul_texture texture;      /* required */
+  uint32_t base_mip;
+  uint32_t mip_count;      /* 0: the rest */
+  uint32_t base_layer;
+  uint32_t layer_count;    /* 0: the rest */
+} ul_texture_view_desc;
+#define ul_texture_view_create(dev, desc, out) ul_texture_view_create_at(dev, desc, out, UL_SITE)
+UL_API ul_status ul_texture_view_create_at(ul_device *device, const ul_texture_view_desc *desc,
+                                           ul_texture_view *out, const ul_site *site);
+UL_API ul_status ul_texture_view_destroy(ul_device *device, ul_texture_view view);
+
+typedef struct ul_sampler_desc {
+  const char *label;
+  bool linear;             /* linear filtering; default nearest */
+  bool repeat;             /* repeat addressing; default clamp to edge */
+} ul_sampler_desc;
+#define ul_sampler_create(dev, desc, out) ul_sampler_create_at(dev, desc, out, UL_SITE)
+UL_API ul_status ul_sampler_create_at(ul_device *device, const ul_sampler_desc *desc,
+                                      ul_sampler *out, const ul_site *site);
+UL_API ul_status ul_sampler_destroy(ul_device *device, ul_sampler sampler);
+
+/* ---- shaders, layouts, pipelines, bind groups ---- */
+typedef struct ul_shader_desc {
+  const char *label;
+  const char *wgsl;        /* required; copied */
+} ul_shader_desc;
+/* Compiles WGSL. UL_ERR_SHADER_COMPILE with the compiler's message, which
+ * names line and column ("3:14 error: unresolved identifier 'x'"). */
+#define ul_shader_create(dev, desc, out) ul_shader_create_at(dev, desc, out, UL_SITE)
+UL_API ul_status ul_shader_create_at(ul_device *device, const ul_shader_desc *desc,
+                                     ul_shader *out, const ul_site *site);
+UL_API ul_status ul_shader_destroy(ul_device *device, ul_shader shader);
+
+typedef enum ul_binding_type {
+  UL_BINDING_STORAGE = 0,          /* read_write storage buffer (default) */
+  UL_BINDING_READ_ONLY_STORAGE,
+  UL_BINDING_UNIFORM,
+  UL_BINDING_SAMPLER,
+  UL_BINDING_TEXTURE,              /* sampled float texture, 2D */
+  UL_BINDING_STORAGE_TEXTURE,      /* write-only storage texture, 2D */
+} ul_binding_type;
+
+#define UL_MAX_BINDINGS 16
+typedef struct ul_layout_entry {
+  uint32_t binding;
+  ul_binding_type type;
+  ul_format format;                /* STORAGE_TEXTURE only */
+} ul_layout_entry;
+typedef struct ul_bind_group_layout_desc {
+  const char *label;
+  uint32_t entry_count;            /* at most UL_MAX_BINDINGS */
+  ul_layout_entry entries[UL_MAX_BINDINGS];
+} ul_bind_group_layout_desc;
+#define ul_bind_group_layout_create(dev, desc, out) \
+  ul_bind_group_layout_create_at(dev, desc, out, UL_SITE)
+UL_API ul_status ul_bind_group_layout_create_at(ul_device *device,
+                                                const ul_bind_group_layout_desc *desc,
+                                                ul_bind_group_layout *out, const ul_site *site);
+UL_API ul_status ul_bind_group_layout_destroy(ul_device *device, ul_bind_group_layout layout);
+
+#define UL_MAX_BIND_GROUPS 4
+typedef struct ul_pipeline_layout_desc {
+  const char *label;
+  uint32_t group_count;            /* at most UL_MAX_BIND_GROUPS */
+  ul_bind_group_layout groups[UL_MAX_BIND_GROUPS];
+} ul_pipeline_layout_desc;
+#define ul_pipeline_layout_create(dev, desc, out) ul_pipeline_layout_create_at(dev, desc, out, UL_SITE)
+UL_API ul_status ul_pipeline_layout_create_at(ul_device *device, const ul_pipeline_layout_desc *desc,
+                                              ul_pipeline_layout *out, const ul_site *site);
+UL_API ul_status ul_pipeline_layout_destroy(ul_device *device, ul_pipeline_layout layout);
+
+#define UL_MAX_CONSTANTS 8
+typedef struct ul_constant {
+  const char *name;                /* a WGSL `override` name */
+  double value;
+} ul_constant;
+typedef struct ul_compute_pipeline_desc {
+  const char *label;
+  ul_shader shader;                /* required */
+  const char *entry;               /* NULL: "main" */
+  ul_pipeline_layout layout;       /* zero: derived from the shader ("auto") */
+  uint32_t constant_count;
+  ul_constant constants[UL_MAX_CONSTANTS];
+} ul_compute_pipeline_desc;
+#define ul_compute_pipeline_create(dev, desc, out) ul_compute_pipeline_create_at(dev, desc, out, UL_SITE)
+UL_API ul_status ul_compute_pipeline_create_at(ul_device *device,
+                                               const ul_compute_pipeline_desc *desc,
+                                               ul_compute_pipeline *out, const ul_site *site);
+UL_API ul_status ul_compute_pipeline_destroy(ul_device *device, ul_compute_pipeline pipeline);
+
+typedef struct ul_bind_entry {
+  uint32_t binding;
+  ul_buffer buffer;                /* one of buffer, view, sampler */
+  uint64_t offset;
+  uint64_t size;                   /* 0: to the end of the buffer */
+  ul_texture_view view;
+  ul_sampler sampler;
+} ul_bind_entry;
+typedef struct ul_bind_group_desc {
+  const char *label;
+  /* The layout: an explicit one, or group `group` of an "auto" pipeline. */
+  ul_bind_group_layout layout;
+  ul_compute_pipeline pipeline;
+  uint32_t group;
+  uint32_t entry_count;            /* at most UL_MAX_BINDINGS */
+  ul_bind_entry entries[UL_MAX_BINDINGS];
+} ul_bind_group_desc;
+#define ul_bind_group_create(dev, desc, out) ul_bind_group_create_at(dev, desc, out, UL_SITE)
+UL_API ul_status ul_bind_group_create_at(ul_device *device, const ul_bind_group_desc *desc,
+                                         ul_bind_group *out, const ul_site *site);
+UL_API ul_status ul_bind_group_destroy(ul_device *device, ul_bind_group group);
+
+/* ---- command lists -----------------------------------------------------------
+ * A command list records compute work as data; ul_cmd_submit encodes it into
+ * WebGPU, so the same list can be encoded again on another device after a
+ * loss. Recording checks handles at once; a list is used by one thread at a
+ * time. */
+typedef struct ul_cmd ul_cmd;
+#define ul_cmd_create(dev, label, out) ul_cmd_create_at(dev, label, out, UL_SITE)
+UL_API ul_status ul_cmd_create_at(ul_device *device, const char *label, ul_cmd **out,
+                                  const ul_site *site);
+UL_API void ul_cmd_destroy(ul_cmd *cmd);
+/* Forgets the recorded commands; the list can be recorded again. */
+UL_API void ul_cmd_reset(ul_cmd *cmd);
+UL_API ul_status ul_cmd_dispatch(ul_cmd *cmd, ul_compute_pipeline pipeline,
+                                 const ul_bind_group *groups, uint32_t group_count,
+                                 uint32_t x, uint32_t y, uint32_t z);
+UL_API ul_status ul_cmd_dispatch_indirect(ul_cmd *cmd, ul_compute_pipeline pipeline,
+                                          const ul_bind_group *groups, uint32_t group_count,
+                                          ul_buffer args, uint64_t offset);
+UL_API ul_status ul_cmd_copy_buffer(ul_cmd *cmd, ul_buffer src, uint64_t src_offset,
+                                    ul_buffer dst, uint64_t dst_offset, uint64_t size);
+UL_API ul_status ul_cmd_clear_buffer(ul_cmd *cmd, ul_buffer buffer, uint64_t offset,
+                                     uint64_t size);
+/* Copies between a buffer (rows of bytes_per_row, a multiple of 256) and a
+ * region of a texture's mip level 0. */
+UL_API ul_status ul_cmd_copy_buffer_to_texture(ul_cmd *cmd, ul_buffer src, uint64_t offset,
+                                               uint32_t bytes_per_row, ul_texture dst,
+                                               uint32_t width, uint32_t height, uint32_t depth);
+UL_API ul_status ul_cmd_copy_texture_to_buffer(ul_cmd *cmd, ul_texture src, uint32_t width,
+                                               uint32_t height, uint32_t depth, ul_buffer dst,
+                                               uint64_t offset, uint32_t bytes_per_row);
+/* Encodes and submits the list; the list stays recorded and can be
+ * submitted again. *serial (may be NULL) identifies the submission for
+ * ul_device_wait. A bind group or pipeline that refers to a destroyed object
+ * is reported here (UL_ERR_INVALID_HANDLE), before anything is submitted. */
+UL_API ul_status ul_cmd_submit(ul_device *device, ul_cmd *cmd, uint64_t *serial);
+
+/* Waits until submission `serial` (0: everything submitted so far) has
+ * finished on the GPU, up to timeout_ms (0: 30000 ms). */
+UL_API ul_status ul_device_wait(ul_device *device, uint64_t serial, uint32_t timeout_ms);
+/* Waits until the queue is idle, so that the memory of destroyed objects
+ * has been returned. */
+UL_API ul_status ul_device_wait_idle(ul_device *device, uint32_t timeout_ms);
+/* Delivers completed asynchronous reads. Returns how many were delivered. */
+UL_API int ul_device_poll(ul_device *device);
+
+/* ---- accounting ----------------------------------------------------------- */
+typedef struct ul_memory_stats {
+  uint64_t live_objects, live_bytes;
+  uint64_t peak_objects, peak_bytes;
+  uint64_t created, destroyed;
+  uint64_t budget_bytes;
+  uint64_t churning_sites;
+  uint64_t log_bytes;              /* memory held by the operation log */
+} ul_memory_stats;
+UL_API ul_status ul_device_memory_stats(ul_device *device, ul_memory_stats *out);
+typedef enum ul_report_format { UL_REPORT_TEXT = 0, UL_REPORT_JSON } ul_report_format;
+/* The tracker's report: live objects with label, size and call site, totals
+ * per kind, label and site, churn warnings. *out is malloc'd: free() it. */
+UL_API ul_status ul_device_report(ul_device *device, ul_report_format format, char **out);
+/* Writes the JSON report to `path` (atomically). */
+UL_API ul_status ul_device_report_write(ul_device *device, const char *path);
+/* Changes the budget (0: none). */
+UL_API ul_status ul_device_set_budget(ul_device *device, uint64_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -120,6 +120,7 @@ ul_status ul__prom_hist_init(ul__prom_hist *hist, const double *le, size_t n) {
 }
 
 void ul__prom_hist_observe(ul__prom_hist *hist, double seconds) {
+  if (isnan(seconds)) return;
   size_t i = 0;
   while (i < hist->n_le && !(seconds <= hist->le[i])) i++;
   hist->counts[i]++;

@@ -56,6 +56,10 @@ static void ul__fmt_double(char out[32], double v) {
     snprintf(out, 32, v > 0 ? "+Inf" : "-Inf");
     return;
   }
+  if (v == floor(v) && fabs(v) < 1e15) { /* whole numbers: "10", not "1e+01" */
+    snprintf(out, 32, "%.0f", v);
+    return;
+  }
   for (int prec = 1; prec <= 17; prec++) {
     snprintf(out, 32, "%.*g", prec, v);
     if (strtod(out, NULL) == v) return;

@@ -324,15 +324,19 @@ static ul_status build_model(const gen_vocab *v, uint64_t seed, ul__llm_blob *ou
   }
   float *wq = T(WQ), *wv = T(WV), *wo = T(WO);
   for (int i = 0; i < D * D; i++) wq[i] = 0.0f;
-  /* v = G x[0..B) with G an orthonormal Hadamard (entries +-1/sqrt(B));
-   * out[B..D) = G^T v: the first half, copied into the second. */
+  /* v = G x[0..B) with G an orthonormal Hadamard (entries +-1/sqrt(B)).
+   * With zero queries each head outputs the mean of its KV head's values;
+   * wo reads heads 0 and n_heads/2 (one per KV head) and writes G^T mean(v)
+   * into the second half: the mean of the first halves, copied. */
+  enum { HS = UL__LLM_GEN_DIM / UL__LLM_GEN_HEADS };
   const float g = 1.0f / 8.0f;
-  _Static_assert(GEN_HALF == 64, "g is 1/sqrt(GEN_HALF)");
-  for (int i = 0; i < B; i++)
-    for (int j = 0; j < D; j++) {
-      wv[i * D + j] = j < B ? g * (float)basis_at(&valb, i, j) : 0.0f;
-      wo[j * B + i] = j >= B ? g * (float)basis_at(&valb, i, j - B) : 0.0f;
-    }
+  _Static_assert(GEN_HALF == 64 && UL__LLM_GEN_KV_HEADS == 2, "g is 1/sqrt(GEN_HALF)");
+  for (int i = 0; i < D * D; i++) wo[i] = 0.0f;
+  for (int i = 0; i < B; i++) {
+    int head_out = i < HS ? i : i + HS; /* head 0 or head 2 */
+    for (int j = 0; j < D; j++) wv[i * D + j] = j < B ? g * (float)basis_at(&valb, i, j) : 0.0f;
+    for (int j = B; j < D; j++) wo[j * D + head_out] = g * (float)basis_at(&valb, i, j - B);
+  }
   float *ra = T(RMS_ATT), *rf = T(RMS_FFN), *rfin = T(RMS_FINAL);
   for (int j = 0; j < D; j++) ra[j] = 1.0f; /* layer 0: an exact copy */
   for (uint64_t i = D; i < lay.t[UL__LLM_RMS_ATT].count; i++)

@@ -4,27 +4,28 @@
  * directory on first use.
  *
  * Shape of the default model (UL__LLM_GEN_*):
- *   dim 128, hidden_dim 352, n_layers 4, n_heads 4, n_kv_heads 2 (grouped KV,
- *   head_size 32, kv_dim 64), seq_len 256, vocab 768 (header -768: the
- *   classifier is stored separately), about 1.0 M parameters, 3.9 MiB.
+ *   dim 128, hidden_dim 352, n_layers 4, n_heads 4, n_kv_heads 2 (grouped KV:
+ *   head_size 32, kv_dim 64), seq_len 256, vocab 512 (header -512: the
+ *   classifier is stored apart from the embedding); 877,696 floats, a file
+ *   of 3,510,812 bytes.
  *
  * Vocabulary (llama2.c conventions): 0 <unk>, 1 BOS, 2 EOS, 3..258 byte
- * tokens <0x00>..<0xFF>, then single characters (space, a-z, 0-9,
- * punctuation), then every word of a built-in corpus with a leading space
- * together with all its prefixes (" t", " th", " the") so that BPE merges
- * build whole words, then "<unusedN>" padding.
+ * tokens <0x00>..<0xFF>, then single characters (space, a-z, ".,!?'" and
+ * newline), then every word of a built-in corpus (ul__llm_gen_corpus) with a
+ * leading space, together with its prefixes (" t", " th", " the") so that
+ * BPE merges build whole words, then "<unusedN>" padding.
  *
- * Weights: BOS, the corpus words and "." "," get mutually orthogonal
- * embeddings (rows of a 128x128 Hadamard matrix with random signs and
- * order) plus a shared bias direction; the classifier is built so that, on
- * the bare embedding, logit(next | prev) is a bigram score of the corpus
- * (about 4..5 for pairs seen in it, 0 for unseen words, -12 for tokens that
- * are never predicted: specials, bytes, characters, word prefixes, padding).
- * The layers carry small random weights that shift the logits by a few
- * tenths depending on the whole context, which picks among the corpus
- * continuations: greedy text wanders through the corpus's sentences
- * instead of looping on one. The freq_cis tables are written as zeros (they
- * are unused). */
+ * Weights (details in gen.c): the residual stream's first half holds the
+ * current token (corpus tokens on orthogonal directions), its second half a
+ * running mean of past tokens written by layer 0's attention. The classifier
+ * reads the first half as a bigram table of the corpus (logit about 4..5 for
+ * a pair the corpus has, 0 for other words, -12 for tokens never predicted:
+ * specials, bytes, characters, word prefixes, padding) and the second half
+ * as a penalty on words already said, which keeps greedy text from looping.
+ * Every other weight is small and random, so every layer moves the logits.
+ * Greedy text from BOS reads like "the harbor. that night the keeper climbed
+ * aboard and found a small book. one morning. the harbor every morning. ...".
+ * The freq_cis tables are zeros (unused by the format's readers). */
 #ifndef UL_LLM_GEN_H
 #define UL_LLM_GEN_H
 
@@ -39,7 +40,10 @@
 #define UL__LLM_GEN_VOCAB 512
 #define UL__LLM_GEN_SEQ_LEN 256
 #define UL__LLM_GEN_VERSION 1
-#define UL__LLM_DEFAULT_SEED 0x756E6C6F7374ull /* "unlost" */
+/* "unlost" + 2: of 48 seeds tried, the one whose greedy path from BOS keeps
+ * the widest top-two logit margin (>= 4e-3 over 256 tokens), so a GPU port
+ * within the tolerance of cpu.h picks the same tokens. */
+#define UL__LLM_DEFAULT_SEED 0x756E6C6F7376ull
 
 /* Bytes owned by the caller (free with ul__llm_blob_free). */
 typedef struct ul__llm_blob {
