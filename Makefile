@@ -44,3 +44,27 @@ demo: deps
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan
+
+# Installs into $(PREFIX) (DESTDIR= stages it). The library bakes in where it
+# will find the installed Dawn, so the build is (re)configured for $(PREFIX)
+# first: `make install PREFIX=/tmp/x` after a build for /usr/local rebuilds
+# what depends on the prefix, then installs.
+install:
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(abspath $(PREFIX)) \
+	  $(if $(wildcard $(BUILD)/CMakeCache.txt),,-DCMAKE_BUILD_TYPE=RelWithDebInfo) $(CMAKE_OPT)
+	cmake --build $(BUILD) -j $(JOBS) --target unlost_shared unlost_static unlost_cli
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)
+
+# The API reference from include/unlost.h into $(BUILD)/docs/html. Fails when
+# Doxygen warns (an undocumented public symbol, a broken reference).
+docs:
+	@command -v doxygen >/dev/null || { echo "make docs: doxygen is missing (make deps)" >&2; exit 1; }
+	@rm -rf $(BUILD)/docs && mkdir -p $(BUILD)/docs
+	@{ cat Doxyfile; echo "OUTPUT_DIRECTORY = $(BUILD)/docs"; \
+	   echo "WARN_LOGFILE = $(BUILD)/docs/warnings.log"; } | doxygen -
+	@if [ -s $(BUILD)/docs/warnings.log ]; then \
+	  cat $(BUILD)/docs/warnings.log >&2; \
+	  echo "make docs: $$(wc -l < $(BUILD)/docs/warnings.log) warnings (see $(BUILD)/docs/warnings.log)" >&2; \
+	  exit 1; \
+	fi
+	@echo "make docs: 0 warnings; open $(BUILD)/docs/html/index.html"

@@ -96,8 +96,10 @@ UL_API void ul_clear_error(void);
 
 /* ---- call sites ----------------------------------------------------------
  * Functions that create objects are macros that pass the caller's file, line
- * and function to the tracker at no cost (three static pointers). Call the
- * `_at` form directly to pass a site of your own (e.g. from a wrapper). */
+ * and function to the tracker at no cost (three static pointers). They are
+ * variadic so that compound-literal descriptors, which contain commas, can
+ * be passed directly. Call the `_at` form to pass a site of your own (e.g.
+ * from a wrapper). */
 typedef struct ul_site {
   const char *file;
   int line;
@@ -283,7 +285,7 @@ typedef struct ul_device_desc {
  * On failure *out is NULL and nothing is held: UL_ERR_NO_ADAPTER (none, or
  * only Dawn's Null backend), UL_ERR_UNSUPPORTED (a limit above the
  * adapter's), UL_ERR_TIMEOUT, UL_ERR_INTERNAL. Thread-safe. */
-#define ul_device_create(env, desc, out) ul_device_create_at(env, desc, out, UL_SITE)
+#define ul_device_create(env, ...) ul_device_create_at(env, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc,
                                      ul_device **out, const ul_site *site);
 /* Destroys every object still alive (reporting each as a leak with its label
@@ -388,7 +390,7 @@ typedef struct ul_buffer_desc {
  * 4, unknown usage bits, a SOURCE without a source, a file too short),
  * UL_ERR_OUT_OF_MEMORY (the budget, or the device), UL_ERR_VALIDATION,
  * UL_ERR_IO (source file). */
-#define ul_buffer_create(dev, desc, out) ul_buffer_create_at(dev, desc, out, UL_SITE)
+#define ul_buffer_create(dev, ...) ul_buffer_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_buffer_create_at(ul_device *device, const ul_buffer_desc *desc,
                                      ul_buffer *out, const ul_site *site);
 /* Destroys the buffer (WebGPU's rules: a mapped buffer is unmapped and its
@@ -456,7 +458,7 @@ typedef struct ul_texture_desc {
   uint32_t mip_levels;     /* 0: 1 */
   ul_restore restore;      /* LOG (default), NONE, SHADOW (a host copy of writes) */
 } ul_texture_desc;
-#define ul_texture_create(dev, desc, out) ul_texture_create_at(dev, desc, out, UL_SITE)
+#define ul_texture_create(dev, ...) ul_texture_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_texture_create_at(ul_device *device, const ul_texture_desc *desc,
                                       ul_texture *out, const ul_site *site);
 /* Destroys the texture; its views become invalid (UL_ERR_INVALID_HANDLE). */
@@ -478,7 +480,7 @@ typedef struct ul_texture_view_desc {
   uint32_t base_layer;
   uint32_t layer_count;    /* 0: the rest */
 } ul_texture_view_desc;
-#define ul_texture_view_create(dev, desc, out) ul_texture_view_create_at(dev, desc, out, UL_SITE)
+#define ul_texture_view_create(dev, ...) ul_texture_view_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_texture_view_create_at(ul_device *device, const ul_texture_view_desc *desc,
                                            ul_texture_view *out, const ul_site *site);
 UL_API ul_status ul_texture_view_destroy(ul_device *device, ul_texture_view view);
@@ -488,7 +490,7 @@ typedef struct ul_sampler_desc {
   bool linear;             /* linear filtering; default nearest */
   bool repeat;             /* repeat addressing; default clamp to edge */
 } ul_sampler_desc;
-#define ul_sampler_create(dev, desc, out) ul_sampler_create_at(dev, desc, out, UL_SITE)
+#define ul_sampler_create(dev, ...) ul_sampler_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_sampler_create_at(ul_device *device, const ul_sampler_desc *desc,
                                       ul_sampler *out, const ul_site *site);
 UL_API ul_status ul_sampler_destroy(ul_device *device, ul_sampler sampler);
@@ -500,7 +502,7 @@ typedef struct ul_shader_desc {
 } ul_shader_desc;
 /* Compiles WGSL. UL_ERR_SHADER_COMPILE with the compiler's message, which
  * names line and column ("3:14 error: unresolved identifier 'x'"). */
-#define ul_shader_create(dev, desc, out) ul_shader_create_at(dev, desc, out, UL_SITE)
+#define ul_shader_create(dev, ...) ul_shader_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_shader_create_at(ul_device *device, const ul_shader_desc *desc,
                                      ul_shader *out, const ul_site *site);
 UL_API ul_status ul_shader_destroy(ul_device *device, ul_shader shader);
@@ -525,8 +527,7 @@ typedef struct ul_bind_group_layout_desc {
   uint32_t entry_count;            /* at most UL_MAX_BINDINGS */
   ul_layout_entry entries[UL_MAX_BINDINGS];
 } ul_bind_group_layout_desc;
-#define ul_bind_group_layout_create(dev, desc, out) \
-  ul_bind_group_layout_create_at(dev, desc, out, UL_SITE)
+#define ul_bind_group_layout_create(dev, ...) ul_bind_group_layout_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_bind_group_layout_create_at(ul_device *device,
                                                 const ul_bind_group_layout_desc *desc,
                                                 ul_bind_group_layout *out, const ul_site *site);
@@ -538,7 +539,7 @@ typedef struct ul_pipeline_layout_desc {
   uint32_t group_count;            /* at most UL_MAX_BIND_GROUPS */
   ul_bind_group_layout groups[UL_MAX_BIND_GROUPS];
 } ul_pipeline_layout_desc;
-#define ul_pipeline_layout_create(dev, desc, out) ul_pipeline_layout_create_at(dev, desc, out, UL_SITE)
+#define ul_pipeline_layout_create(dev, ...) ul_pipeline_layout_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_pipeline_layout_create_at(ul_device *device, const ul_pipeline_layout_desc *desc,
                                               ul_pipeline_layout *out, const ul_site *site);
 UL_API ul_status ul_pipeline_layout_destroy(ul_device *device, ul_pipeline_layout layout);
@@ -556,7 +557,7 @@ typedef struct ul_compute_pipeline_desc {
   uint32_t constant_count;
   ul_constant constants[UL_MAX_CONSTANTS];
 } ul_compute_pipeline_desc;
-#define ul_compute_pipeline_create(dev, desc, out) ul_compute_pipeline_create_at(dev, desc, out, UL_SITE)
+#define ul_compute_pipeline_create(dev, ...) ul_compute_pipeline_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_compute_pipeline_create_at(ul_device *device,
                                                const ul_compute_pipeline_desc *desc,
                                                ul_compute_pipeline *out, const ul_site *site);
@@ -579,7 +580,7 @@ typedef struct ul_bind_group_desc {
   uint32_t entry_count;            /* at most UL_MAX_BINDINGS */
   ul_bind_entry entries[UL_MAX_BINDINGS];
 } ul_bind_group_desc;
-#define ul_bind_group_create(dev, desc, out) ul_bind_group_create_at(dev, desc, out, UL_SITE)
+#define ul_bind_group_create(dev, ...) ul_bind_group_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_bind_group_create_at(ul_device *device, const ul_bind_group_desc *desc,
                                          ul_bind_group *out, const ul_site *site);
 UL_API ul_status ul_bind_group_destroy(ul_device *device, ul_bind_group group);
@@ -590,7 +591,7 @@ UL_API ul_status ul_bind_group_destroy(ul_device *device, ul_bind_group group);
  * loss. Recording checks handles at once; a list is used by one thread at a
  * time. */
 typedef struct ul_cmd ul_cmd;
-#define ul_cmd_create(dev, label, out) ul_cmd_create_at(dev, label, out, UL_SITE)
+#define ul_cmd_create(dev, ...) ul_cmd_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_cmd_create_at(ul_device *device, const char *label, ul_cmd **out,
                                   const ul_site *site);
 UL_API void ul_cmd_destroy(ul_cmd *cmd);
@@ -626,6 +627,10 @@ UL_API ul_status ul_device_wait(ul_device *device, uint64_t serial, uint32_t tim
 /* Waits until the queue is idle, so that the memory of destroyed objects
  * has been returned. */
 UL_API ul_status ul_device_wait_idle(ul_device *device, uint32_t timeout_ms);
+/* Copies the LOG buffers written since the last checkpoint back to the host
+ * and empties the operation log. unlost also checkpoints by itself when
+ * the log grows past 64 MiB ($UNLOST_LOG_MAX_MB) or 1024 entries. */
+UL_API ul_status ul_device_checkpoint(ul_device *device);
 /* Delivers completed asynchronous reads. Returns how many were delivered. */
 UL_API int ul_device_poll(ul_device *device);
 

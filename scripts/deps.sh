@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
-need_pkgs="cmake make gcc pkg-config libvulkan1 dwarves curl libmicrohttpd-dev"
+need_pkgs="cmake make gcc pkg-config libvulkan1 dwarves curl libmicrohttpd-dev doxygen"
 missing=""
 for p in $need_pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

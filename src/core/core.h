@@ -71,6 +71,7 @@ struct ul_device {
   /* events queued under mu, delivered after unlock */
   ul__pending_event pending[UL__MAX_PENDING_EVENTS];
   int pending_count;
+  bool restore_callbacks_due; /* CALLBACK buffers to refill after unlock */
 
   struct ul__native_ctx *native_ctx; /* callback context of `device` */
   struct ul__res *res;         /* resource registry (src/res) */
@@ -88,6 +89,12 @@ void ul__device_unlock(ul_device *d);
 /* Queues an event (under mu). */
 void ul__device_emit(ul_device *d, ul_event_kind kind, uint32_t attempt,
                      double delay_ms, const char *message);
+/* Processes a recorded loss now (recovery included), under d->mu. UL_OK
+ * when the device works again. */
+ul_status ul__device_recover_locked(ul_device *d);
+/* Bound on recoveries inside one call before it gives up with the loss. */
+#define UL__MAX_RETRIES_PER_CALL 4
+
 /* True when a loss was recorded and not yet processed (any thread). */
 bool ul__device_loss_pending(ul_device *d);
 /* Checks for a loss right after a WebGPU call that may have caused or

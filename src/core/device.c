@@ -102,10 +102,15 @@ void ul__device_emit(ul_device *d, ul_event_kind kind, uint32_t attempt, double 
 
 void ul__device_lock(ul_device *d) { pthread_mutex_lock(&d->mu); }
 
+void ul__res_run_restore_callbacks(ul_device *d);
+
 void ul__device_unlock(ul_device *d) {
   int n = d->pending_count;
+  bool refill = d->restore_callbacks_due;
+  d->restore_callbacks_due = false;
   if (n == 0) {
     pthread_mutex_unlock(&d->mu);
+    if (refill) ul__res_run_restore_callbacks(d);
     return;
   }
   ul__pending_event evs[UL__MAX_PENDING_EVENTS];
@@ -121,6 +126,7 @@ void ul__device_unlock(ul_device *d) {
     if (listener) listener(d, &evs[i].ev, lu);
     if (evs[i].ev.kind == UL_EVENT_FAILED && failed) failed(d, evs[i].message, fu);
   }
+  if (refill) ul__res_run_restore_callbacks(d);
 }
 
 /* ---- building a native device ----------------------------------------------- */
@@ -320,6 +326,7 @@ static ul_status recover_locked(ul_device *d, bool force_primary) {
         if (!s && !atomic_load(&d->lost)) {
           native_release(d, &old);
           d->recoveries_total++;
+          d->restore_callbacks_due = true;
           ul_device_state st = fallback && !only_fallback ? UL_DEVICE_FALLBACK : UL_DEVICE_READY;
           atomic_store(&d->state, st);
           ul__device_emit(d, st == UL_DEVICE_FALLBACK ? UL_EVENT_FALLBACK : UL_EVENT_RECOVERED,
@@ -367,6 +374,13 @@ static ul_status handle_loss_locked(ul_device *d) {
                     "device '%s' was destroyed by the program (%s); not recovered", d->label, msg);
   }
   return recover_locked(d, false);
+}
+
+ul_status ul__device_recover_locked(ul_device *d) {
+  if (atomic_load(&d->state) == UL_DEVICE_FAILED)
+    return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
+  if (!atomic_load(&d->lost) && atomic_load(&d->state) != UL_DEVICE_LOST) return UL_OK;
+  return handle_loss_locked(d);
 }
 
 ul_status ul__device_enter(ul_device *d) {

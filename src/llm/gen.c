@@ -169,7 +169,7 @@ static ul_status build_tokenizer(const gen_vocab *v, ul__llm_blob *out) {
   return UL_OK;
 }
 
-/* Uniform integer in [-half, half), as an exact float times 2^-shift. */
+/* A uniform integer in [-half, half) times scale (a power of two): exact. */
 static float rand_weight(uint64_t *rng, int32_t half, float scale) {
   int64_t r = (int64_t)(ul__llm_rng_next(rng) % (uint64_t)(2 * half)) - half;
   return (float)r * scale;
@@ -188,33 +188,20 @@ static int32_t parity(uint32_t x) { return (int32_t)(__builtin_popcount(x) & 1);
  * proportion to how often), which keeps greedy text from looping. The other
  * weights are small and random, so every layer moves the logits a little. */
 #define GEN_HALF (UL__LLM_GEN_DIM / 2)
-/* Scales of the random weights (uniform in [-a, a)). */
-#ifndef GEN_A_QK
+/* Scales of the random weights (uniform in [-a, a)). Changing any constant
+ * here changes the files: bump UL__LLM_GEN_VERSION and the pinned hashes. */
 #define GEN_A_QK (1.0f / 4.0f)
-#endif
-#ifndef GEN_A_V
 #define GEN_A_V (1.0f / 8.0f)
-#endif
-#ifndef GEN_A_O
 #define GEN_A_O (1.0f / 32.0f)
-#endif
-#ifndef GEN_A_13
 #define GEN_A_13 (1.0f / 8.0f)
-#endif
-#ifndef GEN_A_2
 #define GEN_A_2 (1.0f / 32.0f)
-#endif
 /* Classifier terms, in 1/64 logit units. */
-#ifndef GEN_PENALTY
 #define GEN_PENALTY 512 /* 8 x the token's share of the history */
-#endif
 #define GEN_BIAS_NEVER (-1024) /* -16 along the 0.75 bias direction: -12 */
 #define GEN_SCORE_BASE 256     /* 4 for a pair seen in the corpus */
 #define GEN_SCORE_EXTRA 16     /* + 0.25 per further occurrence, up to 4 */
 #define GEN_SCORE_JITTER 32    /* + below 0.5, so continuations rarely tie */
-#ifndef GEN_ROW_NOISE
 #define GEN_ROW_NOISE 16 /* per entry, so no two rows are equal */
-#endif
 
 typedef struct gen_basis {
   int32_t sign[GEN_HALF], perm[GEN_HALF];

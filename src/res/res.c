@@ -1,24 +1,188 @@
-/* The resource registry of a device. */
-#include "res/res.h"
+/* The resource registry of a device: setup, teardown with the leak report,
+ * rebuild after a loss, and the accounting API. */
+#include "exec/oplog.h"
+#include "res/obj.h"
 
-struct ul__res {
-  uint64_t rebuilds;
-};
+uint32_t ul__res_new_tag(void);
+void ul__queue_free_reads(ul_device *d);
 
 ul_status ul__res_create(ul_device *d) {
-  d->res = calloc(1, sizeof *d->res);
-  if (!d->res) return ul__fail(UL_ERR_OUT_OF_MEMORY, "resource registry: out of host memory");
-  return UL_OK;
+  ul__res *r = calloc(1, sizeof *r);
+  if (!r) return ul__fail(UL_ERR_OUT_OF_MEMORY, "resource registry: out of host memory");
+  r->tag = ul__res_new_tag();
+  ul__track_config tc = {0};
+  tc.budget_bytes = d->desc.budget_bytes;
+  tc.backtraces = d->desc.track_backtraces || getenv("UNLOST_BACKTRACES") != NULL;
+  ul_status s = ul__track_create(&tc, &r->tracker);
+  if (s) {
+    free(r);
+    return s;
+  }
+  d->res = r;
+  if ((s = ul__oplog_create(d))) {
+    ul__track_destroy(r->tracker);
+    free(r);
+    d->res = NULL;
+  }
+  return s;
 }
 
 ul_status ul__res_destroy(ul_device *d) {
-  free(d->res);
+  ul__res *r = d->res;
+  if (!r) return UL_OK;
+  uint64_t live = 0;
+  for (int k = 0; k < UL__OBJ_KIND_COUNT; k++) live += r->live[k];
+  /* The final report, with every live object as a leak. */
+  const char *path = getenv("UNLOST_REPORT");
+  if (path && *path && ul__track_write_json(r->tracker, path))
+    ul__log(UL__LOG_WARN, "write report to '%s': %s", path, ul_last_error());
+  if (live) {
+    char *text = NULL;
+    if (!ul__track_report_text(r->tracker, &text) && text)
+      ul__log(UL__LOG_WARN, "device '%s' destroyed with %llu live object(s):\n%s", d->label,
+              (unsigned long long)live, text);
+    free(text);
+  }
+  /* Release in reverse dependency order. */
+  for (int k = UL__OBJ_KIND_COUNT - 1; k >= 0; k--) {
+    for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
+      ul__obj *o = r->slots[i];
+      if (o && (int)o->kind == k) {
+        ul__obj_release_native(d, o);
+        ul__obj_free(d, o);
+      }
+    }
+  }
+  ul__queue_free_reads(d);
+  ul__oplog_destroy(d);
+  ul__track_destroy(r->tracker);
+  free(r->slots);
+  free(r->gens);
+  free(r->freeq);
+  free(r);
   d->res = NULL;
+  if (live)
+    return ul__fail(UL_ERR_BUSY, "device '%s' was destroyed with %llu live object(s) (released; see the report)",
+                    d->label, (unsigned long long)live);
   return UL_OK;
 }
 
+typedef struct restore_call {
+  ul_restore_fn fn;
+  void *user;
+  uint32_t id;
+} restore_call;
+
 ul_status ul__res_rebuild(ul_device *d, uint64_t old_epoch) {
   UL__UNUSED(old_epoch);
-  d->res->rebuilds++;
+  ul__res *r = d->res;
+  ul_status s = UL_OK;
+  /* 1. Recreate every object not of this epoch, in dependency order. */
+  for (int k = 0; k < UL__OBJ_KIND_COUNT && !s; k++) {
+    for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
+      ul__obj *o = r->slots[i];
+      if (!o || (int)o->kind != k || o->pending || o->epoch == d->epoch) continue;
+      ul__obj_release_native(d, o);
+      s = ul__obj_create_native(d, o);
+      if (s) s = ul__wrap(s, "rebuild");
+    }
+  }
+  /* 2. Restore contents by policy. */
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
+    ul__obj *o = r->slots[i];
+    if (!o || o->pending) continue;
+    if (o->kind == UL__OBJ_BUFFER) s = ul__buffer_restore(d, o);
+    else if (o->kind == UL__OBJ_TEXTURE) s = ul__texture_restore(d, o);
+    if (s) s = ul__wrap(s, "restore %s '%s'", ul__obj_kind_name(o->kind), o->label ? o->label : "");
+  }
+  /* 3. Replay the work since the last checkpoint. */
+  if (!s) s = ul__oplog_replay(d);
+  if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost again during rebuild");
+  if (!s) r->rebuilds++;
+  return s;
+}
+
+/* CALLBACK buffers are refilled by the program once the device works
+ * again, with no unlost lock held (called by the device after recovery). */
+void ul__res_run_restore_callbacks(ul_device *d);
+void ul__res_run_restore_callbacks(ul_device *d) {
+  restore_call calls[64];
+  int n = 0;
+  ul__device_lock(d);
+  ul__res *r = d->res;
+  for (uint32_t i = 1; r && i < r->next_unused && i < r->cap && n < 64; i++) {
+    ul__obj *o = r->slots[i];
+    if (o && o->kind == UL__OBJ_BUFFER && o->u.buf.restore == UL_RESTORE_CALLBACK &&
+        o->u.buf.restore_fn && o->epoch == d->epoch && !o->pending) {
+      calls[n++] = (restore_call){o->u.buf.restore_fn, o->u.buf.restore_user, o->id};
+    }
+  }
+  ul__device_unlock(d);
+  for (int i = 0; i < n; i++) {
+    ul_status s = calls[i].fn(d, (ul_buffer){calls[i].id}, calls[i].user);
+    if (s) {
+      ul__device_lock(d);
+      ul__obj *o;
+      if (!ul__obj_get(d, calls[i].id, UL__OBJ_BUFFER, "restore callback", &o)) o->state = UL__OBJ_LOST;
+      ul__device_unlock(d);
+    }
+  }
+}
+
+ul_status ul_device_memory_stats(ul_device *d, ul_memory_stats *out) {
+  if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "memory stats: NULL argument");
+  ul__device_lock(d);
+  ul__track_stats st;
+  ul__track_get_stats(d->res->tracker, &st);
+  memset(out, 0, sizeof *out);
+  out->live_objects = st.total.live_objects;
+  out->live_bytes = st.total.live_bytes;
+  out->peak_objects = st.total.peak_objects;
+  out->peak_bytes = st.total.peak_bytes;
+  out->created = st.total.created;
+  out->destroyed = st.total.destroyed;
+  out->budget_bytes = st.budget_bytes;
+  out->churning_sites = st.churning_sites;
+  out->log_bytes = ul__oplog_bytes(d);
+  ul__device_unlock(d);
   return UL_OK;
+}
+
+ul_status ul_device_report(ul_device *d, ul_report_format format, char **out) {
+  if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "report: NULL argument");
+  *out = NULL;
+  ul__device_lock(d);
+  ul_status s = format == UL_REPORT_JSON ? ul__track_report_json(d->res->tracker, out)
+                                         : ul__track_report_text(d->res->tracker, out);
+  ul__device_unlock(d);
+  return s;
+}
+
+ul_status ul_device_report_write(ul_device *d, const char *path) {
+  if (!d || !path) return ul__fail(UL_ERR_INVALID_ARGUMENT, "report: NULL argument");
+  ul__device_lock(d);
+  ul_status s = ul__track_write_json(d->res->tracker, path);
+  ul__device_unlock(d);
+  return s;
+}
+
+ul_status ul_device_set_budget(ul_device *d, uint64_t bytes) {
+  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "set budget: device is NULL");
+  ul__device_lock(d);
+  ul__track_set_budget(d->res->tracker, bytes);
+  ul__device_unlock(d);
+  return UL_OK;
+}
+
+ul_status ul_device_checkpoint(ul_device *d) {
+  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "checkpoint: device is NULL");
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "checkpoint");
+  for (int attempt = 0;; attempt++) {
+    s = ul__oplog_checkpoint(d);
+    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
+    if ((s = ul__device_recover_locked(d))) break;
+  }
+  ul__device_unlock(d);
+  return s;
 }

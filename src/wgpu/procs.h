@@ -43,6 +43,8 @@
   X(1, R, WGPUBindGroup, DeviceCreateBindGroup, (WGPUDevice d, const WGPUBindGroupDescriptor *x), (d, x)) \
   X(1, R, WGPUCommandEncoder, DeviceCreateCommandEncoder,                               \
     (WGPUDevice d, const WGPUCommandEncoderDescriptor *x), (d, x))                   \
+  X(1, R, WGPUBindGroupLayout, ComputePipelineGetBindGroupLayout,                       \
+    (WGPUComputePipeline p, uint32_t i), (p, i))                                     \
   X(1, R, WGPUTextureView, TextureCreateView, (WGPUTexture t, const WGPUTextureViewDescriptor *x), (t, x)) \
   X(1, R, WGPUFuture, BufferMapAsync,                                                   \
     (WGPUBuffer b, WGPUFlags m, size_t o, size_t s, WGPUBufferMapCallbackInfo c), (b, m, o, s, c)) \

@@ -1,0 +1,308 @@
+/* Command lists: recorded as data, encoded at submit. */
+#include "exec/cmd.h"
+#include "exec/oplog.h"
+
+ul_status ul_cmd_create_at(ul_device *d, const char *label, ul_cmd **out, const ul_site *site) {
+  if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create command list: NULL argument");
+  *out = NULL;
+  ul_cmd *c = calloc(1, sizeof *c);
+  if (!c) return ul__fail(UL_ERR_OUT_OF_MEMORY, "create command list: out of host memory");
+  c->device = d;
+  if (label && !(c->label = ul__strdup(label))) {
+    free(c);
+    return ul__fail(UL_ERR_OUT_OF_MEMORY, "create command list: out of host memory");
+  }
+  ul__device_lock(d);
+  ul__track_desc td = {.kind = UL__TRACK_COMMAND_LIST, .label = label};
+  if (site) td.site = (ul__track_site){site->file, site->line, site->func};
+  ul_status s = ul__track_alloc(d->res->tracker, &td, &c->track_id);
+  ul__device_unlock(d);
+  if (s) {
+    free(c->label);
+    free(c);
+    return s;
+  }
+  *out = c;
+  return UL_OK;
+}
+
+void ul_cmd_destroy(ul_cmd *c) {
+  if (!c) return;
+  ul__device_lock(c->device);
+  if (c->device->res) ul__track_free(c->device->res->tracker, c->track_id);
+  ul__device_unlock(c->device);
+  free(c->ops);
+  free(c->label);
+  free(c);
+}
+
+void ul_cmd_reset(ul_cmd *c) {
+  if (c) c->count = 0;
+}
+
+static ul_status push(ul_cmd *c, const ul__op *op) {
+  if (c->count == c->cap) {
+    uint32_t ncap = c->cap ? c->cap * 2 : 16;
+    ul__op *n = realloc(c->ops, sizeof *n * ncap);
+    if (!n) return ul__fail(UL_ERR_OUT_OF_MEMORY, "record: out of host memory");
+    c->ops = n;
+    c->cap = ncap;
+  }
+  c->ops[c->count++] = *op;
+  return UL_OK;
+}
+
+/* Checks that handles are live now, so misuse is reported where it happens. */
+static ul_status check(ul_cmd *c, uint32_t id, ul__obj_kind kind, const char *what) {
+  ul__device_lock(c->device);
+  ul__obj *o;
+  ul_status s = ul__obj_get(c->device, id, kind, what, &o);
+  ul__device_unlock(c->device);
+  return s;
+}
+
+static ul_status record_dispatch(ul_cmd *c, ul__op *op, ul_compute_pipeline p,
+                                 const ul_bind_group *groups, uint32_t n) {
+  if (n > UL_MAX_BIND_GROUPS || (n && !groups))
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "dispatch: %u bind groups (at most %d)", n, UL_MAX_BIND_GROUPS);
+  ul_status s = check(c, p.id, UL__OBJ_PIPELINE, "dispatch");
+  for (uint32_t i = 0; !s && i < n; i++) s = check(c, groups[i].id, UL__OBJ_BIND_GROUP, "dispatch");
+  if (s) return s;
+  op->pipeline = p.id;
+  op->group_count = n;
+  for (uint32_t i = 0; i < n; i++) op->groups[i] = groups[i].id;
+  return push(c, op);
+}
+
+ul_status ul_cmd_dispatch(ul_cmd *c, ul_compute_pipeline p, const ul_bind_group *groups, uint32_t n,
+                          uint32_t x, uint32_t y, uint32_t z) {
+  if (!c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "dispatch: command list is NULL");
+  ul__op op = {.kind = UL__OP_DISPATCH, .x = x, .y = y, .z = z};
+  return record_dispatch(c, &op, p, groups, n);
+}
+
+ul_status ul_cmd_dispatch_indirect(ul_cmd *c, ul_compute_pipeline p, const ul_bind_group *groups,
+                                   uint32_t n, ul_buffer args, uint64_t offset) {
+  if (!c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "dispatch indirect: command list is NULL");
+  if (offset % 4) return ul__fail(UL_ERR_INVALID_ARGUMENT, "dispatch indirect: offset not a multiple of 4");
+  ul_status s = check(c, args.id, UL__OBJ_BUFFER, "dispatch indirect");
+  if (s) return s;
+  ul__op op = {.kind = UL__OP_DISPATCH_INDIRECT, .buf_a = args.id, .off_a = offset};
+  return record_dispatch(c, &op, p, groups, n);
+}
+
+ul_status ul_cmd_copy_buffer(ul_cmd *c, ul_buffer src, uint64_t so, ul_buffer dst, uint64_t dof,
+                             uint64_t size) {
+  if (!c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy buffer: command list is NULL");
+  if (so % 4 || dof % 4 || size % 4)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy buffer: offsets and size must be multiples of 4");
+  ul_status s = check(c, src.id, UL__OBJ_BUFFER, "copy buffer source");
+  if (!s) s = check(c, dst.id, UL__OBJ_BUFFER, "copy buffer destination");
+  if (s) return s;
+  ul__op op = {.kind = UL__OP_COPY_BUFFER, .buf_a = src.id, .off_a = so, .buf_b = dst.id,
+               .off_b = dof, .size = size};
+  return push(c, &op);
+}
+
+ul_status ul_cmd_clear_buffer(ul_cmd *c, ul_buffer b, uint64_t offset, uint64_t size) {
+  if (!c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "clear buffer: command list is NULL");
+  if (offset % 4 || size % 4)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "clear buffer: offset and size must be multiples of 4");
+  ul_status s = check(c, b.id, UL__OBJ_BUFFER, "clear buffer");
+  if (s) return s;
+  ul__op op = {.kind = UL__OP_CLEAR_BUFFER, .buf_b = b.id, .off_b = offset, .size = size};
+  return push(c, &op);
+}
+
+ul_status ul_cmd_copy_buffer_to_texture(ul_cmd *c, ul_buffer src, uint64_t offset, uint32_t bpr,
+                                        ul_texture dst, uint32_t w, uint32_t h, uint32_t depth) {
+  if (!c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy buffer to texture: command list is NULL");
+  if (bpr % 256) return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy buffer to texture: bytes_per_row %u is not a multiple of 256", bpr);
+  ul_status s = check(c, src.id, UL__OBJ_BUFFER, "copy buffer to texture");
+  if (!s) s = check(c, dst.id, UL__OBJ_TEXTURE, "copy buffer to texture");
+  if (s) return s;
+  ul__op op = {.kind = UL__OP_COPY_BUFFER_TO_TEXTURE, .buf_a = src.id, .off_a = offset,
+               .bytes_per_row = bpr, .texture = dst.id, .x = w, .y = h, .z = depth};
+  return push(c, &op);
+}
+
+ul_status ul_cmd_copy_texture_to_buffer(ul_cmd *c, ul_texture src, uint32_t w, uint32_t h,
+                                        uint32_t depth, ul_buffer dst, uint64_t offset, uint32_t bpr) {
+  if (!c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy texture to buffer: command list is NULL");
+  if (bpr % 256) return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy texture to buffer: bytes_per_row %u is not a multiple of 256", bpr);
+  ul_status s = check(c, src.id, UL__OBJ_TEXTURE, "copy texture to buffer");
+  if (!s) s = check(c, dst.id, UL__OBJ_BUFFER, "copy texture to buffer");
+  if (s) return s;
+  ul__op op = {.kind = UL__OP_COPY_TEXTURE_TO_BUFFER, .buf_b = dst.id, .off_b = offset,
+               .bytes_per_row = bpr, .texture = src.id, .x = w, .y = h, .z = depth};
+  return push(c, &op);
+}
+
+/* A bind group is usable when it and everything it refers to are live. */
+static ul_status check_group(ul_device *d, uint32_t id, ul__obj **out) {
+  ul_status s = ul__obj_get(d, id, UL__OBJ_BIND_GROUP, "submit", out);
+  if (s) return s;
+  const ul_bind_group_desc *bd = &(*out)->u.bg.desc;
+  for (uint32_t i = 0; i < bd->entry_count; i++) {
+    const ul_bind_entry *e = &bd->entries[i];
+    ul__obj *r;
+    const char *kind = e->buffer.id ? "buffer" : e->view.id ? "texture view" : "sampler";
+    uint32_t rid = e->buffer.id ? e->buffer.id : e->view.id ? e->view.id : e->sampler.id;
+    ul__obj_kind k = e->buffer.id ? UL__OBJ_BUFFER : e->view.id ? UL__OBJ_VIEW : UL__OBJ_SAMPLER;
+    if (ul__obj_get(d, rid, k, "submit", &r))
+      return ul__fail(UL_ERR_INVALID_HANDLE,
+                      "submit: bind group '%s' refers to a destroyed %s (binding %u)",
+                      (*out)->label ? (*out)->label : "", kind, e->binding);
+  }
+  return UL_OK;
+}
+
+static void mark_dirty(ul_device *d, uint32_t id) {
+  ul__obj *o;
+  if (!ul__obj_get(d, id, UL__OBJ_BUFFER, "submit", &o)) o->u.buf.dirty = true;
+}
+
+ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char *label,
+                         WGPUCommandBuffer *out) {
+  const ul__wgpu *w = d->wgpu;
+  *out = NULL;
+  /* Check everything first: nothing is encoded for a list with a bad op. */
+  for (uint32_t i = 0; i < n; i++) {
+    const ul__op *op = &ops[i];
+    ul__obj *o;
+    ul_status s = UL_OK;
+    switch (op->kind) {
+    case UL__OP_DISPATCH_INDIRECT:
+      if ((s = ul__obj_get(d, op->buf_a, UL__OBJ_BUFFER, "submit: indirect arguments", &o))) return s;
+      /* fallthrough */
+    case UL__OP_DISPATCH:
+      if ((s = ul__obj_get(d, op->pipeline, UL__OBJ_PIPELINE, "submit", &o))) return s;
+      for (uint32_t g = 0; g < op->group_count; g++)
+        if ((s = check_group(d, op->groups[g], &o))) return s;
+      break;
+    case UL__OP_COPY_BUFFER:
+      if ((s = ul__obj_get(d, op->buf_a, UL__OBJ_BUFFER, "submit: copy source", &o))) return s;
+      /* fallthrough */
+    case UL__OP_CLEAR_BUFFER:
+      if ((s = ul__obj_get(d, op->buf_b, UL__OBJ_BUFFER, "submit: copy destination", &o))) return s;
+      break;
+    case UL__OP_COPY_BUFFER_TO_TEXTURE:
+      if ((s = ul__obj_get(d, op->buf_a, UL__OBJ_BUFFER, "submit: copy source", &o))) return s;
+      if ((s = ul__obj_get(d, op->texture, UL__OBJ_TEXTURE, "submit: copy destination", &o))) return s;
+      break;
+    case UL__OP_COPY_TEXTURE_TO_BUFFER:
+      if ((s = ul__obj_get(d, op->texture, UL__OBJ_TEXTURE, "submit: copy source", &o))) return s;
+      if ((s = ul__obj_get(d, op->buf_b, UL__OBJ_BUFFER, "submit: copy destination", &o))) return s;
+      break;
+    }
+  }
+  WGPUCommandEncoderDescriptor ed = {NULL, ul__sv(label)};
+  WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, &ed);
+  WGPUComputePassEncoder pass = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    const ul__op *op = &ops[i];
+    ul__obj *o, *o2;
+    bool dispatch = op->kind == UL__OP_DISPATCH || op->kind == UL__OP_DISPATCH_INDIRECT;
+    if (!dispatch && pass) {
+      w->ComputePassEncoderEnd(pass);
+      w->ComputePassEncoderRelease(pass);
+      pass = NULL;
+    }
+    if (dispatch) {
+      if (!pass) pass = w->CommandEncoderBeginComputePass(e, NULL);
+      ul__obj_get(d, op->pipeline, UL__OBJ_PIPELINE, "submit", &o);
+      w->ComputePassEncoderSetPipeline(pass, o->native);
+      for (uint32_t g = 0; g < op->group_count; g++) {
+        ul__obj_get(d, op->groups[g], UL__OBJ_BIND_GROUP, "submit", &o2);
+        w->ComputePassEncoderSetBindGroup(pass, g, o2->native, 0, NULL);
+        const ul_bind_group_desc *bd = &o2->u.bg.desc;
+        for (uint32_t k = 0; k < bd->entry_count; k++)
+          if (bd->entries[k].buffer.id) mark_dirty(d, bd->entries[k].buffer.id);
+      }
+      if (op->kind == UL__OP_DISPATCH) {
+        w->ComputePassEncoderDispatchWorkgroups(pass, op->x, op->y, op->z);
+      } else {
+        ul__obj_get(d, op->buf_a, UL__OBJ_BUFFER, "submit", &o2);
+        w->ComputePassEncoderDispatchWorkgroupsIndirect(pass, o2->native, op->off_a);
+      }
+      continue;
+    }
+    switch (op->kind) {
+    case UL__OP_COPY_BUFFER:
+      ul__obj_get(d, op->buf_a, UL__OBJ_BUFFER, "submit", &o);
+      ul__obj_get(d, op->buf_b, UL__OBJ_BUFFER, "submit", &o2);
+      w->CommandEncoderCopyBufferToBuffer(e, o->native, op->off_a, o2->native, op->off_b, op->size);
+      o2->u.buf.dirty = true;
+      break;
+    case UL__OP_CLEAR_BUFFER:
+      ul__obj_get(d, op->buf_b, UL__OBJ_BUFFER, "submit", &o2);
+      w->CommandEncoderClearBuffer(e, o2->native, op->off_b, op->size ? op->size : WGPU_WHOLE_SIZE);
+      o2->u.buf.dirty = true;
+      break;
+    case UL__OP_COPY_BUFFER_TO_TEXTURE: {
+      ul__obj_get(d, op->buf_a, UL__OBJ_BUFFER, "submit", &o);
+      ul__obj_get(d, op->texture, UL__OBJ_TEXTURE, "submit", &o2);
+      WGPUTexelCopyBufferInfo src = {{op->off_a, op->bytes_per_row, op->y}, o->native};
+      WGPUTexelCopyTextureInfo dst = {o2->native, 0, {0, 0, 0}, WGPUTextureAspect_All};
+      WGPUExtent3D ext = {op->x, op->y, op->z};
+      w->CommandEncoderCopyBufferToTexture(e, &src, &dst, &ext);
+      break;
+    }
+    case UL__OP_COPY_TEXTURE_TO_BUFFER: {
+      ul__obj_get(d, op->texture, UL__OBJ_TEXTURE, "submit", &o);
+      ul__obj_get(d, op->buf_b, UL__OBJ_BUFFER, "submit", &o2);
+      WGPUTexelCopyTextureInfo src = {o->native, 0, {0, 0, 0}, WGPUTextureAspect_All};
+      WGPUTexelCopyBufferInfo dst = {{op->off_b, op->bytes_per_row, op->y}, o2->native};
+      WGPUExtent3D ext = {op->x, op->y, op->z};
+      w->CommandEncoderCopyTextureToBuffer(e, &src, &dst, &ext);
+      o2->u.buf.dirty = true;
+      break;
+    }
+    default: break;
+    }
+  }
+  if (pass) {
+    w->ComputePassEncoderEnd(pass);
+    w->ComputePassEncoderRelease(pass);
+  }
+  *out = w->CommandEncoderFinish(e, NULL);
+  w->CommandEncoderRelease(e);
+  return UL_OK;
+}
+
+ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
+  if (serial) *serial = 0;
+  if (!d || !c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "submit: NULL argument");
+  if (c->device != d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "submit: the command list belongs to another device");
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "submit");
+  const char *what = c->label ? c->label : "";
+  WGPUCommandBuffer cb = NULL;
+  for (int attempt = 0;; attempt++) {
+    ul__scope_push(d);
+    s = ul__cmd_encode(d, c->ops, c->count, c->label, &cb);
+    ul_status sp = ul__scope_pop(d, "submit: encode");
+    if (s || sp) {
+      if (cb) d->wgpu->CommandBufferRelease(cb);
+      cb = NULL;
+      if (!s) s = sp;
+    }
+    if (!s && ul__device_loss_pending(d)) {
+      d->wgpu->CommandBufferRelease(cb);
+      cb = NULL;
+      s = ul__fail(UL_ERR_DEVICE_LOST, "lost while encoding");
+    }
+    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
+    if ((s = ul__device_recover_locked(d))) break;
+  }
+  if (!s) {
+    /* Logged before it is submitted: a loss from here on is replayed. */
+    s = ul__oplog_submit(d, c->ops, c->count);
+    uint64_t ser = ul__queue_submit(d, cb);
+    d->wgpu->CommandBufferRelease(cb);
+    if (serial) *serial = ser;
+    if (!s) s = ul__oplog_maybe_checkpoint(d);
+  }
+  ul__device_unlock(d);
+  return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;
+}

@@ -1,0 +1,43 @@
+/* Internal to unlost: recorded commands (src/exec/cmd.c). */
+#ifndef UL_EXEC_CMD_H
+#define UL_EXEC_CMD_H
+
+#include "res/obj.h"
+
+typedef enum ul__op_kind {
+  UL__OP_DISPATCH = 0,
+  UL__OP_DISPATCH_INDIRECT,
+  UL__OP_COPY_BUFFER,
+  UL__OP_CLEAR_BUFFER,
+  UL__OP_COPY_BUFFER_TO_TEXTURE,
+  UL__OP_COPY_TEXTURE_TO_BUFFER,
+} ul__op_kind;
+
+typedef struct ul__op {
+  ul__op_kind kind;
+  uint32_t pipeline;
+  uint32_t groups[UL_MAX_BIND_GROUPS];
+  uint32_t group_count;
+  uint32_t x, y, z;            /* dispatch size, or copy extent */
+  uint32_t buf_a, buf_b;       /* src/dst buffers, indirect args */
+  uint64_t off_a, off_b, size;
+  uint32_t texture;
+  uint32_t bytes_per_row;
+} ul__op;
+
+struct ul_cmd {
+  ul_device *device;
+  char *label;
+  ul__op *ops;
+  uint32_t count, cap;
+  uint64_t track_id;
+};
+
+/* Encodes `n` ops into one command buffer on the current device. Checks
+ * every handle first: an op that refers to a destroyed object (directly or
+ * through a bind group) is UL_ERR_INVALID_HANDLE and nothing is encoded.
+ * Marks the LOG buffers the ops may write as dirty. Under d->mu. */
+ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char *label,
+                         WGPUCommandBuffer *out);
+
+#endif

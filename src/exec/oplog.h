@@ -1,0 +1,27 @@
+/* Internal to unlost: the operation log (src/exec/oplog.c). In queue order,
+ * every write to a LOG buffer and every submission since the last
+ * checkpoint, replayed after a rebuild so that GPU-written state is what it
+ * would have been without the loss. */
+#ifndef UL_EXEC_OPLOG_H
+#define UL_EXEC_OPLOG_H
+
+#include "exec/cmd.h"
+
+ul_status ul__oplog_create(ul_device *d);
+void ul__oplog_destroy(ul_device *d);
+/* Records a write (the data is copied). */
+ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void *data,
+                          uint64_t size);
+/* Records a submission (the ops are copied). */
+ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n);
+/* Called before `o` is destroyed. */
+void ul__oplog_forget(ul_device *d, ul__obj *o);
+/* Replays the log on the current device, after contents were restored. */
+ul_status ul__oplog_replay(ul_device *d);
+/* Checkpoints when the log has grown past its bounds. */
+ul_status ul__oplog_maybe_checkpoint(ul_device *d);
+/* Copies dirty LOG buffers back to the host and truncates the log. */
+ul_status ul__oplog_checkpoint(ul_device *d);
+uint64_t ul__oplog_bytes(ul_device *d);
+
+#endif

@@ -1,0 +1,131 @@
+/* Submission serials, waiting for the queue, asynchronous reads. */
+#include "exec/oplog.h"
+
+uint64_t ul__queue_submit(ul_device *d, WGPUCommandBuffer cb) {
+  d->wgpu->QueueSubmit(d->queue, 1, &cb);
+  return ++d->res->submit_serial;
+}
+
+typedef struct ul__done_wait {
+  _Atomic bool done;
+  uint32_t status;
+} ul__done_wait;
+
+static void on_done(uint32_t status, WGPUStringView message, void *u1, void *u2) {
+  UL__UNUSED(message);
+  UL__UNUSED(u2);
+  ul__done_wait *w = u1;
+  w->status = status;
+  atomic_store(&w->done, true);
+}
+
+ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns) {
+  uint64_t target = d->res->submit_serial;
+  ul__done_wait *w = calloc(1, sizeof *w);
+  if (!w) return ul__fail(UL_ERR_OUT_OF_MEMORY, "wait: out of host memory");
+  WGPUQueueWorkDoneCallbackInfo cb = {0};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = on_done;
+  cb.userdata1 = w;
+  WGPUFuture f = d->wgpu->QueueOnSubmittedWorkDone(d->queue, cb);
+  ul_status s = ul__env_wait(d->env, d->instance, f, &w->done, timeout_ns);
+  if (s) return s; /* w stays with the callback */
+  /* Completion reported after the loss is not proof of execution. */
+  if (ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "the device was lost");
+  else if (w->status != WGPUQueueWorkDoneStatus_Success) s = ul__fail(UL_ERR_INTERNAL, "queue work done: status %u", w->status);
+  else d->res->done_serial = UL__MAX(d->res->done_serial, target);
+  free(w);
+  return s;
+}
+
+ul_status ul_device_wait(ul_device *d, uint64_t serial, uint32_t timeout_ms) {
+  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "wait: device is NULL");
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "wait");
+  if (serial > d->res->submit_serial) {
+    s = ul__fail(UL_ERR_INVALID_ARGUMENT, "wait: serial %llu was never submitted",
+                 (unsigned long long)serial);
+  } else if (serial == 0 || serial > d->res->done_serial) {
+    uint64_t tmo = timeout_ms ? (uint64_t)timeout_ms * 1000000ull : 30000000000ull;
+    for (int attempt = 0;; attempt++) {
+      s = ul__queue_wait_idle(d, tmo);
+      if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
+      /* The work is replayed on the new device; wait for that. */
+      if ((s = ul__device_recover_locked(d))) break;
+    }
+  }
+  ul__device_unlock(d);
+  return s ? ul__wrap(s, "wait") : UL_OK;
+}
+
+ul_status ul_device_wait_idle(ul_device *d, uint32_t timeout_ms) {
+  return ul_device_wait(d, 0, timeout_ms);
+}
+
+/* Asynchronous reads are done at the next call into the device that
+ * polls: the read itself is issued at once, its result delivered later. */
+typedef struct ul__read {
+  struct ul__read *next;
+  ul_status status;
+  void *dst;
+  ul_read_fn done;
+  void *user;
+  char message[256];
+} ul__read;
+
+ul_status ul_buffer_read_async(ul_device *d, ul_buffer buf, uint64_t offset, void *dst,
+                               uint64_t size, ul_read_fn done, void *user) {
+  if (!d || !done || (!dst && size)) return ul__fail(UL_ERR_INVALID_ARGUMENT, "read async: NULL argument");
+  ul__read *r = calloc(1, sizeof *r);
+  if (!r) return ul__fail(UL_ERR_OUT_OF_MEMORY, "read async: out of host memory");
+  r->dst = dst;
+  r->done = done;
+  r->user = user;
+  /* The copy is ordered after all work submitted so far; the data is
+   * fetched now and delivered by ul_device_poll. */
+  r->status = ul_buffer_read(d, buf, offset, dst, size, 0);
+  if (r->status) snprintf(r->message, sizeof r->message, "%s", ul_last_error());
+  ul__device_lock(d);
+  r->next = d->res->reads;
+  d->res->reads = r;
+  ul__device_unlock(d);
+  return UL_OK;
+}
+
+int ul_device_poll(ul_device *d) {
+  if (!d) return 0;
+  ul__device_lock(d);
+  ul__read *list = d->res->reads;
+  d->res->reads = NULL;
+  if (d->device) d->wgpu->InstanceProcessEvents(d->instance);
+  ul__device_unlock(d);
+  /* Oldest first, with no lock held. */
+  ul__read *rev = NULL;
+  while (list) {
+    ul__read *n = list->next;
+    list->next = rev;
+    rev = list;
+    list = n;
+  }
+  int count = 0;
+  while (rev) {
+    ul__read *n = rev->next;
+    if (rev->status) ul__fail(rev->status, "%s", rev->message);
+    rev->done(d, rev->status, rev->dst, rev->user);
+    free(rev);
+    rev = n;
+    count++;
+  }
+  return count;
+}
+
+void ul__queue_free_reads(ul_device *d);
+void ul__queue_free_reads(ul_device *d) {
+  ul__read *r = d->res->reads;
+  while (r) {
+    ul__read *n = r->next;
+    free(r);
+    r = n;
+  }
+  d->res->reads = NULL;
+}

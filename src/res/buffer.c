@@ -1,0 +1,469 @@
+/* Buffers: create, write, read back, map, destroy; restore after a loss. */
+#include "exec/oplog.h"
+#include "res/obj.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define UL__ALL_BUFFER_USAGE                                                          \
+  (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE | UL_BUFFER_COPY_SRC | UL_BUFFER_COPY_DST | \
+   UL_BUFFER_UNIFORM | UL_BUFFER_STORAGE | UL_BUFFER_INDIRECT)
+#define UL__DEFAULT_TIMEOUT_NS 30000000000ull
+/* Writes up to this size go through wgpuQueueWriteBuffer; larger ones
+ * through a mapped staging buffer in chunks of UL__STAGING_CHUNK. */
+#define UL__STAGING_THRESHOLD (1ull << 20)
+#define UL__STAGING_CHUNK (32ull << 20)
+
+static const char *const restore_names[] = {"log", "none", "source", "shadow", "callback"};
+const char *ul_restore_name(ul_restore r) {
+  return (unsigned)r < UL__COUNT_OF(restore_names) ? restore_names[r] : "unknown";
+}
+
+static uint64_t timeout_ns(uint32_t ms) {
+  return ms ? (uint64_t)ms * 1000000ull : UL__DEFAULT_TIMEOUT_NS;
+}
+
+ul_status ul__buffer_create_native(ul_device *d, ul__obj *o) {
+  WGPUBufferDescriptor bd = {0};
+  bd.label = ul__sv(o->label);
+  bd.usage = o->u.buf.wgpu_usage;
+  bd.size = o->u.buf.size;
+  o->native = d->wgpu->DeviceCreateBuffer(d->device, &bd);
+  return UL_OK;
+}
+
+/* ---- waiting for maps ---- */
+typedef struct ul__map_wait {
+  _Atomic bool done;
+  uint32_t status;
+  char message[256];
+} ul__map_wait;
+
+static void on_map(uint32_t status, WGPUStringView message, void *u1, void *u2) {
+  UL__UNUSED(u2);
+  ul__map_wait *m = u1;
+  m->status = status;
+  ul__sv_copy(message, m->message, sizeof m->message);
+  atomic_store(&m->done, true);
+}
+
+ul_status ul__wait_map(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
+                       uint64_t tmo) {
+  ul__map_wait *m = calloc(1, sizeof *m);
+  if (!m) return ul__fail(UL_ERR_OUT_OF_MEMORY, "map: out of host memory");
+  WGPUBufferMapCallbackInfo cb = {0};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = on_map;
+  cb.userdata1 = m;
+  WGPUFuture f = d->wgpu->BufferMapAsync(b, mode, off, size, cb);
+  ul_status s = ul__env_wait(d->env, d->instance, f, &m->done, tmo);
+  if (s) return s; /* m is left to the callback that may still come */
+  if (m->status != WGPUMapAsyncStatus_Success) {
+    s = ul__device_loss_pending(d) || m->status == WGPUMapAsyncStatus_Aborted
+            ? ul__fail(ul__device_loss_pending(d) ? UL_ERR_DEVICE_LOST : UL_ERR_VALIDATION,
+                       "map: %s", m->message)
+            : ul__fail(UL_ERR_VALIDATION, "map: %s", m->message);
+  }
+  free(m);
+  return s;
+}
+
+/* ---- upload and download ---- */
+ul_status ul__buffer_upload(ul_device *d, ul__obj *o, uint64_t offset, const void *data,
+                            uint64_t size) {
+  const ul__wgpu *w = d->wgpu;
+  if (size <= UL__STAGING_THRESHOLD) {
+    w->QueueWriteBuffer(d->queue, o->native, offset, data, (size_t)size);
+    return UL_OK;
+  }
+  /* Large: mapped-at-creation staging buffers, copied by the queue. */
+  for (uint64_t done = 0; done < size;) {
+    uint64_t n = UL__MIN(UL__STAGING_CHUNK, size - done);
+    WGPUBufferDescriptor bd = {0};
+    bd.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
+    bd.size = n;
+    bd.mappedAtCreation = 1;
+    WGPUBuffer st = w->DeviceCreateBuffer(d->device, &bd);
+    if (!st) return ul__fail(UL_ERR_OUT_OF_MEMORY, "write: no staging buffer");
+    void *p = w->BufferGetMappedRange(st, 0, (size_t)n);
+    if (!p) {
+      w->BufferRelease(st);
+      return ul__device_loss_pending(d) ? ul__fail(UL_ERR_DEVICE_LOST, "write: device lost")
+                                        : ul__fail(UL_ERR_OUT_OF_MEMORY, "write: staging buffer not mapped");
+    }
+    memcpy(p, (const uint8_t *)data + done, (size_t)n);
+    w->BufferUnmap(st);
+    WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, NULL);
+    w->CommandEncoderCopyBufferToBuffer(e, st, 0, o->native, offset + done, n);
+    WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);
+    ul__queue_submit(d, cb);
+    w->CommandBufferRelease(cb);
+    w->CommandEncoderRelease(e);
+    w->BufferDestroy(st);
+    w->BufferRelease(st);
+    done += n;
+  }
+  return UL_OK;
+}
+
+ul_status ul__buffer_download(ul_device *d, ul__obj *o, uint64_t offset, void *dst,
+                              uint64_t size, uint64_t tmo) {
+  const ul__wgpu *w = d->wgpu;
+  uint64_t asize = (size + 3) & ~3ull;
+  WGPUBufferDescriptor bd = {0};
+  bd.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+  bd.size = asize;
+  WGPUBuffer st = w->DeviceCreateBuffer(d->device, &bd);
+  if (!st) return ul__fail(UL_ERR_OUT_OF_MEMORY, "read: no staging buffer");
+  WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, NULL);
+  w->CommandEncoderCopyBufferToBuffer(e, o->native, offset, st, 0, asize);
+  WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);
+  ul__queue_submit(d, cb);
+  w->CommandBufferRelease(cb);
+  w->CommandEncoderRelease(e);
+  ul_status s = ul__wait_map(d, st, WGPUMapMode_Read, 0, (size_t)asize, tmo);
+  if (!s) {
+    const void *p = w->BufferGetConstMappedRange(st, 0, (size_t)asize);
+    if (p) memcpy(dst, p, (size_t)size);
+    else s = ul__fail(UL_ERR_INTERNAL, "read: mapped range unavailable");
+    w->BufferUnmap(st);
+  }
+  w->BufferDestroy(st);
+  w->BufferRelease(st);
+  /* A completion seen after the loss is not proof that the work ran. */
+  if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read: device lost");
+  return s;
+}
+
+/* ---- restore ---- */
+static ul_status upload_file_range(ul_device *d, ul__obj *o) {
+  ul__buffer_data *b = &o->u.buf;
+  int fd = open(b->source_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ul__fail(UL_ERR_IO, "source '%s': %s", b->source_path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < b->source_offset + b->size) {
+    close(fd);
+    return ul__fail(UL_ERR_IO, "source '%s': shorter than offset %llu + size %llu", b->source_path,
+                    (unsigned long long)b->source_offset, (unsigned long long)b->size);
+  }
+  long page = sysconf(_SC_PAGESIZE);
+  uint64_t base = b->source_offset & ~((uint64_t)page - 1);
+  uint64_t skip = b->source_offset - base;
+  void *m = mmap(NULL, (size_t)(b->size + skip), PROT_READ, MAP_PRIVATE, fd, (off_t)base);
+  close(fd);
+  if (m == MAP_FAILED) return ul__fail(UL_ERR_IO, "source '%s': mmap: %s", b->source_path, strerror(errno));
+  madvise(m, (size_t)(b->size + skip), MADV_SEQUENTIAL);
+  ul_status s = ul__buffer_upload(d, o, 0, (const uint8_t *)m + skip, b->size);
+  munmap(m, (size_t)(b->size + skip));
+  return s;
+}
+
+ul_status ul__buffer_restore(ul_device *d, ul__obj *o) {
+  ul__buffer_data *b = &o->u.buf;
+  if (b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE)) {
+    if (b->shadow && (b->wgpu_usage & WGPUBufferUsage_CopyDst))
+      return ul__buffer_upload(d, o, 0, b->shadow, b->size);
+    return UL_OK;
+  }
+  switch (b->restore) {
+  case UL_RESTORE_NONE: return UL_OK; /* new buffers are zero-filled */
+  case UL_RESTORE_SOURCE:
+    if (b->source_data) return ul__buffer_upload(d, o, 0, b->source_data, b->size);
+    return upload_file_range(d, o);
+  case UL_RESTORE_SHADOW: return ul__buffer_upload(d, o, 0, b->shadow, b->size);
+  case UL_RESTORE_LOG:
+    if (b->checkpoint) return ul__buffer_upload(d, o, 0, b->checkpoint, b->size);
+    return UL_OK;
+  case UL_RESTORE_CALLBACK: return UL_OK; /* the callback runs after the rebuild */
+  }
+  return UL_OK;
+}
+
+/* ---- public ---- */
+static ul_status validate_desc(const ul_buffer_desc *desc) {
+  if (!desc) return ul__fail(UL_ERR_INVALID_ARGUMENT, "descriptor is NULL");
+  if (desc->size == 0 || desc->size % 4)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "size %llu is not a positive multiple of 4",
+                    (unsigned long long)desc->size);
+  if (desc->usage & ~(uint32_t)UL__ALL_BUFFER_USAGE)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "unknown usage bits 0x%x",
+                    desc->usage & ~(uint32_t)UL__ALL_BUFFER_USAGE);
+  if ((desc->usage & UL_BUFFER_MAP_READ) && (desc->usage & ~(uint32_t)(UL_BUFFER_MAP_READ | UL_BUFFER_COPY_DST)))
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "MAP_READ combines only with COPY_DST");
+  if ((desc->usage & UL_BUFFER_MAP_WRITE) && (desc->usage & ~(uint32_t)(UL_BUFFER_MAP_WRITE | UL_BUFFER_COPY_SRC)))
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "MAP_WRITE combines only with COPY_SRC");
+  if ((unsigned)desc->restore > UL_RESTORE_CALLBACK)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "restore policy %d is not a ul_restore", (int)desc->restore);
+  if (desc->restore == UL_RESTORE_SOURCE && !desc->source_data && !desc->source_path)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "SOURCE policy without source_data or source_path");
+  if (desc->restore == UL_RESTORE_SOURCE && desc->source_data && desc->source_path)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "SOURCE policy with both source_data and source_path");
+  if (desc->restore == UL_RESTORE_CALLBACK && !desc->restore_fn)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "CALLBACK policy without restore_fn");
+  if (desc->source_path && desc->source_offset > UINT64_MAX - desc->size)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "source_offset + size overflows");
+  return UL_OK;
+}
+
+ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffer *out,
+                              const ul_site *site) {
+  if (out) out->id = 0;
+  if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create buffer: NULL argument");
+  ul_status s = validate_desc(desc);
+  if (s) return ul__wrap(s, "create buffer '%s'", desc && desc->label ? desc->label : "");
+  if (desc->source_path) {
+    struct stat st;
+    if (stat(desc->source_path, &st) != 0)
+      return ul__fail(UL_ERR_IO, "create buffer '%s': source '%s': %s",
+                      desc->label ? desc->label : "", desc->source_path, strerror(errno));
+    if ((uint64_t)st.st_size < desc->source_offset + desc->size)
+      return ul__fail(UL_ERR_INVALID_ARGUMENT,
+                      "create buffer '%s': source '%s' has %llu bytes, needs %llu",
+                      desc->label ? desc->label : "", desc->source_path,
+                      (unsigned long long)st.st_size,
+                      (unsigned long long)(desc->source_offset + desc->size));
+  }
+  if ((s = ul__device_enter(d))) return ul__wrap(s, "create buffer");
+  if (desc->size > d->limits.maxBufferSize) {
+    s = ul__fail(UL_ERR_INVALID_ARGUMENT, "create buffer '%s': size %llu exceeds the device's maxBufferSize %llu",
+                 desc->label ? desc->label : "", (unsigned long long)desc->size,
+                 (unsigned long long)d->limits.maxBufferSize);
+    ul__device_unlock(d);
+    return s;
+  }
+  ul__obj *o = NULL;
+  s = ul__obj_new(d, UL__OBJ_BUFFER, desc->label, site, &o);
+  if (s) goto out;
+  o->pending = true;
+  ul__buffer_data *b = &o->u.buf;
+  b->size = desc->size;
+  b->usage = desc->usage ? desc->usage : (UL_BUFFER_STORAGE | UL_BUFFER_COPY_SRC | UL_BUFFER_COPY_DST);
+  b->restore = desc->restore;
+  b->wgpu_usage = b->usage;
+  if (!(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE)))
+    b->wgpu_usage |= WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+  b->source_data = desc->source_data;
+  b->source_offset = desc->source_offset;
+  b->restore_fn = desc->restore_fn;
+  b->restore_user = desc->restore_user;
+  if (desc->source_path && !(b->source_path = ul__strdup(desc->source_path))) {
+    s = ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+    goto fail;
+  }
+  if (b->restore == UL_RESTORE_SHADOW) {
+    b->shadow = calloc(1, (size_t)b->size);
+    if (!b->shadow) {
+      s = ul__fail(UL_ERR_OUT_OF_MEMORY, "create buffer '%s': no host memory for its shadow copy",
+                   o->label ? o->label : "");
+      goto fail;
+    }
+    if (desc->initial_data) memcpy(b->shadow, desc->initial_data, (size_t)b->size);
+  }
+  ul__track_desc td = {0};
+  td.kind = UL__TRACK_BUFFER;
+  td.size = b->size;
+  td.label = o->label;
+  if (site) td.site = (ul__track_site){site->file, site->line, site->func};
+  s = ul__track_reserve(d->res->tracker, &td);
+  if (s) goto fail;
+  td.reserved = true;
+  td.owner = o->id;
+  for (int attempt = 0;; attempt++) {
+    s = ul__obj_create_native(d, o);
+    if (!s) {
+      const void *init = b->restore == UL_RESTORE_SOURCE ? b->source_data : desc->initial_data;
+      if (b->restore == UL_RESTORE_SOURCE && b->source_path) s = ul__buffer_restore(d, o);
+      else if (init) s = ul__buffer_upload(d, o, 0, init, b->size);
+      if (!s && init && b->restore == UL_RESTORE_LOG)
+        s = ul__oplog_write(d, o, 0, init, b->size);
+      if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost during create");
+    }
+    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
+    ul__obj_release_native(d, o);
+    if ((s = ul__device_recover_locked(d))) break;
+  }
+  if (s) {
+    ul__track_unreserve(d->res->tracker, b->size);
+    goto fail;
+  }
+  s = ul__track_alloc(d->res->tracker, &td, &o->track_id);
+  if (s) goto fail;
+  o->pending = false;
+  *out = (ul_buffer){o->id};
+  goto out;
+fail:
+  if (o) {
+    ul__obj_release_native(d, o);
+    ul__obj_free(d, o);
+  }
+  s = ul__wrap(s, "create buffer");
+out:
+  ul__device_unlock(d);
+  return s;
+}
+
+ul_status ul_buffer_destroy(ul_device *d, ul_buffer buf) {
+  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "destroy buffer: device is NULL");
+  if (buf.id == 0) return UL_OK;
+  ul__device_lock(d);
+  ul__obj *o;
+  ul_status s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "destroy buffer", &o);
+  if (!s) {
+    ul__oplog_forget(d, o);
+    ul__obj_release_native(d, o); /* unmaps a mapped buffer; a pending map is aborted */
+    ul__obj_free(d, o);
+  }
+  ul__device_unlock(d);
+  return s;
+}
+
+/* Looks up a usable buffer under d->mu. */
+static ul_status get_buffer(ul_device *d, ul_buffer buf, const char *what, ul__obj **o) {
+  ul_status s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, what, o);
+  if (s) return s;
+  if ((*o)->state == UL__OBJ_LOST)
+    return ul__fail(UL_ERR_DEVICE_LOST, "%s: buffer '%s' lost its contents in a device loss", what,
+                    (*o)->label ? (*o)->label : "");
+  return UL_OK;
+}
+
+static ul_status check_range(const ul__obj *o, uint64_t offset, uint64_t size, const char *what) {
+  if (offset % 4 || size % 4)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "%s: offset %llu and size %llu must be multiples of 4", what,
+                    (unsigned long long)offset, (unsigned long long)size);
+  if (offset > o->u.buf.size || size > o->u.buf.size - offset)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "%s: range %llu+%llu outside buffer '%s' of %llu bytes",
+                    what, (unsigned long long)offset, (unsigned long long)size,
+                    o->label ? o->label : "", (unsigned long long)o->u.buf.size);
+  return UL_OK;
+}
+
+ul_status ul_buffer_write(ul_device *d, ul_buffer buf, uint64_t offset, const void *data,
+                          uint64_t size) {
+  if (!d || (!data && size)) return ul__fail(UL_ERR_INVALID_ARGUMENT, "write buffer: NULL argument");
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "write buffer");
+  ul__obj *o;
+  if ((s = get_buffer(d, buf, "write buffer", &o))) goto out;
+  if ((s = check_range(o, offset, size, "write buffer"))) goto out;
+  if (size == 0) goto out;
+  if (o->u.buf.mapped) {
+    s = ul__fail(UL_ERR_WRONG_STATE, "write buffer '%s': the buffer is mapped", o->label ? o->label : "");
+    goto out;
+  }
+  if (o->u.buf.usage & UL_BUFFER_MAP_READ) {
+    s = ul__fail(UL_ERR_INVALID_ARGUMENT, "write buffer '%s': a MAP_READ buffer cannot be written by the queue",
+                 o->label ? o->label : "");
+    goto out;
+  }
+  ul__buffer_data *b = &o->u.buf;
+  /* Record first: what is recorded survives a loss during the write. */
+  if (b->shadow) memcpy(b->shadow + offset, data, (size_t)size);
+  if (b->restore == UL_RESTORE_LOG && !(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE))) {
+    if ((s = ul__oplog_write(d, o, offset, data, size))) goto out;
+  }
+  if ((s = ul__buffer_upload(d, o, offset, data, size))) goto out;
+  if (ul__device_loss_pending(d)) {
+    /* The write is kept (shadow or log); recovery will put it back. */
+    s = ul__device_recover_locked(d);
+  }
+out:
+  ul__device_unlock(d);
+  return s ? ul__wrap(s, "write buffer") : UL_OK;
+}
+
+ul_status ul_buffer_read(ul_device *d, ul_buffer buf, uint64_t offset, void *dst, uint64_t size,
+                         uint32_t timeout_ms) {
+  if (!d || (!dst && size)) return ul__fail(UL_ERR_INVALID_ARGUMENT, "read buffer: NULL argument");
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "read buffer");
+  ul__obj *o;
+  if ((s = get_buffer(d, buf, "read buffer", &o))) goto out;
+  if ((s = check_range(o, offset, size, "read buffer"))) goto out;
+  if (size == 0) goto out;
+  if (o->u.buf.usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE)) {
+    s = ul__fail(UL_ERR_INVALID_ARGUMENT, "read buffer '%s': use ul_buffer_map for mappable buffers",
+                 o->label ? o->label : "");
+    goto out;
+  }
+  for (int attempt = 0;; attempt++) {
+    s = ul__buffer_download(d, o, offset, dst, size, timeout_ns(timeout_ms));
+    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
+    /* Lost while reading: rebuild (which replays unfinished work), then
+     * read the restored contents. */
+    if ((s = ul__device_recover_locked(d))) break;
+    if ((s = get_buffer(d, buf, "read buffer", &o))) break;
+  }
+out:
+  ul__device_unlock(d);
+  return s ? ul__wrap(s, "read buffer") : UL_OK;
+}
+
+ul_status ul_buffer_map(ul_device *d, ul_buffer buf, ul_map_mode mode, uint64_t offset,
+                        uint64_t size, uint32_t timeout_ms, void **ptr) {
+  if (!d || !ptr) return ul__fail(UL_ERR_INVALID_ARGUMENT, "map buffer: NULL argument");
+  *ptr = NULL;
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "map buffer");
+  ul__obj *o;
+  if ((s = get_buffer(d, buf, "map buffer", &o))) goto out;
+  if ((s = check_range(o, offset, size, "map buffer"))) goto out;
+  uint32_t need = mode == UL_MAP_READ ? UL_BUFFER_MAP_READ : mode == UL_MAP_WRITE ? UL_BUFFER_MAP_WRITE : 0;
+  if (!need || !(o->u.buf.usage & need)) {
+    s = ul__fail(UL_ERR_INVALID_ARGUMENT, "map buffer '%s': mode %d needs usage %s", o->label ? o->label : "",
+                 (int)mode, mode == UL_MAP_WRITE ? "MAP_WRITE" : "MAP_READ");
+    goto out;
+  }
+  if (o->u.buf.mapped) {
+    s = ul__fail(UL_ERR_WRONG_STATE, "map buffer '%s': already mapped", o->label ? o->label : "");
+    goto out;
+  }
+  s = ul__wait_map(d, o->native, mode == UL_MAP_READ ? WGPUMapMode_Read : WGPUMapMode_Write,
+                   (size_t)offset, (size_t)size, timeout_ns(timeout_ms));
+  if (s) goto out;
+  void *p = mode == UL_MAP_READ
+                ? (void *)(uintptr_t)d->wgpu->BufferGetConstMappedRange(o->native, (size_t)offset, (size_t)size)
+                : d->wgpu->BufferGetMappedRange(o->native, (size_t)offset, (size_t)size);
+  if (!p) {
+    d->wgpu->BufferUnmap(o->native);
+    s = ul__fail(UL_ERR_INTERNAL, "map buffer '%s': no mapped range", o->label ? o->label : "");
+    goto out;
+  }
+  o->u.buf.mapped = true;
+  o->u.buf.map_ptr = p;
+  *ptr = p;
+out:
+  ul__device_unlock(d);
+  return s ? ul__wrap(s, "map buffer") : UL_OK;
+}
+
+ul_status ul_buffer_unmap(ul_device *d, ul_buffer buf) {
+  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "unmap buffer: NULL device");
+  ul__device_lock(d);
+  ul__obj *o;
+  ul_status s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "unmap buffer", &o);
+  if (!s && !o->u.buf.mapped)
+    s = ul__fail(UL_ERR_WRONG_STATE, "unmap buffer '%s': not mapped", o->label ? o->label : "");
+  if (!s) {
+    if (o->u.buf.shadow && o->u.buf.map_ptr && (o->u.buf.usage & UL_BUFFER_MAP_WRITE))
+      memcpy(o->u.buf.shadow, o->u.buf.map_ptr, (size_t)o->u.buf.size);
+    d->wgpu->BufferUnmap(o->native);
+    o->u.buf.mapped = false;
+    o->u.buf.map_ptr = NULL;
+  }
+  ul__device_unlock(d);
+  return s;
+}
+
+ul_status ul_buffer_size(ul_device *d, ul_buffer buf, uint64_t *size) {
+  if (!d || !size) return ul__fail(UL_ERR_INVALID_ARGUMENT, "buffer size: NULL argument");
+  ul__device_lock(d);
+  ul__obj *o;
+  ul_status s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "buffer size", &o);
+  *size = s ? 0 : o->u.buf.size;
+  ul__device_unlock(d);
+  return s;
+}

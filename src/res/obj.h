@@ -1,0 +1,177 @@
+/* Internal to unlost: resource objects and the handle pool (src/res/).
+ * Every object keeps a deep copy of its descriptor so that it can be
+ * rebuilt on another device; `native` belongs to `epoch`. */
+#ifndef UL_RES_OBJ_H
+#define UL_RES_OBJ_H
+
+#include "res/res.h"
+#include "track/track.h"
+
+/* In rebuild order: what an object refers to comes before it. */
+typedef enum ul__obj_kind {
+  UL__OBJ_SHADER = 0,
+  UL__OBJ_BGL,
+  UL__OBJ_PLAYOUT,
+  UL__OBJ_PIPELINE,
+  UL__OBJ_BUFFER,
+  UL__OBJ_TEXTURE,
+  UL__OBJ_VIEW,
+  UL__OBJ_SAMPLER,
+  UL__OBJ_BIND_GROUP,
+  UL__OBJ_KIND_COUNT,
+} ul__obj_kind;
+
+typedef enum ul__obj_state {
+  UL__OBJ_VALID = 0,
+  UL__OBJ_LOST,      /* contents could not be restored: use is UL_ERR_DEVICE_LOST */
+} ul__obj_state;
+
+typedef struct ul__buffer_data {
+  uint64_t size;
+  uint64_t wgpu_usage;
+  uint32_t usage;          /* as the caller asked */
+  ul_restore restore;
+  const void *source_data; /* SOURCE: borrowed */
+  char *source_path;       /* SOURCE: owned */
+  uint64_t source_offset;
+  ul_restore_fn restore_fn;
+  void *restore_user;
+  uint8_t *shadow;         /* SHADOW: host copy of every write */
+  uint8_t *checkpoint;     /* LOG: contents at the last checkpoint (NULL: zeros) */
+  bool dirty;              /* LOG: changed since the last checkpoint */
+  bool mapped;
+  void *map_ptr;
+} ul__buffer_data;
+
+typedef struct ul__texture_data {
+  ul_texture_desc desc;    /* label not kept here */
+  uint32_t wgpu_format;
+  uint64_t bytes;          /* estimate */
+  uint8_t *shadow;         /* SHADOW: host copy of level 0 */
+} ul__texture_data;
+
+typedef struct ul__view_data {
+  ul_texture_view_desc desc;
+} ul__view_data;
+
+typedef struct ul__sampler_data {
+  ul_sampler_desc desc;
+} ul__sampler_data;
+
+typedef struct ul__shader_data {
+  char *wgsl;
+} ul__shader_data;
+
+typedef struct ul__bgl_data {
+  ul_bind_group_layout_desc desc;
+} ul__bgl_data;
+
+typedef struct ul__playout_data {
+  ul_pipeline_layout_desc desc;
+} ul__playout_data;
+
+typedef struct ul__pipeline_data {
+  ul_compute_pipeline_desc desc;
+  char *entry;
+  char *constant_names[UL_MAX_CONSTANTS];
+  bool first_use_done;
+} ul__pipeline_data;
+
+typedef struct ul__bind_group_data {
+  ul_bind_group_desc desc;
+} ul__bind_group_data;
+
+typedef struct ul__obj {
+  uint32_t id;
+  ul__obj_kind kind;
+  ul__obj_state state;
+  uint64_t epoch;          /* epoch of `native` */
+  bool pending;            /* being created: rebuild leaves it alone */
+  uint64_t track_id;
+  char *label;
+  ul_site site;
+  void *native;            /* WGPUBuffer, WGPUTexture, ... */
+  union {
+    ul__buffer_data buf;
+    ul__texture_data tex;
+    ul__view_data view;
+    ul__sampler_data smp;
+    ul__shader_data sh;
+    ul__bgl_data bgl;
+    ul__playout_data pl;
+    ul__pipeline_data pipe;
+    ul__bind_group_data bg;
+  } u;
+} ul__obj;
+
+typedef struct ul__res ul__res;
+struct ul__res {
+  ul__obj **slots;         /* index 0 unused */
+  uint8_t *gens;
+  uint32_t cap;
+  uint32_t *freeq;         /* FIFO of free slots: reuse is spread out */
+  uint32_t fq_head, fq_count, fq_cap;
+  uint32_t next_unused;
+  uint32_t tag;            /* 1..15, distinguishes devices */
+  uint32_t live[UL__OBJ_KIND_COUNT];
+  ul__tracker *tracker;
+  uint64_t staging_threshold;
+  struct ul__read *reads;  /* asynchronous reads in flight */
+  uint64_t submit_serial;  /* last serial handed out */
+  uint64_t done_serial;    /* every submission up to this one finished */
+  uint64_t rebuilds;
+  struct ul__oplog *log;   /* src/exec/oplog.c */
+};
+
+const char *ul__obj_kind_name(ul__obj_kind k);
+ul__track_kind ul__obj_track_kind(ul__obj_kind k);
+
+/* Allocates an object and its handle (under d->mu). */
+ul_status ul__obj_new(ul_device *d, ul__obj_kind kind, const char *label, const ul_site *site,
+                      ul__obj **out);
+/* Frees the object and its slot (the native object must be released). */
+void ul__obj_free(ul_device *d, ul__obj *o);
+/* Looks a handle up; UL_ERR_INVALID_HANDLE (logged) when it is zero, stale,
+ * destroyed, of another kind, or of another device. `what` names the call. */
+ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what,
+                      ul__obj **out);
+/* Releases the native object of `o` (no-op when none). */
+void ul__obj_release_native(ul_device *d, ul__obj *o);
+/* Creates the native object of `o` on the current device (under d->mu),
+ * inside error scopes; restores nothing. */
+ul_status ul__obj_create_native(ul_device *d, ul__obj *o);
+/* Tracker bookkeeping around a create. */
+ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated);
+
+/* Per-kind native constructors (buffer.c, texture.c, pipeline.c). */
+ul_status ul__buffer_create_native(ul_device *d, ul__obj *o);
+ul_status ul__texture_create_native(ul_device *d, ul__obj *o);
+ul_status ul__view_create_native(ul_device *d, ul__obj *o);
+ul_status ul__sampler_create_native(ul_device *d, ul__obj *o);
+ul_status ul__shader_create_native(ul_device *d, ul__obj *o);
+ul_status ul__bgl_create_native(ul_device *d, ul__obj *o);
+ul_status ul__playout_create_native(ul_device *d, ul__obj *o);
+ul_status ul__pipeline_create_native(ul_device *d, ul__obj *o);
+ul_status ul__bind_group_create_native(ul_device *d, ul__obj *o);
+void ul__obj_free_data(ul__obj *o);
+
+/* Restores the contents of a rebuilt buffer or texture by its policy. */
+ul_status ul__buffer_restore(ul_device *d, ul__obj *o);
+ul_status ul__texture_restore(ul_device *d, ul__obj *o);
+/* Uploads `size` bytes at `offset` through the queue (staging for large). */
+ul_status ul__buffer_upload(ul_device *d, ul__obj *o, uint64_t offset, const void *data,
+                            uint64_t size);
+/* Copies `size` bytes at `offset` of the buffer to host memory, waiting
+ * for the queue (under d->mu). */
+ul_status ul__buffer_download(ul_device *d, ul__obj *o, uint64_t offset, void *dst,
+                              uint64_t size, uint64_t timeout_ns);
+
+/* Submits one command buffer and counts the serial (src/exec/queue.c). */
+uint64_t ul__queue_submit(ul_device *d, WGPUCommandBuffer cb);
+/* Waits until the queue finished everything submitted so far. */
+ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns);
+/* Waits for a map started with WaitAnyOnly. */
+ul_status ul__wait_map(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
+                       uint64_t timeout_ns);
+
+#endif

@@ -1,0 +1,323 @@
+/* Shaders, bind group layouts, pipeline layouts, compute pipelines and bind
+ * groups: objects that hold no contents, only references. */
+#include "res/obj.h"
+
+uint32_t ul__format_wgpu(ul_format f);
+uint32_t ul__format_sample_type(ul_format f);
+ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what);
+
+ul_status ul__shader_create_native(ul_device *d, ul__obj *o) {
+  WGPUShaderSourceWGSL src = {{NULL, WGPUSType_ShaderSourceWGSL}, ul__sv(o->u.sh.wgsl)};
+  WGPUShaderModuleDescriptor sd = {(WGPUChainedStruct *)&src, ul__sv(o->label)};
+  o->native = d->wgpu->DeviceCreateShaderModule(d->device, &sd);
+  return UL_OK;
+}
+
+ul_status ul__bgl_create_native(ul_device *d, ul__obj *o) {
+  const ul_bind_group_layout_desc *bd = &o->u.bgl.desc;
+  WGPUBindGroupLayoutEntry e[UL_MAX_BINDINGS];
+  memset(e, 0, sizeof e);
+  for (uint32_t i = 0; i < bd->entry_count; i++) {
+    const ul_layout_entry *x = &bd->entries[i];
+    e[i].binding = x->binding;
+    e[i].visibility = WGPUShaderStage_Compute;
+    switch (x->type) {
+    case UL_BINDING_STORAGE: e[i].buffer.type = WGPUBufferBindingType_Storage; break;
+    case UL_BINDING_READ_ONLY_STORAGE: e[i].buffer.type = WGPUBufferBindingType_ReadOnlyStorage; break;
+    case UL_BINDING_UNIFORM: e[i].buffer.type = WGPUBufferBindingType_Uniform; break;
+    case UL_BINDING_SAMPLER: e[i].sampler.type = WGPUSamplerBindingType_NonFiltering; break;
+    case UL_BINDING_TEXTURE:
+      e[i].texture.sampleType = WGPUTextureSampleType_UnfilterableFloat;
+      e[i].texture.viewDimension = WGPUTextureViewDimension_2D;
+      break;
+    case UL_BINDING_STORAGE_TEXTURE:
+      e[i].storageTexture.access = WGPUStorageTextureAccess_WriteOnly;
+      e[i].storageTexture.format = ul__format_wgpu(x->format);
+      e[i].storageTexture.viewDimension = WGPUTextureViewDimension_2D;
+      break;
+    }
+  }
+  WGPUBindGroupLayoutDescriptor ld = {NULL, ul__sv(o->label), bd->entry_count, e};
+  o->native = d->wgpu->DeviceCreateBindGroupLayout(d->device, &ld);
+  return UL_OK;
+}
+
+ul_status ul__playout_create_native(ul_device *d, ul__obj *o) {
+  const ul_pipeline_layout_desc *pd = &o->u.pl.desc;
+  WGPUBindGroupLayout ls[UL_MAX_BIND_GROUPS];
+  for (uint32_t i = 0; i < pd->group_count; i++) {
+    ul__obj *g;
+    ul_status s = ul__obj_get(d, pd->groups[i].id, UL__OBJ_BGL, "pipeline layout", &g);
+    if (s) return s;
+    ls[i] = g->native;
+  }
+  WGPUPipelineLayoutDescriptor ld = {NULL, ul__sv(o->label), pd->group_count, ls, 0};
+  o->native = d->wgpu->DeviceCreatePipelineLayout(d->device, &ld);
+  return UL_OK;
+}
+
+ul_status ul__pipeline_create_native(ul_device *d, ul__obj *o) {
+  ul__pipeline_data *p = &o->u.pipe;
+  ul__obj *sh, *lay = NULL;
+  ul_status s = ul__obj_get(d, p->desc.shader.id, UL__OBJ_SHADER, "compute pipeline", &sh);
+  if (s) return s;
+  if (p->desc.layout.id &&
+      (s = ul__obj_get(d, p->desc.layout.id, UL__OBJ_PLAYOUT, "compute pipeline", &lay)))
+    return s;
+  WGPUConstantEntry c[UL_MAX_CONSTANTS];
+  memset(c, 0, sizeof c);
+  for (uint32_t i = 0; i < p->desc.constant_count; i++) {
+    c[i].key = ul__sv(p->constant_names[i]);
+    c[i].value = p->desc.constants[i].value;
+  }
+  WGPUComputePipelineDescriptor cd = {0};
+  cd.label = ul__sv(o->label);
+  cd.layout = lay ? lay->native : NULL;
+  cd.compute.module = sh->native;
+  cd.compute.entryPoint = ul__sv(p->entry);
+  cd.compute.constantCount = p->desc.constant_count;
+  cd.compute.constants = c;
+  o->native = d->wgpu->DeviceCreateComputePipeline(d->device, &cd);
+  return UL_OK;
+}
+
+/* The native layout a bind group is made against. *release is set when the
+ * caller must release it (a pipeline's derived layout). */
+static ul_status bind_group_layout_of(ul_device *d, const ul_bind_group_desc *bd,
+                                      WGPUBindGroupLayout *out, bool *release) {
+  *release = false;
+  ul__obj *x;
+  ul_status s;
+  if (bd->layout.id) {
+    if ((s = ul__obj_get(d, bd->layout.id, UL__OBJ_BGL, "bind group layout", &x))) return s;
+    *out = x->native;
+    return UL_OK;
+  }
+  if ((s = ul__obj_get(d, bd->pipeline.id, UL__OBJ_PIPELINE, "bind group pipeline", &x))) return s;
+  *out = d->wgpu->ComputePipelineGetBindGroupLayout(x->native, bd->group);
+  *release = true;
+  return *out ? UL_OK : ul__fail(UL_ERR_VALIDATION, "pipeline has no bind group %u", bd->group);
+}
+
+ul_status ul__bind_group_create_native(ul_device *d, ul__obj *o) {
+  const ul_bind_group_desc *bd = &o->u.bg.desc;
+  WGPUBindGroupEntry e[UL_MAX_BINDINGS];
+  memset(e, 0, sizeof e);
+  ul_status s;
+  for (uint32_t i = 0; i < bd->entry_count; i++) {
+    const ul_bind_entry *x = &bd->entries[i];
+    ul__obj *r;
+    e[i].binding = x->binding;
+    if (x->buffer.id) {
+      if ((s = ul__obj_get(d, x->buffer.id, UL__OBJ_BUFFER, "bind group entry", &r))) return s;
+      e[i].buffer = r->native;
+      e[i].offset = x->offset;
+      e[i].size = x->size ? x->size : WGPU_WHOLE_SIZE;
+    } else if (x->view.id) {
+      if ((s = ul__obj_get(d, x->view.id, UL__OBJ_VIEW, "bind group entry", &r))) return s;
+      e[i].textureView = r->native;
+    } else if (x->sampler.id) {
+      if ((s = ul__obj_get(d, x->sampler.id, UL__OBJ_SAMPLER, "bind group entry", &r))) return s;
+      e[i].sampler = r->native;
+    }
+  }
+  WGPUBindGroupLayout layout;
+  bool release;
+  if ((s = bind_group_layout_of(d, bd, &layout, &release))) return s;
+  WGPUBindGroupDescriptor gd = {NULL, ul__sv(o->label), layout, bd->entry_count, e};
+  o->native = d->wgpu->DeviceCreateBindGroup(d->device, &gd);
+  if (release) d->wgpu->BindGroupLayoutRelease(layout);
+  return UL_OK;
+}
+
+/* Creates an object whose descriptor was copied into `o`: native, tracker. */
+static ul_status finish_create(ul_device *d, ul__obj *o, uint32_t *out) {
+  ul_status s;
+  for (int attempt = 0;; attempt++) {
+    s = ul__obj_create_native(d, o);
+    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
+    if ((s = ul__device_recover_locked(d))) break;
+  }
+  if (!s) s = ul__obj_track(d, o, 0, false);
+  if (s) {
+    ul__obj_release_native(d, o);
+    ul__obj_free(d, o);
+    return s;
+  }
+  o->pending = false;
+  *out = o->id;
+  return UL_OK;
+}
+
+ul_status ul_shader_create_at(ul_device *d, const ul_shader_desc *desc, ul_shader *out,
+                              const ul_site *site) {
+  if (out) out->id = 0;
+  if (!d || !desc || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create shader: NULL argument");
+  if (!desc->wgsl) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create shader '%s': wgsl is NULL",
+                                   desc->label ? desc->label : "");
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "create shader");
+  ul__obj *o;
+  if (!(s = ul__obj_new(d, UL__OBJ_SHADER, desc->label, site, &o))) {
+    o->pending = true;
+    o->u.sh.wgsl = ul__strdup(desc->wgsl);
+    if (!o->u.sh.wgsl) {
+      ul__obj_free(d, o);
+      s = ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+    } else {
+      s = finish_create(d, o, &out->id);
+      /* A validation error on a shader module is a compile error. */
+      if (s == UL_ERR_VALIDATION) s = ul__fail(UL_ERR_SHADER_COMPILE, "%s", ul_last_error());
+    }
+  }
+  ul__device_unlock(d);
+  return s;
+}
+
+ul_status ul_shader_destroy(ul_device *d, ul_shader x) {
+  return ul__destroy_simple(d, x.id, UL__OBJ_SHADER, "destroy shader");
+}
+
+ul_status ul_bind_group_layout_create_at(ul_device *d, const ul_bind_group_layout_desc *desc,
+                                         ul_bind_group_layout *out, const ul_site *site) {
+  if (out) out->id = 0;
+  if (!d || !desc || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create bind group layout: NULL argument");
+  if (desc->entry_count > UL_MAX_BINDINGS)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "create bind group layout: %u entries (at most %d)",
+                    desc->entry_count, UL_MAX_BINDINGS);
+  for (uint32_t i = 0; i < desc->entry_count; i++) {
+    if ((unsigned)desc->entries[i].type > UL_BINDING_STORAGE_TEXTURE)
+      return ul__fail(UL_ERR_INVALID_ARGUMENT, "create bind group layout: entry %u has type %d", i,
+                      (int)desc->entries[i].type);
+    if ((unsigned)desc->entries[i].format >= UL_FORMAT_COUNT_)
+      return ul__fail(UL_ERR_INVALID_ARGUMENT, "create bind group layout: entry %u has format %d", i,
+                      (int)desc->entries[i].format);
+  }
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "create bind group layout");
+  ul__obj *o;
+  if (!(s = ul__obj_new(d, UL__OBJ_BGL, desc->label, site, &o))) {
+    o->pending = true;
+    o->u.bgl.desc = *desc;
+    o->u.bgl.desc.label = NULL;
+    s = finish_create(d, o, &out->id);
+  }
+  ul__device_unlock(d);
+  return s;
+}
+
+ul_status ul_bind_group_layout_destroy(ul_device *d, ul_bind_group_layout x) {
+  return ul__destroy_simple(d, x.id, UL__OBJ_BGL, "destroy bind group layout");
+}
+
+ul_status ul_pipeline_layout_create_at(ul_device *d, const ul_pipeline_layout_desc *desc,
+                                       ul_pipeline_layout *out, const ul_site *site) {
+  if (out) out->id = 0;
+  if (!d || !desc || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create pipeline layout: NULL argument");
+  if (desc->group_count > UL_MAX_BIND_GROUPS)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "create pipeline layout: %u groups (at most %d)",
+                    desc->group_count, UL_MAX_BIND_GROUPS);
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "create pipeline layout");
+  ul__obj *o;
+  if (!(s = ul__obj_new(d, UL__OBJ_PLAYOUT, desc->label, site, &o))) {
+    o->pending = true;
+    o->u.pl.desc = *desc;
+    o->u.pl.desc.label = NULL;
+    s = finish_create(d, o, &out->id);
+  }
+  ul__device_unlock(d);
+  return s;
+}
+
+ul_status ul_pipeline_layout_destroy(ul_device *d, ul_pipeline_layout x) {
+  return ul__destroy_simple(d, x.id, UL__OBJ_PLAYOUT, "destroy pipeline layout");
+}
+
+ul_status ul_compute_pipeline_create_at(ul_device *d, const ul_compute_pipeline_desc *desc,
+                                        ul_compute_pipeline *out, const ul_site *site) {
+  if (out) out->id = 0;
+  if (!d || !desc || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create compute pipeline: NULL argument");
+  if (desc->constant_count > UL_MAX_CONSTANTS)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "create compute pipeline: %u constants (at most %d)",
+                    desc->constant_count, UL_MAX_CONSTANTS);
+  for (uint32_t i = 0; i < desc->constant_count; i++)
+    if (!desc->constants[i].name)
+      return ul__fail(UL_ERR_INVALID_ARGUMENT, "create compute pipeline: constant %u has no name", i);
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "create compute pipeline");
+  ul__obj *o;
+  if (!(s = ul__obj_new(d, UL__OBJ_PIPELINE, desc->label, site, &o))) {
+    o->pending = true;
+    ul__pipeline_data *p = &o->u.pipe;
+    p->desc = *desc;
+    p->desc.label = NULL;
+    p->entry = ul__strdup(desc->entry ? desc->entry : "main");
+    bool oom = !p->entry;
+    for (uint32_t i = 0; i < desc->constant_count; i++)
+      if (!(p->constant_names[i] = ul__strdup(desc->constants[i].name))) oom = true;
+    if (oom) {
+      ul__obj_free(d, o);
+      s = ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+    } else {
+      s = finish_create(d, o, &out->id);
+    }
+  }
+  ul__device_unlock(d);
+  return s;
+}
+
+ul_status ul_compute_pipeline_destroy(ul_device *d, ul_compute_pipeline x) {
+  return ul__destroy_simple(d, x.id, UL__OBJ_PIPELINE, "destroy compute pipeline");
+}
+
+ul_status ul_bind_group_create_at(ul_device *d, const ul_bind_group_desc *desc, ul_bind_group *out,
+                                  const ul_site *site) {
+  if (out) out->id = 0;
+  if (!d || !desc || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create bind group: NULL argument");
+  if (desc->entry_count > UL_MAX_BINDINGS)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "create bind group: %u entries (at most %d)",
+                    desc->entry_count, UL_MAX_BINDINGS);
+  if (!desc->layout.id && !desc->pipeline.id)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "create bind group: neither layout nor pipeline given");
+  for (uint32_t i = 0; i < desc->entry_count; i++) {
+    const ul_bind_entry *e = &desc->entries[i];
+    int n = !!e->buffer.id + !!e->view.id + !!e->sampler.id;
+    if (n != 1)
+      return ul__fail(UL_ERR_INVALID_ARGUMENT,
+                      "create bind group: entry %u names %d resources (exactly one of buffer, view, sampler)",
+                      i, n);
+  }
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "create bind group");
+  ul__obj *o;
+  if (!(s = ul__obj_new(d, UL__OBJ_BIND_GROUP, desc->label, site, &o))) {
+    o->pending = true;
+    o->u.bg.desc = *desc;
+    o->u.bg.desc.label = NULL;
+    s = finish_create(d, o, &out->id);
+  }
+  ul__device_unlock(d);
+  return s;
+}
+
+ul_status ul_bind_group_destroy(ul_device *d, ul_bind_group x) {
+  return ul__destroy_simple(d, x.id, UL__OBJ_BIND_GROUP, "destroy bind group");
+}
+
+void ul__obj_free_data(ul__obj *o) {
+  switch (o->kind) {
+  case UL__OBJ_SHADER: free(o->u.sh.wgsl); break;
+  case UL__OBJ_PIPELINE:
+    free(o->u.pipe.entry);
+    for (int i = 0; i < UL_MAX_CONSTANTS; i++) free(o->u.pipe.constant_names[i]);
+    break;
+  case UL__OBJ_BUFFER:
+    free(o->u.buf.source_path);
+    free(o->u.buf.shadow);
+    free(o->u.buf.checkpoint);
+    break;
+  case UL__OBJ_TEXTURE: free(o->u.tex.shadow); break;
+  default: break;
+  }
+}

@@ -1,0 +1,228 @@
+/* Generation-checked handles: id = tag(4) | generation(8) | slot(20). Slot 0
+ * is never used, so id 0 is never valid; freed slots are reused in FIFO
+ * order so that a stale handle's generation comes round late. */
+#include "res/obj.h"
+
+#define SLOT_BITS 20u
+#define GEN_BITS 8u
+#define SLOT_MASK ((1u << SLOT_BITS) - 1)
+#define GEN_MASK ((1u << GEN_BITS) - 1)
+#define MAX_SLOTS SLOT_MASK
+
+static _Atomic uint32_t g_next_tag;
+
+static const char *const kind_names[UL__OBJ_KIND_COUNT] = {
+    "shader", "bind group layout", "pipeline layout", "compute pipeline", "buffer",
+    "texture", "texture view", "sampler", "bind group"};
+
+const char *ul__obj_kind_name(ul__obj_kind k) {
+  return (unsigned)k < UL__OBJ_KIND_COUNT ? kind_names[k] : "object";
+}
+
+ul__track_kind ul__obj_track_kind(ul__obj_kind k) {
+  switch (k) {
+  case UL__OBJ_SHADER: return UL__TRACK_SHADER_MODULE;
+  case UL__OBJ_BGL: return UL__TRACK_BIND_GROUP_LAYOUT;
+  case UL__OBJ_PLAYOUT: return UL__TRACK_PIPELINE_LAYOUT;
+  case UL__OBJ_PIPELINE: return UL__TRACK_COMPUTE_PIPELINE;
+  case UL__OBJ_BUFFER: return UL__TRACK_BUFFER;
+  case UL__OBJ_TEXTURE: return UL__TRACK_TEXTURE;
+  case UL__OBJ_VIEW: return UL__TRACK_TEXTURE_VIEW;
+  case UL__OBJ_SAMPLER: return UL__TRACK_SAMPLER;
+  case UL__OBJ_BIND_GROUP: return UL__TRACK_BIND_GROUP;
+  default: return UL__TRACK_OTHER;
+  }
+}
+
+uint32_t ul__res_new_tag(void);
+uint32_t ul__res_new_tag(void) { return atomic_fetch_add(&g_next_tag, 1) % 15 + 1; }
+
+static ul_status grow(ul__res *r) {
+  uint32_t ncap = r->cap ? r->cap * 2 : 64;
+  if (ncap > MAX_SLOTS + 1) ncap = MAX_SLOTS + 1;
+  if (ncap <= r->cap) return ul__fail(UL_ERR_OUT_OF_MEMORY, "more than %u live objects", MAX_SLOTS);
+  ul__obj **s = realloc(r->slots, sizeof *s * ncap);
+  if (!s) return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+  r->slots = s;
+  uint8_t *g = realloc(r->gens, ncap);
+  if (!g) return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+  r->gens = g;
+  uint32_t *q = realloc(r->freeq, sizeof *q * ncap);
+  if (!q) return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+  /* unwrap the ring into the new array */
+  if (r->fq_count && r->fq_head + r->fq_count > r->fq_cap) {
+    uint32_t first = r->fq_cap - r->fq_head;
+    memmove(q + r->fq_cap, q, sizeof *q * (r->fq_count - first));
+    memmove(q, q + r->fq_head, sizeof *q * first);
+    memmove(q + first, q + r->fq_cap, sizeof *q * (r->fq_count - first));
+    r->fq_head = 0;
+  } else if (r->fq_count) {
+    memmove(q, q + r->fq_head, sizeof *q * r->fq_count);
+    r->fq_head = 0;
+  }
+  r->freeq = q;
+  r->fq_cap = ncap;
+  for (uint32_t i = r->cap; i < ncap; i++) {
+    s[i] = NULL;
+    g[i] = 0;
+  }
+  if (r->cap == 0) r->next_unused = 1;
+  r->cap = ncap;
+  return UL_OK;
+}
+
+ul_status ul__obj_new(ul_device *d, ul__obj_kind kind, const char *label, const ul_site *site,
+                      ul__obj **out) {
+  ul__res *r = d->res;
+  *out = NULL;
+  ul__obj *o = calloc(1, sizeof *o);
+  if (!o) return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+  if (label) {
+    o->label = ul__strdup(label);
+    if (!o->label) {
+      free(o);
+      return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+  }
+  uint32_t slot;
+  if (r->fq_count > 16 || (r->fq_count && r->next_unused >= r->cap)) {
+    slot = r->freeq[r->fq_head];
+    r->fq_head = (r->fq_head + 1) % r->fq_cap;
+    r->fq_count--;
+  } else {
+    if (r->next_unused >= r->cap) {
+      ul_status s = grow(r);
+      if (s) {
+        free(o->label);
+        free(o);
+        return s;
+      }
+    }
+    slot = r->next_unused++;
+  }
+  o->id = (r->tag << (SLOT_BITS + GEN_BITS)) | ((uint32_t)r->gens[slot] << SLOT_BITS) | slot;
+  o->kind = kind;
+  o->epoch = d->epoch;
+  if (site) o->site = *site;
+  r->slots[slot] = o;
+  r->live[kind]++;
+  *out = o;
+  return UL_OK;
+}
+
+void ul__obj_free(ul_device *d, ul__obj *o) {
+  ul__res *r = d->res;
+  uint32_t slot = o->id & SLOT_MASK;
+  r->slots[slot] = NULL;
+  r->gens[slot] = (uint8_t)((r->gens[slot] + 1) & GEN_MASK);
+  r->freeq[(r->fq_head + r->fq_count) % r->fq_cap] = slot;
+  r->fq_count++;
+  r->live[o->kind]--;
+  if (o->track_id) ul__track_free(r->tracker, o->track_id);
+  ul__obj_free_data(o);
+  free(o->label);
+  free(o);
+}
+
+ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what,
+                      ul__obj **out) {
+  ul__res *r = d->res;
+  *out = NULL;
+  const char *kn = ul__obj_kind_name(kind);
+  if (id == 0)
+    return ul__fail(UL_ERR_INVALID_HANDLE, "%s: zero %s handle", what, kn);
+  uint32_t slot = id & SLOT_MASK;
+  uint32_t tag = id >> (SLOT_BITS + GEN_BITS);
+  ul_status s = UL_OK;
+  if (tag != r->tag) {
+    s = ul__fail(UL_ERR_INVALID_HANDLE, "%s: %s handle 0x%08x belongs to another device", what,
+                 kn, id);
+  } else if (slot >= r->cap || !r->slots[slot] || r->slots[slot]->id != id) {
+    s = ul__fail(UL_ERR_INVALID_HANDLE, "%s: %s handle 0x%08x is stale (destroyed)", what, kn, id);
+  } else if (r->slots[slot]->kind != kind) {
+    s = ul__fail(UL_ERR_INVALID_HANDLE, "%s: handle 0x%08x is a %s, not a %s", what, id,
+                 ul__obj_kind_name(r->slots[slot]->kind), kn);
+  }
+  if (s) {
+    ul__log(UL__LOG_WARN, "misuse: %s", ul_last_error());
+    return s;
+  }
+  *out = r->slots[slot];
+  return UL_OK;
+}
+
+void ul__obj_release_native(ul_device *d, ul__obj *o) {
+  const ul__wgpu *w = d->wgpu;
+  if (!o->native) return;
+  switch (o->kind) {
+  case UL__OBJ_SHADER: w->ShaderModuleRelease(o->native); break;
+  case UL__OBJ_BGL: w->BindGroupLayoutRelease(o->native); break;
+  case UL__OBJ_PLAYOUT: w->PipelineLayoutRelease(o->native); break;
+  case UL__OBJ_PIPELINE: w->ComputePipelineRelease(o->native); break;
+  case UL__OBJ_BUFFER:
+    w->BufferDestroy(o->native);
+    w->BufferRelease(o->native);
+    o->u.buf.mapped = false;
+    o->u.buf.map_ptr = NULL;
+    break;
+  case UL__OBJ_TEXTURE:
+    w->TextureDestroy(o->native);
+    w->TextureRelease(o->native);
+    break;
+  case UL__OBJ_VIEW: w->TextureViewRelease(o->native); break;
+  case UL__OBJ_SAMPLER: w->SamplerRelease(o->native); break;
+  case UL__OBJ_BIND_GROUP: w->BindGroupRelease(o->native); break;
+  default: break;
+  }
+  o->native = NULL;
+}
+
+ul_status ul__obj_create_native(ul_device *d, ul__obj *o) {
+  char what[192];
+  snprintf(what, sizeof what, "create %s '%s'", ul__obj_kind_name(o->kind),
+           o->label ? o->label : "");
+  ul__scope_push(d);
+  ul_status s;
+  switch (o->kind) {
+  case UL__OBJ_SHADER: s = ul__shader_create_native(d, o); break;
+  case UL__OBJ_BGL: s = ul__bgl_create_native(d, o); break;
+  case UL__OBJ_PLAYOUT: s = ul__playout_create_native(d, o); break;
+  case UL__OBJ_PIPELINE: s = ul__pipeline_create_native(d, o); break;
+  case UL__OBJ_BUFFER: s = ul__buffer_create_native(d, o); break;
+  case UL__OBJ_TEXTURE: s = ul__texture_create_native(d, o); break;
+  case UL__OBJ_VIEW: s = ul__view_create_native(d, o); break;
+  case UL__OBJ_SAMPLER: s = ul__sampler_create_native(d, o); break;
+  case UL__OBJ_BIND_GROUP: s = ul__bind_group_create_native(d, o); break;
+  default: s = ul__fail(UL_ERR_INTERNAL, "unknown object kind");
+  }
+  /* Always pop what was pushed; a failure before the call wins. */
+  char keep[2048];
+  snprintf(keep, sizeof keep, "%s", ul_last_error());
+  ul_status sp = ul__scope_pop(d, what);
+  if (s) {
+    ul__obj_release_native(d, o);
+    return ul__fail(s, "%s: %s", what, keep);
+  }
+  if (!sp && ul__device_loss_pending(d))
+    sp = ul__fail(UL_ERR_DEVICE_LOST, "%s: the device was lost", what);
+  if (sp) {
+    ul__obj_release_native(d, o);
+    return sp;
+  }
+  if (!o->native) return ul__fail(UL_ERR_INTERNAL, "%s: the implementation returned no object", what);
+  o->epoch = d->epoch;
+  return UL_OK;
+}
+
+ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated) {
+  ul__track_desc td = {0};
+  td.kind = ul__obj_track_kind(o->kind);
+  td.size = bytes;
+  td.size_estimated = estimated;
+  td.label = o->label;
+  td.site.file = o->site.file;
+  td.site.line = o->site.line;
+  td.site.function = o->site.func;
+  td.owner = o->id;
+  return ul__track_alloc(d->res->tracker, &td, &o->track_id);
+}

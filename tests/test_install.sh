@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Installs unlost into a temporary prefix and uses it the two ways a program
+# would: `cc $(pkg-config --cflags --libs unlost)` and a CMake project with
+# find_package(unlost). Each build runs examples/compute.c (when it exists)
+# and tests/install_smoke.c, which fails unless the webgpu.h implementation
+# was found under the prefix.
+#
+# The build is a separate configure of a copy of the source tree without
+# third_party/: the library bakes in the source tree's Dawn path as its
+# first default, and only with that path gone does a run prove that the
+# installed copy (<prefix>/lib/unlost/libwebgpu_wrapper.so) is found.
+# UNLOST_WEBGPU_LIB is unset for the same reason.
+#
+# Usage: test_install.sh SOURCE_DIR [CMAKE] [CC] [DAWN_LIB]
+# Exit: 0 pass, 1 fail, 77 skipped (no Dawn: run `make deps`).
+set -euo pipefail
+src=$(cd "${1:?usage: test_install.sh SOURCE_DIR [CMAKE] [CC] [DAWN_LIB]}" && pwd)
+cmake=${2:-cmake}
+cc=${3:-cc}
+dawn=${4:-$src/third_party/dawn/node_modules/bun-webgpu-linux-x64/libwebgpu_wrapper.so}
+jobs=$(nproc 2>/dev/null || echo 2)
+unset UNLOST_WEBGPU_LIB
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+
+if [ ! -f "$dawn" ]; then
+  echo "test_install: SKIP: no Dawn at $dawn (run make deps)"
+  exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/unlost-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+step() { echo "== $*"; }
+fail() { echo "test_install: FAIL: $*" >&2; exit 1; }
+
+step "copy the source tree"
+mkdir -p "$tmp/src"
+tar -C "$src" --exclude='./build*' --exclude=./third_party --exclude=./.git \
+  --exclude=./notes -cf - . | tar -C "$tmp/src" -xf -
+dawn_rel=${dawn#"$src"/}
+[ "$dawn_rel" != "$dawn" ] || dawn_rel=third_party/dawn/node_modules/bun-webgpu-linux-x64/libwebgpu_wrapper.so
+mkdir -p "$tmp/src/$(dirname "$dawn_rel")"
+cp "$dawn" "$tmp/src/$dawn_rel"
+
+step "configure, build, install into $prefix"
+"$cmake" -S "$tmp/src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_INSTALL_PREFIX="$prefix" -DUL_WERROR=OFF >"$tmp/configure.log" \
+  || { cat "$tmp/configure.log"; fail "configure"; }
+"$cmake" --build "$tmp/build" -j "$jobs" --target unlost_shared unlost_static unlost_cli \
+  >"$tmp/build.log" 2>&1 || { tail -40 "$tmp/build.log"; fail "build"; }
+"$cmake" --install "$tmp/build" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "install"; }
+rm -rf "$tmp/src/third_party"   # the baked source-tree Dawn path is gone now
+
+step "check the installed files"
+pc=$(find "$prefix" -name unlost.pc)
+[ -n "$pc" ] || fail "no unlost.pc under $prefix"
+libdir=$(dirname "$(dirname "$pc")")
+for f in include/unlost.h bin/unlost; do
+  [ -f "$prefix/$f" ] || fail "missing $prefix/$f"
+done
+for f in libunlost.a libunlost.so unlost/libwebgpu_wrapper.so cmake/unlost/unlostConfig.cmake \
+  cmake/unlost/unlostConfigVersion.cmake cmake/unlost/unlostTargets.cmake; do
+  [ -e "$libdir/$f" ] || fail "missing $libdir/$f"
+done
+soname=$(readelf -d "$libdir/libunlost.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ -n "$soname" ] && [ -f "$libdir/$soname" ] || fail "soname '$soname' not installed in $libdir"
+echo "soname $soname"
+
+progs=("$src/tests/install_smoke.c")
+[ -f "$src/examples/compute.c" ] && progs+=("$src/examples/compute.c")
+# Runs a built program; install_smoke also checks where Dawn came from.
+run() {
+  local exe=$1 name=$2
+  if [ "$name" = install_smoke ]; then "$exe" "$prefix" || fail "$exe $prefix"
+  else "$exe" || fail "$exe"; fi
+}
+
+step "pkg-config"
+export PKG_CONFIG_PATH=$(dirname "$pc")
+echo "unlost $(pkg-config --modversion unlost): $(pkg-config --cflags --libs unlost)"
+for p in "${progs[@]}"; do
+  name=$(basename "$p" .c)
+  # shellcheck disable=SC2046
+  "$cc" -std=c11 -Wall -Wextra -Werror -o "$tmp/pc_$name" "$p" $(pkg-config --cflags --libs unlost) \
+    -Wl,-rpath,"$libdir" || fail "cc $name with pkg-config"
+  run "$tmp/pc_$name" "$name"
+done
+
+step "find_package(unlost)"
+mkdir -p "$tmp/consumer"
+{
+  echo 'cmake_minimum_required(VERSION 3.20)'
+  echo 'project(consumer LANGUAGES C)'
+  echo 'find_package(unlost 0.1 REQUIRED CONFIG)'
+  for p in "${progs[@]}"; do
+    name=$(basename "$p" .c)
+    echo "add_executable($name \"$p\")"
+    echo "target_link_libraries($name PRIVATE unlost::unlost)"
+    echo "add_executable(${name}_static \"$p\")"
+    echo "target_link_libraries(${name}_static PRIVATE unlost::unlost_static)"
+  done
+} >"$tmp/consumer/CMakeLists.txt"
+"$cmake" -S "$tmp/consumer" -B "$tmp/consumer/build" -DCMAKE_C_COMPILER="$cc" \
+  -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/consumer.log" || { cat "$tmp/consumer.log"; fail "find_package"; }
+"$cmake" --build "$tmp/consumer/build" -j "$jobs" >>"$tmp/consumer.log" 2>&1 \
+  || { tail -40 "$tmp/consumer.log"; fail "consumer build"; }
+for p in "${progs[@]}"; do
+  name=$(basename "$p" .c)
+  run "$tmp/consumer/build/$name" "$name"
+  run "$tmp/consumer/build/${name}_static" "$name"
+done
+ldd "$tmp/consumer/build/install_smoke" | grep -q "$libdir/libunlost.so" \
+  || fail "unlost::unlost did not link the installed libunlost.so"
+
+step "the installed CLI"
+"$prefix/bin/unlost" --version
+"$prefix/bin/unlost" doctor >"$tmp/doctor.txt" || { cat "$tmp/doctor.txt"; fail "unlost doctor"; }
+grep "^implementation" "$tmp/doctor.txt"
+grep -q "^implementation  *$libdir/unlost/libwebgpu_wrapper.so" "$tmp/doctor.txt" \
+  || fail "the installed CLI did not load the installed Dawn"
+
+echo "test_install: ok"
