@@ -31,8 +31,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "the implementation was not found under %s\n", prefix);
     goto done;
   }
-  if ((st = ul_device_create(env, &(ul_device_desc){.label = "smoke"}, &dev)) != UL_OK)
-    goto fail;
+  ul_device_desc dd = {.label = "smoke"};
+  if ((st = ul_device_create(env, &dd, &dev)) != UL_OK) goto fail;
   if ((st = ul_device_adapter_info(dev, &ai)) != UL_OK) goto fail;
   printf("adapter %s (%s, %s)\n", ai.name, ul_backend_name(ai.backend),
          ul_adapter_type_name(ai.type));

@@ -106,7 +106,7 @@ static inline void ul_test_watchdog(unsigned seconds) {
 __attribute__((constructor)) static void ul_test_pin_cpu_driver(void) {
   static const char *const names[] = {"libvulkan_lvp.so", "/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (dlopen(names[i], RTLD_NOW | RTLD_NODELETE | RTLD_GLOBAL)) break;
+    if (dlopen(names[i], RTLD_NOW | RTLD_NODELETE | RTLD_LOCAL)) break;
 }
 
 #define RUN_TEST(fn)                                                            \

@@ -167,7 +167,11 @@ ul_status ul_shader_create_at(ul_device *d, const ul_shader_desc *desc, ul_shade
     } else {
       s = finish_create(d, o, &out->id);
       /* A validation error on a shader module is a compile error. */
-      if (s == UL_ERR_VALIDATION) s = ul__fail(UL_ERR_SHADER_COMPILE, "%s", ul_last_error());
+      if (s == UL_ERR_VALIDATION) {
+        char msg[2048];
+        snprintf(msg, sizeof msg, "%s", ul_last_error());
+        s = ul__fail(UL_ERR_SHADER_COMPILE, "%s", msg);
+      }
     }
   }
   ul__device_unlock(d);

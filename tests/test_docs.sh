@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Compiles every ```c block of README.md and docs/*.md against include/unlost.h:
+#   cc -std=c11 -Wall -Wextra -Werror -Iinclude -c
+# A block whose first line is `// fragment` is a piece of a function body; it
+# is compiled inside
+#   ul_status fragment(ul_env *env, ul_device *dev) { ...; return UL_OK; }
+# after <stdio.h>, <stdlib.h>, <string.h> and <unlost.h>. Other blocks must be
+# whole translation units. Errors point at the Markdown file and line.
+# Also: the YAML block of docs/kubernetes.md equals docs/k8s/deployment.yaml
+# (and yamllint accepts it, where installed); the man page renders without
+# warnings (where groff is installed).
+#
+# Usage: test_docs.sh SOURCE_DIR [CC]
+set -euo pipefail
+src=$(cd "${1:?usage: test_docs.sh SOURCE_DIR [CC]}" && pwd)
+cc=${2:-cc}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/unlost-docs.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+cd "$src"
+shopt -s nullglob
+mds=(README.md docs/*.md)
+for md in "${mds[@]}"; do
+  base=$(echo "$md" | tr '/.' '__')
+  awk -v out="$tmp/$base" -v md="$md" '
+    BEGIN { n = 0; in_c = 0; in_other = 0 }
+    in_c && /^```[ \t]*$/ { in_c = 0; if (frag) print "  return UL_OK;\n}" > f; close(f); next }
+    in_c {
+      if (first) {
+        first = 0
+        if ($0 ~ /^\/\/ fragment/) {
+          frag = 1
+          print "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unlost.h>" > f
+          print "ul_status fragment(ul_env *env, ul_device *dev);" > f
+          print "ul_status fragment(ul_env *env, ul_device *dev) {\n  (void)env;\n  (void)dev;" > f
+        }
+        printf "#line %d \"%s\"\n", NR, md > f
+      }
+      print > f; next
+    }
+    in_other && /^```/ { in_other = 0; next }
+    in_other { next }
+    /^```c[ \t]*$/ { in_c = 1; first = 1; frag = 0; n++; f = sprintf("%s_%02d.c", out, n); next }
+    /^```/ { in_other = 1; next }
+  ' "$md"
+done
+
+blocks=("$tmp"/*.c)
+for c in "${blocks[@]}"; do
+  if ! "$cc" -std=c11 -Wall -Wextra -Werror -I"$src/include" -c "$c" -o "${c%.c}.o" 2>"${c%.c}.err"; then
+    echo "FAIL $(basename "$c"):" >&2
+    cat "${c%.c}.err" >&2
+    fails=$((fails + 1))
+  fi
+done
+echo "test_docs: ${#blocks[@]} C blocks from ${#mds[@]} files compiled, $fails failed"
+
+# The Kubernetes manifest: the guide's block and the file must agree.
+if [ -f docs/k8s/deployment.yaml ]; then
+  awk '/^```yaml[ \t]*$/ { y = 1; next } y && /^```/ { exit } y' docs/kubernetes.md >"$tmp/guide.yaml"
+  grep -v '^#' docs/k8s/deployment.yaml >"$tmp/file.yaml"
+  if ! diff -u "$tmp/file.yaml" "$tmp/guide.yaml" >"$tmp/yaml.diff"; then
+    echo "FAIL docs/kubernetes.md's manifest differs from docs/k8s/deployment.yaml:" >&2
+    cat "$tmp/yaml.diff" >&2
+    fails=$((fails + 1))
+  fi
+  if command -v yamllint >/dev/null; then
+    yamllint -d '{extends: default, rules: {line-length: {max: 120}, document-start: disable}}' \
+      docs/k8s/deployment.yaml || { echo "FAIL yamllint docs/k8s/deployment.yaml" >&2; fails=$((fails + 1)); }
+  fi
+fi
+
+# The man page.
+if [ -f docs/unlost.1 ] && command -v groff >/dev/null; then
+  if ! groff -man -Tutf8 -ww -z docs/unlost.1 2>"$tmp/man.err" || [ -s "$tmp/man.err" ]; then
+    echo "FAIL docs/unlost.1 does not render cleanly:" >&2
+    cat "$tmp/man.err" >&2
+    fails=$((fails + 1))
+  fi
+fi
+
+[ "$fails" -eq 0 ] || { echo "test_docs: $fails failures" >&2; exit 1; }
+echo "test_docs: ok"

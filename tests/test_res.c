@@ -1,0 +1,382 @@
+/* Resources on the real implementation: create, use, destroy and misuse of
+ * every object kind, each answered by a status. */
+#include "chaos/chaos.h"
+#include "core/core.h"
+#include "ul_test.h"
+
+static ul_env *env;
+static ul_device *dev;
+
+static const char *double_wgsl =
+    "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n"
+    "@compute @workgroup_size(64)\n"
+    "fn main(@builtin(global_invocation_id) id: vec3u) {\n"
+    "  if (id.x < arrayLength(&data)) { data[id.x] = data[id.x] * 2u + 1u; }\n"
+    "}\n";
+
+static void setup(void) {
+  ul_env_desc ed = {.chaos = "seed=1"}; /* counts calls; injects nothing */
+  if (ul_env_create(&ed, &env) || ul_device_create(env, &(ul_device_desc){.label = "res"}, &dev)) {
+    fprintf(stderr, "setup: %s\n", ul_last_error());
+    exit(1);
+  }
+}
+
+static void test_buffer_roundtrip(void) {
+  uint32_t in[256], out[256];
+  for (int i = 0; i < 256; i++) in[i] = (uint32_t)i * 7u;
+  ul_buffer b;
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.label = "rt", .size = sizeof in}, &b));
+  ASSERT_NE(b.id, 0);
+  ASSERT_OK(ul_buffer_write(dev, b, 0, in, sizeof in));
+  ASSERT_OK(ul_buffer_read(dev, b, 0, out, sizeof out, 0));
+  ASSERT_EQ(memcmp(in, out, sizeof in), 0);
+  /* partial read at an offset */
+  ASSERT_OK(ul_buffer_read(dev, b, 16, out, 16, 0));
+  ASSERT_EQ(out[0], in[4]);
+  uint64_t size = 0;
+  ASSERT_OK(ul_buffer_size(dev, b, &size));
+  ASSERT_EQ(size, sizeof in);
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+}
+
+static void test_large_write_uses_staging(void) {
+  const uint64_t n = 3u << 20; /* above the queue-write threshold */
+  uint8_t *in = malloc(n), *out = malloc(n);
+  ASSERT_TRUE(in && out);
+  for (uint64_t i = 0; i < n; i++) in[i] = (uint8_t)(i * 31 + 7);
+  ul_buffer b;
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.label = "big", .size = n}, &b));
+  ASSERT_OK(ul_buffer_write(dev, b, 0, in, n));
+  ASSERT_OK(ul_buffer_read(dev, b, 0, out, n, 0));
+  ASSERT_EQ(memcmp(in, out, n), 0);
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+  free(in);
+  free(out);
+}
+
+static void test_stale_and_double_destroy(void) {
+  ul_buffer b;
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.size = 64}, &b));
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+  ASSERT_STATUS(ul_buffer_destroy(dev, b), UL_ERR_INVALID_HANDLE);
+  ASSERT_CONTAINS(ul_last_error(), "stale");
+  uint32_t x[16] = {0};
+  ASSERT_STATUS(ul_buffer_write(dev, b, 0, x, sizeof x), UL_ERR_INVALID_HANDLE);
+  ASSERT_STATUS(ul_buffer_read(dev, b, 0, x, sizeof x, 0), UL_ERR_INVALID_HANDLE);
+  /* A new buffer in the same slot does not revive the old handle. */
+  ul_buffer b2;
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.size = 64}, &b2));
+  ASSERT_NE(b2.id, b.id);
+  ASSERT_STATUS(ul_buffer_write(dev, b, 0, x, sizeof x), UL_ERR_INVALID_HANDLE);
+  ASSERT_OK(ul_buffer_destroy(dev, b2));
+  /* zero handle: destroy is a no-op, use is an error */
+  ASSERT_OK(ul_buffer_destroy(dev, (ul_buffer){0}));
+  ASSERT_STATUS(ul_buffer_write(dev, (ul_buffer){0}, 0, x, 4), UL_ERR_INVALID_HANDLE);
+  /* a made-up handle */
+  ASSERT_STATUS(ul_buffer_write(dev, (ul_buffer){0x0fffffffu}, 0, x, 4), UL_ERR_INVALID_HANDLE);
+}
+
+static void test_wrong_kind_and_wrong_device(void) {
+  ul_buffer b;
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.size = 64}, &b));
+  /* the same id used as another kind */
+  ASSERT_STATUS(ul_shader_destroy(dev, (ul_shader){b.id}), UL_ERR_INVALID_HANDLE);
+  ASSERT_CONTAINS(ul_last_error(), "is a buffer");
+  ul_device *other;
+  ASSERT_OK(ul_device_create(env, NULL, &other));
+  uint32_t x = 0;
+  ASSERT_STATUS(ul_buffer_write(other, b, 0, &x, 4), UL_ERR_INVALID_HANDLE);
+  ASSERT_CONTAINS(ul_last_error(), "another device");
+  ASSERT_OK(ul_device_destroy(other));
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+}
+
+static void test_bad_descriptors(void) {
+  ul_buffer b;
+  ASSERT_STATUS(ul_buffer_create(dev, &(ul_buffer_desc){.size = 0}, &b), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(b.id, 0);
+  ASSERT_STATUS(ul_buffer_create(dev, &(ul_buffer_desc){.size = 6}, &b), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(ul_buffer_create(dev, &(ul_buffer_desc){.size = 64, .usage = 0x8000}, &b),
+                UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(ul_buffer_create(dev, &(ul_buffer_desc){.size = 64, .restore = UL_RESTORE_SOURCE}, &b),
+                UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(ul_buffer_create(dev, &(ul_buffer_desc){.size = 64, .restore = (ul_restore)77}, &b),
+                UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(ul_buffer_create(dev, &(ul_buffer_desc){.size = 64, .restore = UL_RESTORE_SOURCE,
+                                                        .source_path = "/nonexistent/w.bin"}, &b),
+                UL_ERR_IO);
+  ASSERT_STATUS(ul_buffer_create(dev, &(ul_buffer_desc){.size = 1ull << 40}, &b), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(ul_buffer_create(dev, NULL, &b), UL_ERR_INVALID_ARGUMENT);
+  ul_memory_stats st;
+  ASSERT_OK(ul_device_memory_stats(dev, &st));
+  ASSERT_EQ(st.live_objects, 0);
+}
+
+static void test_out_of_range(void) {
+  ul_buffer b;
+  uint32_t x[4] = {0};
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.size = 16}, &b));
+  ASSERT_STATUS(ul_buffer_write(dev, b, 8, x, 16), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(ul_buffer_write(dev, b, 2, x, 4), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(ul_buffer_read(dev, b, 0, x, 20, 0), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(ul_buffer_read(dev, b, UINT64_MAX - 3, x, 8, 0), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+}
+
+static void test_map_and_destroy_while_mapped(void) {
+  ul_buffer b;
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.size = 64, .usage = UL_BUFFER_MAP_WRITE | UL_BUFFER_COPY_SRC}, &b));
+  void *p = NULL;
+  ASSERT_OK(ul_buffer_map(dev, b, UL_MAP_WRITE, 0, 64, 0, &p));
+  ASSERT_TRUE(p != NULL);
+  memset(p, 0xab, 64);
+  ASSERT_STATUS(ul_buffer_map(dev, b, UL_MAP_WRITE, 0, 64, 0, &p), UL_ERR_WRONG_STATE);
+  ASSERT_OK(ul_buffer_unmap(dev, b));
+  ASSERT_STATUS(ul_buffer_unmap(dev, b), UL_ERR_WRONG_STATE);
+  ASSERT_STATUS(ul_buffer_map(dev, b, UL_MAP_READ, 0, 64, 0, &p), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_OK(ul_buffer_map(dev, b, UL_MAP_WRITE, 0, 64, 0, &p));
+  /* destroy while mapped: unmapped, the handle is dead */
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+  ASSERT_STATUS(ul_buffer_unmap(dev, b), UL_ERR_INVALID_HANDLE);
+  ASSERT_STATUS(ul_buffer_map(dev, b, UL_MAP_WRITE, 0, 64, 0, &p), UL_ERR_INVALID_HANDLE);
+}
+
+static void test_dispatch_and_indirect(void) {
+  enum { N = 256 };
+  uint32_t in[N], out[N];
+  for (int i = 0; i < N; i++) in[i] = (uint32_t)i;
+  ul_buffer b, args;
+  ul_shader sh;
+  ul_compute_pipeline p;
+  ul_bind_group bg;
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.label = "data", .size = sizeof in, .initial_data = in}, &b));
+  uint32_t groups[3] = {N / 64, 1, 1};
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.label = "args", .size = sizeof groups,
+                                                    .usage = UL_BUFFER_INDIRECT | UL_BUFFER_STORAGE,
+                                                    .initial_data = groups}, &args));
+  ASSERT_OK(ul_shader_create(dev, &(ul_shader_desc){.label = "double", .wgsl = double_wgsl}, &sh));
+  ASSERT_OK(ul_compute_pipeline_create(dev, &(ul_compute_pipeline_desc){.label = "double", .shader = sh}, &p));
+  ASSERT_OK(ul_bind_group_create(dev, &(ul_bind_group_desc){.pipeline = p, .entry_count = 1,
+                                                             .entries = {{.binding = 0, .buffer = b}}}, &bg));
+  ul_cmd *c;
+  ASSERT_OK(ul_cmd_create(dev, "twice", &c));
+  ASSERT_OK(ul_cmd_dispatch(c, p, &bg, 1, N / 64, 1, 1));
+  ASSERT_OK(ul_cmd_dispatch_indirect(c, p, &bg, 1, args, 0));
+  uint64_t serial = 0;
+  ASSERT_OK(ul_cmd_submit(dev, c, &serial));
+  ASSERT_GT(serial, 0);
+  ASSERT_OK(ul_device_wait(dev, serial, 0));
+  ASSERT_OK(ul_buffer_read(dev, b, 0, out, sizeof out, 0));
+  for (int i = 0; i < N; i++) ASSERT_EQ(out[i], (in[i] * 2 + 1) * 2 + 1);
+  /* copy + clear */
+  ul_buffer b2;
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.size = sizeof in}, &b2));
+  ul_cmd_reset(c);
+  ASSERT_OK(ul_cmd_copy_buffer(c, b, 0, b2, 0, sizeof in));
+  ASSERT_OK(ul_cmd_clear_buffer(c, b, 0, sizeof in));
+  ASSERT_OK(ul_cmd_submit(dev, c, NULL));
+  ASSERT_OK(ul_buffer_read(dev, b2, 0, in, sizeof in, 0));
+  ASSERT_EQ(in[5], out[5]);
+  ASSERT_OK(ul_buffer_read(dev, b, 0, out, sizeof out, 0));
+  ASSERT_EQ(out[5], 0);
+  /* a bind group that refers to a destroyed buffer is reported at use */
+  ul_cmd_reset(c);
+  ASSERT_OK(ul_cmd_dispatch(c, p, &bg, 1, 1, 1, 1));
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+  ASSERT_STATUS(ul_cmd_submit(dev, c, NULL), UL_ERR_INVALID_HANDLE);
+  ASSERT_CONTAINS(ul_last_error(), "destroyed buffer");
+  /* recording with a dead handle is refused at once */
+  ASSERT_OK(ul_bind_group_destroy(dev, bg));
+  ASSERT_STATUS(ul_cmd_dispatch(c, p, &bg, 1, 1, 1, 1), UL_ERR_INVALID_HANDLE);
+  ul_cmd_destroy(c);
+  ASSERT_OK(ul_compute_pipeline_destroy(dev, p));
+  ASSERT_OK(ul_shader_destroy(dev, sh));
+  ASSERT_OK(ul_buffer_destroy(dev, b2));
+  ASSERT_OK(ul_buffer_destroy(dev, args));
+}
+
+static void test_explicit_layouts(void) {
+  ul_bind_group_layout bgl;
+  ul_pipeline_layout pl;
+  ul_shader sh;
+  ul_compute_pipeline p;
+  ul_buffer b;
+  ul_bind_group bg;
+  ASSERT_OK(ul_bind_group_layout_create(dev, &(ul_bind_group_layout_desc){
+      .label = "bgl", .entry_count = 1, .entries = {{.binding = 0, .type = UL_BINDING_STORAGE}}}, &bgl));
+  ASSERT_OK(ul_pipeline_layout_create(dev, &(ul_pipeline_layout_desc){.group_count = 1, .groups = {bgl}}, &pl));
+  ASSERT_OK(ul_shader_create(dev, &(ul_shader_desc){.wgsl = double_wgsl}, &sh));
+  ASSERT_OK(ul_compute_pipeline_create(dev, &(ul_compute_pipeline_desc){.shader = sh, .layout = pl}, &p));
+  uint32_t v[64] = {[3] = 20};
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.size = sizeof v, .initial_data = v}, &b));
+  ASSERT_OK(ul_bind_group_create(dev, &(ul_bind_group_desc){.layout = bgl, .entry_count = 1,
+                                                             .entries = {{.binding = 0, .buffer = b}}}, &bg));
+  ul_cmd *c;
+  ASSERT_OK(ul_cmd_create(dev, NULL, &c));
+  ASSERT_OK(ul_cmd_dispatch(c, p, &bg, 1, 1, 1, 1));
+  ASSERT_OK(ul_cmd_submit(dev, c, NULL));
+  ASSERT_OK(ul_buffer_read(dev, b, 0, v, sizeof v, 0));
+  ASSERT_EQ(v[3], 41);
+  /* a bind group entry naming no resource is refused */
+  ul_bind_group bad;
+  ASSERT_STATUS(ul_bind_group_create(dev, &(ul_bind_group_desc){.layout = bgl, .entry_count = 1,
+      .entries = {{.binding = 0}}}, &bad), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(bad.id, 0);
+  /* a bind group that does not match its layout: the implementation's validation */
+  ASSERT_STATUS(ul_bind_group_create(dev, &(ul_bind_group_desc){.layout = bgl, .entry_count = 1,
+      .entries = {{.binding = 5, .buffer = b}}}, &bad), UL_ERR_VALIDATION);
+  ul_cmd_destroy(c);
+  ASSERT_OK(ul_bind_group_destroy(dev, bg));
+  ASSERT_OK(ul_compute_pipeline_destroy(dev, p));
+  ASSERT_OK(ul_pipeline_layout_destroy(dev, pl));
+  ASSERT_OK(ul_bind_group_layout_destroy(dev, bgl));
+  ASSERT_OK(ul_shader_destroy(dev, sh));
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+}
+
+static void test_wgsl_error_with_line(void) {
+  ul_shader sh;
+  const char *bad = "@compute @workgroup_size(1)\nfn main() {\n  let y = x + 1;\n}\n";
+  ASSERT_STATUS(ul_shader_create(dev, &(ul_shader_desc){.label = "broken", .wgsl = bad}, &sh),
+                UL_ERR_SHADER_COMPILE);
+  ASSERT_EQ(sh.id, 0);
+  ASSERT_CONTAINS(ul_last_error(), "broken");
+  ASSERT_CONTAINS(ul_last_error(), "3:11");
+  ASSERT_CONTAINS(ul_last_error(), "unresolved");
+  /* a pipeline with a missing entry point */
+  ASSERT_OK(ul_shader_create(dev, &(ul_shader_desc){.wgsl = double_wgsl}, &sh));
+  ul_compute_pipeline p;
+  ASSERT_STATUS(ul_compute_pipeline_create(dev, &(ul_compute_pipeline_desc){.shader = sh, .entry = "nope"}, &p),
+                UL_ERR_VALIDATION);
+  ASSERT_OK(ul_shader_destroy(dev, sh));
+}
+
+static void test_textures_and_views(void) {
+  ul_texture t;
+  ASSERT_OK(ul_texture_create(dev, &(ul_texture_desc){.label = "img", .width = 8, .height = 4,
+                                                      .format = UL_FORMAT_RGBA8_UNORM}, &t));
+  uint8_t px[8 * 4 * 4], back[8 * 4 * 4];
+  for (size_t i = 0; i < sizeof px; i++) px[i] = (uint8_t)i;
+  ASSERT_OK(ul_texture_write(dev, t, 0, 0, 0, 8, 4, 1, px, sizeof px, 0));
+  ASSERT_OK(ul_texture_read(dev, t, 0, 0, 0, 8, 4, 1, back, sizeof back, 0));
+  ASSERT_EQ(memcmp(px, back, sizeof px), 0);
+  ASSERT_STATUS(ul_texture_write(dev, t, 4, 0, 0, 8, 4, 1, px, sizeof px, 0), UL_ERR_INVALID_ARGUMENT);
+  ul_texture_view v;
+  ul_sampler smp;
+  ASSERT_OK(ul_texture_view_create(dev, &(ul_texture_view_desc){.label = "v", .texture = t}, &v));
+  ASSERT_OK(ul_sampler_create(dev, &(ul_sampler_desc){.linear = false}, &smp));
+  /* copies through a buffer */
+  ul_buffer b;
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.size = 256 * 4}, &b));
+  ul_cmd *c;
+  ASSERT_OK(ul_cmd_create(dev, NULL, &c));
+  ASSERT_OK(ul_cmd_copy_texture_to_buffer(c, t, 8, 4, 1, b, 0, 256));
+  ASSERT_OK(ul_cmd_submit(dev, c, NULL));
+  uint8_t row1[32];
+  ASSERT_OK(ul_buffer_read(dev, b, 256, row1, 32, 0));
+  ASSERT_EQ(memcmp(row1, px + 32, 32), 0);
+  ul_cmd_reset(c);
+  ASSERT_OK(ul_cmd_copy_buffer_to_texture(c, b, 0, 256, t, 8, 4, 1));
+  ASSERT_OK(ul_cmd_submit(dev, c, NULL));
+  ul_cmd_destroy(c);
+  /* destroying the texture invalidates its view */
+  ASSERT_OK(ul_texture_destroy(dev, t));
+  ASSERT_STATUS(ul_texture_view_destroy(dev, v), UL_ERR_INVALID_HANDLE);
+  ASSERT_STATUS(ul_texture_view_create(dev, &(ul_texture_view_desc){.texture = t}, &v), UL_ERR_INVALID_HANDLE);
+  ASSERT_STATUS(ul_texture_create(dev, &(ul_texture_desc){.width = 0}, &t), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(ul_texture_create(dev, &(ul_texture_desc){.width = 4, .format = (ul_format)99}, &t),
+                UL_ERR_INVALID_ARGUMENT);
+  ASSERT_OK(ul_sampler_destroy(dev, smp));
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+}
+
+static void test_budget_refused_before_driver(void) {
+  ASSERT_OK(ul_device_set_budget(dev, 1 << 20));
+  uint64_t calls_before = ul__chaos_calls(env->chaos);
+  ul_buffer b;
+  ASSERT_STATUS(ul_buffer_create(dev, &(ul_buffer_desc){.label = "too big", .size = 2 << 20}, &b),
+                UL_ERR_OUT_OF_MEMORY);
+  ASSERT_CONTAINS(ul_last_error(), "budget");
+  ASSERT_CONTAINS(ul_last_error(), "too big");
+  /* not a single WebGPU call was made for the refused buffer */
+  ASSERT_EQ(ul__chaos_calls(env->chaos), calls_before);
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.size = 512 << 10}, &b));
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+  ASSERT_OK(ul_device_set_budget(dev, 0));
+}
+
+static void test_report_and_stats(void) {
+  ul_buffer a, b;
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.label = "kept-a", .size = 4096}, &a));
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.label = "kept-b", .size = 8192}, &b));
+  ul_memory_stats st;
+  ASSERT_OK(ul_device_memory_stats(dev, &st));
+  ASSERT_EQ(st.live_objects, 2);
+  ASSERT_EQ(st.live_bytes, 4096 + 8192);
+  char *json = NULL;
+  ASSERT_OK(ul_device_report(dev, UL_REPORT_JSON, &json));
+  ASSERT_CONTAINS(json, "\"label\":\"kept-a\"");
+  ASSERT_CONTAINS(json, "test_res.c:");
+  free(json);
+  ASSERT_OK(ul_buffer_destroy(dev, a));
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+}
+
+static void test_destroy_device_reports_leaks(void) {
+  ul_device *d2;
+  ASSERT_OK(ul_device_create(env, NULL, &d2));
+  ul_buffer b;
+  ASSERT_OK(ul_buffer_create(d2, &(ul_buffer_desc){.label = "forgotten", .size = 64}, &b));
+  ASSERT_STATUS(ul_device_destroy(d2), UL_ERR_BUSY);
+  ASSERT_CONTAINS(ul_last_error(), "1 live object");
+}
+
+static int reads_done;
+static void on_read(ul_device *d, ul_status s, void *dst, void *user) {
+  (void)d;
+  (void)user;
+  if (s == UL_OK && ((uint32_t *)dst)[1] == 42) reads_done++;
+}
+
+static void test_async_read(void) {
+  uint32_t v[4] = {0, 42, 0, 0}, out[4] = {0};
+  ul_buffer b;
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.size = sizeof v, .initial_data = v}, &b));
+  ASSERT_OK(ul_buffer_read_async(dev, b, 0, out, sizeof out, on_read, NULL));
+  ASSERT_EQ(ul_device_poll(dev), 1);
+  ASSERT_EQ(reads_done, 1);
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+}
+
+int main(void) {
+  ul_test_watchdog(240);
+  setup();
+  RUN_TEST(test_buffer_roundtrip);
+  RUN_TEST(test_large_write_uses_staging);
+  RUN_TEST(test_stale_and_double_destroy);
+  RUN_TEST(test_wrong_kind_and_wrong_device);
+  RUN_TEST(test_bad_descriptors);
+  RUN_TEST(test_out_of_range);
+  RUN_TEST(test_map_and_destroy_while_mapped);
+  RUN_TEST(test_dispatch_and_indirect);
+  RUN_TEST(test_explicit_layouts);
+  RUN_TEST(test_wgsl_error_with_line);
+  RUN_TEST(test_textures_and_views);
+  RUN_TEST(test_budget_refused_before_driver);
+  RUN_TEST(test_report_and_stats);
+  RUN_TEST(test_destroy_device_reports_leaks);
+  RUN_TEST(test_async_read);
+  ul_memory_stats st;
+  ul_device_memory_stats(dev, &st);
+  if (st.live_objects) {
+    char *text = NULL;
+    ul_device_report(dev, UL_REPORT_TEXT, &text);
+    printf("FAIL: %llu objects leaked by the tests\n%s\n", (unsigned long long)st.live_objects, text);
+    free(text);
+    ul_test_failures++;
+  }
+  ul_device_destroy(dev);
+  ul_env_destroy(env);
+  TEST_MAIN_END();
+}
