@@ -634,6 +634,49 @@ UL_API ul_status ul_device_checkpoint(ul_device *device);
 /* Delivers completed asynchronous reads. Returns how many were delivered. */
 UL_API int ul_device_poll(ul_device *device);
 
+/* ---- what replaces churn: a buffer pool and a ring -------------------------
+ * A pool keeps released buffers by size class (powers of two from 256 B)
+ * and hands them out again, so a program that needs a temporary buffer per
+ * frame stops creating and destroying one. Not thread-safe: one thread per
+ * pool. */
+typedef struct ul_buffer_pool ul_buffer_pool;
+typedef struct ul_buffer_pool_desc {
+  const char *label;       /* label of the pooled buffers; NULL: "pool" */
+  uint32_t usage;          /* 0: STORAGE | COPY_SRC | COPY_DST */
+  ul_restore restore;      /* 0: LOG. NONE suits scratch buffers. */
+  /* Bytes kept in free buffers beyond which released ones are destroyed.
+   * 0: 64 MiB. */
+  uint64_t max_free_bytes;
+} ul_buffer_pool_desc;
+UL_API ul_status ul_buffer_pool_create(ul_device *device, const ul_buffer_pool_desc *desc,
+                                       ul_buffer_pool **out);
+/* A buffer of at least `size` bytes (its class); contents are undefined. */
+UL_API ul_status ul_buffer_pool_acquire(ul_buffer_pool *pool, uint64_t size, ul_buffer *out);
+/* Gives a buffer back for reuse (it is not destroyed). */
+UL_API ul_status ul_buffer_pool_release(ul_buffer_pool *pool, ul_buffer buffer);
+/* Destroys every free buffer; returns the bytes freed. */
+UL_API uint64_t ul_buffer_pool_trim(ul_buffer_pool *pool);
+/* Destroys the pool and every buffer it made, free or not. NULL: no-op. */
+UL_API void ul_buffer_pool_destroy(ul_buffer_pool *pool);
+
+/* A ring: one buffer cut into aligned slices handed out in turn, for
+ * per-frame uniforms and staging. Each push goes through the queue, so it
+ * is ordered after the work already submitted: overwriting a slice that an
+ * earlier submission reads is safe. */
+typedef struct ul_ring ul_ring;
+typedef struct ul_ring_desc {
+  const char *label;       /* NULL: "ring" */
+  uint64_t size;           /* required: total bytes */
+  uint32_t usage;          /* 0: UNIFORM | COPY_DST */
+  uint32_t alignment;      /* of each slice; 0: 256 (the uniform offset alignment) */
+} ul_ring_desc;
+UL_API ul_status ul_ring_create(ul_device *device, const ul_ring_desc *desc, ul_ring **out);
+/* Copies `size` bytes into the next slice; *buffer and *offset say where
+ * they are (bind that range). UL_ERR_INVALID_ARGUMENT when size exceeds the ring. */
+UL_API ul_status ul_ring_push(ul_ring *ring, const void *data, uint64_t size, ul_buffer *buffer,
+                              uint64_t *offset);
+UL_API void ul_ring_destroy(ul_ring *ring);
+
 /* ---- accounting ----------------------------------------------------------- */
 typedef struct ul_memory_stats {
   uint64_t live_objects, live_bytes;
@@ -646,8 +689,11 @@ typedef struct ul_memory_stats {
 UL_API ul_status ul_device_memory_stats(ul_device *device, ul_memory_stats *out);
 typedef enum ul_report_format { UL_REPORT_TEXT = 0, UL_REPORT_JSON } ul_report_format;
 /* The tracker's report: live objects with label, size and call site, totals
- * per kind, label and site, churn warnings. *out is malloc'd: free() it. */
+ * per kind, label and site, churn warnings. *out is allocated: release it
+ * with ul_free(). */
 UL_API ul_status ul_device_report(ul_device *device, ul_report_format format, char **out);
+/* Releases memory that unlost allocated for the caller (reports). NULL: no-op. */
+UL_API void ul_free(void *p);
 /* Writes the JSON report to `path` (atomically). */
 UL_API ul_status ul_device_report_write(ul_device *device, const char *path);
 /* Changes the budget (0: none). */

@@ -68,7 +68,7 @@ static ul_status parse_item(ul__chaos *c, char *item) {
     else if (!strcmp(item, "oom")) k = FAULT_OOM;
     else if (!strcmp(item, "validation")) k = FAULT_VALIDATION;
     else return ul__fail(UL_ERR_INVALID_ARGUMENT, "unknown fault '%s' (loss, oom, validation)", item);
-    uint64_t n;
+    uint64_t n = 0;
     ul_status s = parse_u64(at + 1, &n);
     if (s) return s;
     if (n == 0) return ul__fail(UL_ERR_INVALID_ARGUMENT, "call indices start at 1");

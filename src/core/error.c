@@ -89,3 +89,5 @@ char *ul__strdup(const char *s) {
   if (d) memcpy(d, s, n);
   return d;
 }
+
+void ul_free(void *p) { free(p); }

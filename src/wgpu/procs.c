@@ -12,22 +12,33 @@
 #define UL_INSTALLED_WEBGPU_LIB "/usr/local/lib/unlost/libwebgpu_wrapper.so"
 #endif
 
-static const char *const default_candidates[] = {
-    UL_DEFAULT_WEBGPU_LIB,   /* the pinned Dawn in the source tree */
-    UL_INSTALLED_WEBGPU_LIB, /* the pinned Dawn installed beside libunlost */
-};
-
 static bool file_exists(const char *p) {
   struct stat st;
   return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* "<dir of the file holding this code>/unlost/libwebgpu_wrapper.so": the
+ * pinned Dawn installed beside libunlost.so, wherever that was moved. */
+static const char *beside_this_library(void) {
+  static char path[4096];
+  Dl_info info;
+  if (!dladdr((void *)beside_this_library, &info) || !info.dli_fname) return NULL;
+  const char *slash = strrchr(info.dli_fname, '/');
+  if (!slash) return NULL;
+  int n = snprintf(path, sizeof path, "%.*s/unlost/libwebgpu_wrapper.so",
+                   (int)(slash - info.dli_fname), info.dli_fname);
+  return n > 0 && (size_t)n < sizeof path ? path : NULL;
+}
+
 const char *ul__wgpu_default_path(void) {
   const char *e = getenv("UNLOST_WEBGPU_LIB");
   if (e && *e) return e;
-  for (size_t i = 0; i < UL__COUNT_OF(default_candidates); i++)
-    if (file_exists(default_candidates[i])) return default_candidates[i];
-  return default_candidates[0];
+  /* An installed library prefers the Dawn installed with it; a build-tree
+   * binary finds neither of those and takes the source tree's. */
+  const char *candidates[] = {beside_this_library(), UL_INSTALLED_WEBGPU_LIB, UL_DEFAULT_WEBGPU_LIB};
+  for (size_t i = 0; i < UL__COUNT_OF(candidates); i++)
+    if (candidates[i] && file_exists(candidates[i])) return candidates[i];
+  return UL_DEFAULT_WEBGPU_LIB;
 }
 
 void ul__sv_copy(WGPUStringView v, char *buf, size_t cap) {

@@ -3,6 +3,7 @@
 
 static const cli_command commands[] = {
     {"doctor", "check the WebGPU implementation, adapter and loss injection", cmd_doctor},
+    {"bench", "benchmarks against raw webgpu.h, with JSON output", cmd_bench},
 };
 
 static void usage(FILE *f) {
