@@ -71,7 +71,11 @@ struct ul_device {
   /* events queued under mu, delivered after unlock */
   ul__pending_event pending[UL__MAX_PENDING_EVENTS];
   int pending_count;
-  bool restore_callbacks_due; /* CALLBACK buffers to refill after unlock */
+  /* Set while a thread recovers the device; it may drop mu to run the
+   * program's restore callbacks, and other callers wait on `recovered`. */
+  bool recovering;
+  pthread_t recovering_thread;
+  pthread_cond_t recovered;
 
   struct ul__native_ctx *native_ctx; /* callback context of `device` */
   struct ul__res *res;         /* resource registry (src/res) */
@@ -82,6 +86,8 @@ struct ul_device {
  * recovery when needed. On failure the device is unlocked again and the
  * status says why (UL_ERR_DEVICE_FAILED, UL_ERR_TIMEOUT, ...). */
 ul_status ul__device_enter(ul_device *d);
+/* True when another thread is recovering the device (under mu). */
+bool ul__device_recovering_elsewhere(ul_device *d);
 /* Locks without recovery (for destroy and reads of state). */
 void ul__device_lock(ul_device *d);
 /* Unlocks and delivers queued events with no lock held. */
@@ -94,6 +100,11 @@ void ul__device_emit(ul_device *d, ul_event_kind kind, uint32_t attempt,
 ul_status ul__device_recover_locked(ul_device *d);
 /* Bound on recoveries inside one call before it gives up with the loss. */
 #define UL__MAX_RETRIES_PER_CALL 4
+/* An error scope's out-of-memory or validation error is tried once more:
+ * out-of-memory may clear (memory was freed meanwhile), and an error that
+ * did not come from the call (injected, or a stray one caught by its scope)
+ * does not come back; a real one comes back and is reported. */
+#define UL__RETRY_ONCE(s) ((s) == UL_ERR_OUT_OF_MEMORY || (s) == UL_ERR_VALIDATION)
 
 /* True when a loss was recorded and not yet processed (any thread). */
 bool ul__device_loss_pending(ul_device *d);

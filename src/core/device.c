@@ -9,7 +9,9 @@
 #include "chaos/chaos.h"
 #include "res/res.h"
 
+#include <errno.h>
 #include <math.h>
+#include <time.h>
 
 /* ---- loss records ------------------------------------------------------------
  * Each native device gets a context for its callbacks. The device and the
@@ -102,15 +104,10 @@ void ul__device_emit(ul_device *d, ul_event_kind kind, uint32_t attempt, double 
 
 void ul__device_lock(ul_device *d) { pthread_mutex_lock(&d->mu); }
 
-void ul__res_run_restore_callbacks(ul_device *d);
-
 void ul__device_unlock(ul_device *d) {
   int n = d->pending_count;
-  bool refill = d->restore_callbacks_due;
-  d->restore_callbacks_due = false;
   if (n == 0) {
     pthread_mutex_unlock(&d->mu);
-    if (refill) ul__res_run_restore_callbacks(d);
     return;
   }
   ul__pending_event evs[UL__MAX_PENDING_EVENTS];
@@ -126,7 +123,6 @@ void ul__device_unlock(ul_device *d) {
     if (listener) listener(d, &evs[i].ev, lu);
     if (evs[i].ev.kind == UL_EVENT_FAILED && failed) failed(d, evs[i].message, fu);
   }
-  if (refill) ul__res_run_restore_callbacks(d);
 }
 
 /* ---- building a native device ----------------------------------------------- */
@@ -294,7 +290,20 @@ static uint64_t backoff_ns(ul_device *d, uint32_t attempt) {
 
 /* Tries to replace the lost native device: on the preferred adapter with
  * retries, then on the fallback adapter. Under d->mu. */
+static ul_status recover_attempts(ul_device *d, bool force_primary);
+
+/* Recovery may drop d->mu while a restore callback runs; meanwhile other
+ * callers wait in ul__device_enter until it is over. */
 static ul_status recover_locked(ul_device *d, bool force_primary) {
+  d->recovering = true;
+  d->recovering_thread = pthread_self();
+  ul_status s = recover_attempts(d, force_primary);
+  d->recovering = false;
+  pthread_cond_broadcast(&d->recovered);
+  return s;
+}
+
+static ul_status recover_attempts(ul_device *d, bool force_primary) {
   atomic_store(&d->state, UL_DEVICE_RECOVERING);
   ul__device_emit(d, UL_EVENT_RECOVERING, 0, 0, d->lost_message);
   const ul_recovery_config *rc = &d->desc.recovery;
@@ -326,7 +335,6 @@ static ul_status recover_locked(ul_device *d, bool force_primary) {
         if (!s && !atomic_load(&d->lost)) {
           native_release(d, &old);
           d->recoveries_total++;
-          d->restore_callbacks_due = true;
           ul_device_state st = fallback && !only_fallback ? UL_DEVICE_FALLBACK : UL_DEVICE_READY;
           atomic_store(&d->state, st);
           ul__device_emit(d, st == UL_DEVICE_FALLBACK ? UL_EVENT_FALLBACK : UL_EVENT_RECOVERED,
@@ -383,8 +391,27 @@ ul_status ul__device_recover_locked(ul_device *d) {
   return handle_loss_locked(d);
 }
 
+bool ul__device_recovering_elsewhere(ul_device *d) {
+  return d->recovering && !pthread_equal(d->recovering_thread, pthread_self());
+}
+
 ul_status ul__device_enter(ul_device *d) {
   pthread_mutex_lock(&d->mu);
+  if (ul__device_recovering_elsewhere(d)) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)d->recovery_wait_ms * 1000000ull;
+    until.tv_sec += (time_t)(ns / 1000000000ull);
+    until.tv_nsec = (long)(ns % 1000000000ull);
+    while (ul__device_recovering_elsewhere(d)) {
+      if (pthread_cond_timedwait(&d->recovered, &d->mu, &until) == ETIMEDOUT &&
+          ul__device_recovering_elsewhere(d)) {
+        ul__device_unlock(d);
+        return ul__fail(UL_ERR_TIMEOUT, "device '%s' is still recovering after %u ms", d->label,
+                        d->recovery_wait_ms);
+      }
+    }
+  }
   if (atomic_load(&d->lost) || atomic_load(&d->state) == UL_DEVICE_LOST) {
     ul_status s = handle_loss_locked(d);
     if (s) {
@@ -433,6 +460,7 @@ ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device
   d->recovery_wait_ms = 30000;
   d->rng = desc->recovery.jitter_seed ? desc->recovery.jitter_seed : ul__now_ns();
   pthread_mutex_init(&d->mu, NULL);
+  pthread_cond_init(&d->recovered, NULL);
 
   ul__native n;
   bool only_fallback = desc->power == UL_POWER_FALLBACK_ONLY;
@@ -486,6 +514,7 @@ ul_status ul_device_destroy(ul_device *d) {
   d->env->device_count--;
   pthread_mutex_unlock(&d->env->mu);
   ul__adapter_reap_orphans(d->wgpu);
+  pthread_cond_destroy(&d->recovered);
   pthread_mutex_destroy(&d->mu);
   free(d->label);
   free(d);

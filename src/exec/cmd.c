@@ -278,6 +278,7 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
   if (s) return ul__wrap(s, "submit");
   const char *what = c->label ? c->label : "";
   WGPUCommandBuffer cb = NULL;
+  bool retried = false;
   for (int attempt = 0;; attempt++) {
     ul__scope_push(d);
     s = ul__cmd_encode(d, c->ops, c->count, c->label, &cb);
@@ -291,6 +292,10 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
       d->wgpu->CommandBufferRelease(cb);
       cb = NULL;
       s = ul__fail(UL_ERR_DEVICE_LOST, "lost while encoding");
+    }
+    if (UL__RETRY_ONCE(s) && !retried) {
+      retried = true;
+      continue;
     }
     if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
     if ((s = ul__device_recover_locked(d))) break;

@@ -62,7 +62,7 @@ ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void 
                           uint64_t size) {
   ul__oplog *l = d->res->log;
   o->u.buf.dirty = true;
-  if (l->replaying) return UL_OK;
+  if (l->replaying || d->res->restoring) return UL_OK;
   void *copy = malloc((size_t)size);
   if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: no host memory for a write of %llu bytes",
                              (unsigned long long)size);
@@ -85,34 +85,32 @@ ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n) {
   return s;
 }
 
-void ul__oplog_forget(ul_device *d, ul__obj *o) {
-  /* Work in the log that used `o` cannot be replayed without it: make the
-   * present state a checkpoint first, so nothing before this point is ever
-   * replayed. Objects never named by the log cost nothing here. */
+static bool op_names(const ul__op *op, uint32_t id) {
+  if (op->buf_a == id || op->buf_b == id || op->pipeline == id || op->texture == id) return true;
+  for (uint32_t g = 0; g < op->group_count; g++)
+    if (op->groups[g] == id) return true;
+  return false;
+}
+
+/* Whether a replay of the log could need `o`: it is named by an entry, or
+ * it is something a named object is built from (buffers and views in bind
+ * groups, shaders and layouts of pipelines). The second is decided
+ * conservatively: any object of those kinds while the log names anything. */
+bool ul__oplog_names(ul_device *d, ul__obj *o) {
   ul__oplog *l = d->res->log;
-  if (!l || l->count == 0 || l->replaying) return;
-  bool named = false;
-  for (uint32_t i = 0; i < l->count && !named; i++) {
+  if (!l || l->count == 0) return false;
+  if (o->kind != UL__OBJ_BIND_GROUP && o->kind != UL__OBJ_PIPELINE) return true;
+  for (uint32_t i = 0; i < l->count; i++) {
     const ul__entry *e = &l->e[i];
     if (e->is_write) {
-      named = e->obj == o->id;
+      if (e->obj == o->id) return true;
       continue;
     }
     const ul__op *ops = e->data;
-    for (uint64_t k = 0; k < e->size && !named; k++) {
-      const ul__op *op = &ops[k];
-      if (op->buf_a == o->id || op->buf_b == o->id || op->pipeline == o->id || op->texture == o->id)
-        named = true;
-      for (uint32_t g = 0; g < op->group_count; g++)
-        if (op->groups[g] == o->id) named = true;
-    }
+    for (uint64_t k = 0; k < e->size; k++)
+      if (op_names(&ops[k], o->id)) return true;
   }
-  /* Bind groups name buffers indirectly; a checkpoint covers those too. */
-  if (named || o->kind == UL__OBJ_BUFFER) {
-    if (ul__oplog_checkpoint(d))
-      ul__log(UL__LOG_WARN, "checkpoint before destroying '%s' failed: %s", o->label ? o->label : "",
-              ul_last_error());
-  }
+  return false;
 }
 
 ul_status ul__oplog_replay(ul_device *d) {
@@ -123,7 +121,11 @@ ul_status ul__oplog_replay(ul_device *d) {
     const ul__entry *e = &l->e[i];
     if (e->is_write) {
       ul__obj *o;
-      if (ul__obj_get(d, e->obj, UL__OBJ_BUFFER, "replay write", &o)) continue;
+      if (ul__obj_get(d, e->obj, UL__OBJ_BUFFER, "replay write", &o)) {
+        s = ul__wrap(UL_ERR_INTERNAL, "replay write");
+        break;
+      }
+      if (!o->native) continue; /* being created: its creator writes it */
       s = ul__buffer_upload(d, o, e->offset, e->data, e->size);
     } else {
       WGPUCommandBuffer cb;
@@ -146,7 +148,7 @@ ul_status ul__oplog_checkpoint(ul_device *d) {
   ul_status s = UL_OK;
   for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
     ul__obj *o = r->slots[i];
-    if (!o || o->kind != UL__OBJ_BUFFER || o->pending) continue;
+    if (!o || o->kind != UL__OBJ_BUFFER || o->pending || o->destroyed) continue;
     ul__buffer_data *b = &o->u.buf;
     if (b->restore != UL_RESTORE_LOG || !b->dirty || (b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE)))
       continue;
@@ -157,7 +159,15 @@ ul_status ul__oplog_checkpoint(ul_device *d) {
     if (!s) b->dirty = false;
   }
   if (s) return ul__wrap(s, "checkpoint");
+  /* SHADOW buffers: the host copy is the checkpoint. */
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
+    ul__obj *o = r->slots[i];
+    if (o && o->kind == UL__OBJ_BUFFER && !o->pending && o->u.buf.restore == UL_RESTORE_SHADOW &&
+        o->u.buf.checkpoint && o->u.buf.shadow)
+      memcpy(o->u.buf.checkpoint, o->u.buf.shadow, (size_t)o->u.buf.size);
+  }
   truncate_log(l);
+  ul__obj_free_deferred(d);
   l->checkpoints++;
   return UL_OK;
 }

@@ -14,8 +14,8 @@ ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void 
                           uint64_t size);
 /* Records a submission (the ops are copied). */
 ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n);
-/* Called before `o` is destroyed. */
-void ul__oplog_forget(ul_device *d, ul__obj *o);
+/* Whether a replay could need `o` (then its destroy is deferred). */
+bool ul__oplog_names(ul_device *d, ul__obj *o);
 /* Replays the log on the current device, after contents were restored. */
 ul_status ul__oplog_replay(ul_device *d);
 /* Checkpoints when the log has grown past its bounds. */

@@ -173,7 +173,7 @@ ul_status ul__buffer_restore(ul_device *d, ul__obj *o) {
   case UL_RESTORE_SOURCE:
     if (b->source_data) return ul__buffer_upload(d, o, 0, b->source_data, b->size);
     return upload_file_range(d, o);
-  case UL_RESTORE_SHADOW: return ul__buffer_upload(d, o, 0, b->shadow, b->size);
+  case UL_RESTORE_SHADOW: /* the host copy at the last checkpoint; the log replays the rest */
   case UL_RESTORE_LOG:
     if (b->checkpoint) return ul__buffer_upload(d, o, 0, b->checkpoint, b->size);
     return UL_OK;
@@ -261,6 +261,13 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
       goto fail;
     }
     if (desc->initial_data) memcpy(b->shadow, desc->initial_data, (size_t)b->size);
+    b->checkpoint = malloc((size_t)b->size);
+    if (!b->checkpoint) {
+      s = ul__fail(UL_ERR_OUT_OF_MEMORY, "create buffer '%s': no host memory for its shadow copy",
+                   o->label ? o->label : "");
+      goto fail;
+    }
+    memcpy(b->checkpoint, b->shadow, (size_t)b->size);
   }
   ul__track_desc td = {0};
   td.kind = UL__TRACK_BUFFER;
@@ -271,15 +278,24 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
   if (s) goto fail;
   td.reserved = true;
   td.owner = o->id;
+  bool retried = false;
   for (int attempt = 0;; attempt++) {
     s = ul__obj_create_native(d, o);
+    if (UL__RETRY_ONCE(s) && !retried) {
+      retried = true;
+      continue;
+    }
     if (!s) {
       const void *init = b->restore == UL_RESTORE_SOURCE ? b->source_data : desc->initial_data;
       if (b->restore == UL_RESTORE_SOURCE && b->source_path) s = ul__buffer_restore(d, o);
       else if (init) s = ul__buffer_upload(d, o, 0, init, b->size);
-      if (!s && init && b->restore == UL_RESTORE_LOG)
-        s = ul__oplog_write(d, o, 0, init, b->size);
       if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost during create");
+      /* LOG and NONE: the initial contents are a write like any other
+       * (SHADOW keeps them in its host copy, SOURCE in its source). Logged
+       * once the buffer exists, so a retry does not log them twice. */
+      if (!s && init && (b->restore == UL_RESTORE_LOG || b->restore == UL_RESTORE_NONE ||
+                         b->restore == UL_RESTORE_CALLBACK))
+        s = ul__oplog_write(d, o, 0, init, b->size);
     }
     if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
     ul__obj_release_native(d, o);
@@ -312,9 +328,7 @@ ul_status ul_buffer_destroy(ul_device *d, ul_buffer buf) {
   ul__obj *o;
   ul_status s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "destroy buffer", &o);
   if (!s) {
-    ul__oplog_forget(d, o);
-    ul__obj_release_native(d, o); /* unmaps a mapped buffer; a pending map is aborted */
-    ul__obj_free(d, o);
+    ul__obj_destroy(d, o); /* unmaps a mapped buffer; a pending map is aborted */
   }
   ul__device_unlock(d);
   return s;
@@ -360,9 +374,14 @@ ul_status ul_buffer_write(ul_device *d, ul_buffer buf, uint64_t offset, const vo
     goto out;
   }
   ul__buffer_data *b = &o->u.buf;
+  if (b->restore == UL_RESTORE_SOURCE) {
+    s = ul__fail(UL_ERR_WRONG_STATE, "write buffer '%s': a SOURCE buffer is immutable (it is restored from its source)",
+                 o->label ? o->label : "");
+    goto out;
+  }
   /* Record first: what is recorded survives a loss during the write. */
   if (b->shadow) memcpy(b->shadow + offset, data, (size_t)size);
-  if (b->restore == UL_RESTORE_LOG && !(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE))) {
+  if (!(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE))) {
     if ((s = ul__oplog_write(d, o, offset, data, size))) goto out;
   }
   if ((s = ul__buffer_upload(d, o, offset, data, size))) goto out;

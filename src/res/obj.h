@@ -87,6 +87,10 @@ typedef struct ul__obj {
   ul__obj_state state;
   uint64_t epoch;          /* epoch of `native` */
   bool pending;            /* being created: rebuild leaves it alone */
+  /* Destroyed by the program while the operation log still names it: the
+   * handle is dead and the native object released, but the descriptor is
+   * kept so that a replay can use it; freed at the next checkpoint. */
+  bool destroyed;
   uint64_t track_id;
   char *label;
   ul_site site;
@@ -120,6 +124,9 @@ struct ul__res {
   uint64_t submit_serial;  /* last serial handed out */
   uint64_t done_serial;    /* every submission up to this one finished */
   uint64_t rebuilds;
+  bool rebuilding;         /* lookups see destroyed objects (for the replay) */
+  bool restoring;          /* a restore callback runs: its writes are not logged */
+  uint32_t deferred;       /* destroyed objects kept for the log */
   struct ul__oplog *log;   /* src/exec/oplog.c */
 };
 
@@ -135,6 +142,10 @@ void ul__obj_free(ul_device *d, ul__obj *o);
  * destroyed, of another kind, or of another device. `what` names the call. */
 ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what,
                       ul__obj **out);
+/* The program's destroy: frees `o`, or keeps it for the operation log. */
+void ul__obj_destroy(ul_device *d, ul__obj *o);
+/* Frees every object kept for the log (after a checkpoint). */
+void ul__obj_free_deferred(ul_device *d);
 /* Releases the native object of `o` (no-op when none). */
 void ul__obj_release_native(ul_device *d, ul__obj *o);
 /* Creates the native object of `o` on the current device (under d->mu),

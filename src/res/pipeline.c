@@ -133,8 +133,13 @@ ul_status ul__bind_group_create_native(ul_device *d, ul__obj *o) {
 /* Creates an object whose descriptor was copied into `o`: native, tracker. */
 static ul_status finish_create(ul_device *d, ul__obj *o, uint32_t *out) {
   ul_status s;
+  bool retried = false;
   for (int attempt = 0;; attempt++) {
     s = ul__obj_create_native(d, o);
+    if (UL__RETRY_ONCE(s) && !retried) {
+      retried = true;
+      continue;
+    }
     if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
     if ((s = ul__device_recover_locked(d))) break;
   }

@@ -1,6 +1,7 @@
 /* Generation-checked handles: id = tag(4) | generation(8) | slot(20). Slot 0
  * is never used, so id 0 is never valid; freed slots are reused in FIFO
  * order so that a stale handle's generation comes round late. */
+#include "exec/oplog.h"
 #include "res/obj.h"
 
 #define SLOT_BITS 20u
@@ -117,7 +118,8 @@ void ul__obj_free(ul_device *d, ul__obj *o) {
   r->gens[slot] = (uint8_t)((r->gens[slot] + 1) & GEN_MASK);
   r->freeq[(r->fq_head + r->fq_count) % r->fq_cap] = slot;
   r->fq_count++;
-  r->live[o->kind]--;
+  if (!o->destroyed) r->live[o->kind]--;
+  else r->deferred--;
   if (o->track_id) ul__track_free(r->tracker, o->track_id);
   ul__obj_free_data(o);
   free(o->label);
@@ -137,7 +139,8 @@ ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *
   if (tag != r->tag) {
     s = ul__fail(UL_ERR_INVALID_HANDLE, "%s: %s handle 0x%08x belongs to another device", what,
                  kn, id);
-  } else if (slot >= r->cap || !r->slots[slot] || r->slots[slot]->id != id) {
+  } else if (slot >= r->cap || !r->slots[slot] || r->slots[slot]->id != id ||
+             (r->slots[slot]->destroyed && !r->rebuilding)) {
     s = ul__fail(UL_ERR_INVALID_HANDLE, "%s: %s handle 0x%08x is stale (destroyed)", what, kn, id);
   } else if (r->slots[slot]->kind != kind) {
     s = ul__fail(UL_ERR_INVALID_HANDLE, "%s: handle 0x%08x is a %s, not a %s", what, id,
@@ -225,4 +228,29 @@ ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated
   td.site.function = o->site.func;
   td.owner = o->id;
   return ul__track_alloc(d->res->tracker, &td, &o->track_id);
+}
+
+void ul__obj_destroy(ul_device *d, ul__obj *o) {
+  ul__obj_release_native(d, o);
+  if (!ul__oplog_names(d, o)) {
+    ul__obj_free(d, o);
+    return;
+  }
+  ul__res *r = d->res;
+  o->destroyed = true;
+  r->live[o->kind]--;
+  r->deferred++;
+  if (o->track_id) ul__track_free(r->tracker, o->track_id);
+  o->track_id = 0;
+}
+
+void ul__obj_free_deferred(ul_device *d) {
+  ul__res *r = d->res;
+  for (uint32_t i = 1; r->deferred && i < r->next_unused && i < r->cap; i++) {
+    ul__obj *o = r->slots[i];
+    if (o && o->destroyed) {
+      ul__obj_release_native(d, o);
+      ul__obj_free(d, o);
+    }
+  }
 }

@@ -73,11 +73,15 @@ typedef struct restore_call {
   uint32_t id;
 } restore_call;
 
+static ul_status run_restore_callbacks(ul_device *d);
+
 ul_status ul__res_rebuild(ul_device *d, uint64_t old_epoch) {
   UL__UNUSED(old_epoch);
   ul__res *r = d->res;
   ul_status s = UL_OK;
-  /* 1. Recreate every object not of this epoch, in dependency order. */
+  r->rebuilding = true;
+  /* 1. Recreate every object not of this epoch, in dependency order
+   * (objects the program destroyed but the log still names included). */
   for (int k = 0; k < UL__OBJ_KIND_COUNT && !s; k++) {
     for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
       ul__obj *o = r->slots[i];
@@ -90,43 +94,55 @@ ul_status ul__res_rebuild(ul_device *d, uint64_t old_epoch) {
   /* 2. Restore contents by policy. */
   for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
     ul__obj *o = r->slots[i];
-    if (!o || o->pending) continue;
+    if (!o || o->pending || !o->native) continue;
     if (o->kind == UL__OBJ_BUFFER) s = ul__buffer_restore(d, o);
     else if (o->kind == UL__OBJ_TEXTURE) s = ul__texture_restore(d, o);
     if (s) s = ul__wrap(s, "restore %s '%s'", ul__obj_kind_name(o->kind), o->label ? o->label : "");
   }
-  /* 3. Replay the work since the last checkpoint. */
+  /* 3. The program refills CALLBACK buffers. */
+  if (!s) s = run_restore_callbacks(d);
+  /* 4. Replay the work since the last checkpoint. */
   if (!s) s = ul__oplog_replay(d);
+  r->rebuilding = false;
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++)
+    if (r->slots[i] && r->slots[i]->destroyed) ul__obj_release_native(d, r->slots[i]);
   if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost again during rebuild");
   if (!s) r->rebuilds++;
   return s;
 }
 
-/* CALLBACK buffers are refilled by the program once the device works
- * again, with no unlost lock held (called by the device after recovery). */
-void ul__res_run_restore_callbacks(ul_device *d);
-void ul__res_run_restore_callbacks(ul_device *d) {
+/* CALLBACK buffers are refilled by the program before the replay, with
+ * d->mu dropped around each call (other callers wait for the recovery to
+ * end; the recovering thread's own calls go through). Their writes are not
+ * logged: the callback can make them again at the next loss. */
+static ul_status run_restore_callbacks(ul_device *d) {
+  ul__res *r = d->res;
   restore_call calls[64];
   int n = 0;
-  ul__device_lock(d);
-  ul__res *r = d->res;
-  for (uint32_t i = 1; r && i < r->next_unused && i < r->cap && n < 64; i++) {
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
     ul__obj *o = r->slots[i];
-    if (o && o->kind == UL__OBJ_BUFFER && o->u.buf.restore == UL_RESTORE_CALLBACK &&
-        o->u.buf.restore_fn && o->epoch == d->epoch && !o->pending) {
-      calls[n++] = (restore_call){o->u.buf.restore_fn, o->u.buf.restore_user, o->id};
-    }
+    if (!o || o->kind != UL__OBJ_BUFFER || o->pending || o->destroyed) continue;
+    if (o->u.buf.restore != UL_RESTORE_CALLBACK || !o->u.buf.restore_fn) continue;
+    if (n == 64) return ul__fail(UL_ERR_UNSUPPORTED, "more than 64 CALLBACK buffers");
+    calls[n++] = (restore_call){o->u.buf.restore_fn, o->u.buf.restore_user, o->id};
   }
-  ul__device_unlock(d);
   for (int i = 0; i < n; i++) {
+    r->restoring = true;
+    pthread_mutex_unlock(&d->mu);
     ul_status s = calls[i].fn(d, (ul_buffer){calls[i].id}, calls[i].user);
+    pthread_mutex_lock(&d->mu);
+    r->restoring = false;
+    if (ul__device_loss_pending(d)) return ul__fail(UL_ERR_DEVICE_LOST, "lost during a restore callback");
     if (s) {
-      ul__device_lock(d);
       ul__obj *o;
-      if (!ul__obj_get(d, calls[i].id, UL__OBJ_BUFFER, "restore callback", &o)) o->state = UL__OBJ_LOST;
-      ul__device_unlock(d);
+      if (!ul__obj_get(d, calls[i].id, UL__OBJ_BUFFER, "restore callback", &o)) {
+        o->state = UL__OBJ_LOST;
+        ul__log(UL__LOG_WARN, "restore callback of buffer '%s' failed (%s): the buffer is LOST",
+                o->label ? o->label : "", ul_status_name(s));
+      }
     }
   }
+  return UL_OK;
 }
 
 ul_status ul_device_memory_stats(ul_device *d, ul_memory_stats *out) {

@@ -156,6 +156,9 @@ static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_textu
   }
   td.reserved = true;
   s = ul__obj_create_native(d, o);
+  if (UL__RETRY_ONCE(s)) s = ul__obj_create_native(d, o);
+  for (int attempt = 0; s == UL_ERR_DEVICE_LOST && attempt < UL__MAX_RETRIES_PER_CALL; attempt++)
+    if (!(s = ul__device_recover_locked(d))) s = ul__obj_create_native(d, o);
   if (!s) s = ul__track_alloc(d->res->tracker, &td, &o->track_id);
   else ul__track_unreserve(d->res->tracker, bytes);
   if (s) {
@@ -184,10 +187,8 @@ static void destroy_views_of(ul_device *d, uint32_t texture_id) {
   ul__res *r = d->res;
   for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
     ul__obj *v = r->slots[i];
-    if (v && v->kind == UL__OBJ_VIEW && v->u.view.desc.texture.id == texture_id) {
-      ul__obj_release_native(d, v);
-      ul__obj_free(d, v);
-    }
+    if (v && v->kind == UL__OBJ_VIEW && !v->destroyed && v->u.view.desc.texture.id == texture_id)
+      ul__obj_destroy(d, v);
   }
 }
 
@@ -199,8 +200,7 @@ ul_status ul_texture_destroy(ul_device *d, ul_texture tex) {
   ul_status s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "destroy texture", &o);
   if (!s) {
     destroy_views_of(d, tex.id);
-    ul__obj_release_native(d, o);
-    ul__obj_free(d, o);
+    ul__obj_destroy(d, o);
   }
   ul__device_unlock(d);
   return s;
@@ -299,6 +299,7 @@ ul_status ul_texture_view_create_at(ul_device *d, const ul_texture_view_desc *de
     o->u.view.desc = *desc;
     o->u.view.desc.label = NULL;
     s = ul__obj_create_native(d, o);
+    if (UL__RETRY_ONCE(s)) s = ul__obj_create_native(d, o);
     if (!s) s = ul__obj_track(d, o, 0, false);
     if (s) {
       ul__obj_release_native(d, o);
@@ -319,10 +320,7 @@ ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const
   ul__device_lock(d);
   ul__obj *o;
   ul_status s = ul__obj_get(d, id, kind, what, &o);
-  if (!s) {
-    ul__obj_release_native(d, o);
-    ul__obj_free(d, o);
-  }
+  if (!s) ul__obj_destroy(d, o);
   ul__device_unlock(d);
   return s;
 }
@@ -344,6 +342,7 @@ ul_status ul_sampler_create_at(ul_device *d, const ul_sampler_desc *desc, ul_sam
     o->u.smp.desc = *desc;
     o->u.smp.desc.label = NULL;
     s = ul__obj_create_native(d, o);
+    if (UL__RETRY_ONCE(s)) s = ul__obj_create_native(d, o);
     if (!s) s = ul__obj_track(d, o, 0, false);
     if (s) {
       ul__obj_release_native(d, o);

@@ -15,7 +15,10 @@ typedef struct cli_command {
 } cli_command;
 
 int cmd_doctor(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_chaos(int argc, char **argv);
 
 /* JSON output helpers (cli_json.c). */
 void cli_json_string(FILE *f, const char *s);

@@ -3,6 +3,9 @@
 
 static const cli_command commands[] = {
     {"doctor", "check the WebGPU implementation, adapter and loss injection", cmd_doctor},
+    {"demo", "generate text on the GPU through injected device losses", cmd_demo},
+    {"run", "run a llama2.c model (e.g. stories15M) on the GPU", cmd_run},
+    {"chaos", "inject a fault at every WebGPU call of a workload and compare", cmd_chaos},
     {"bench", "benchmarks against raw webgpu.h, with JSON output", cmd_bench},
 };
 

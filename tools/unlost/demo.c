@@ -1,0 +1,419 @@
+/* unlost demo: the built-in model generates text on the GPU while the device
+ * is lost on purpose, and the text comes out the same as without the losses
+ * and as the CPU reference's. */
+#include "cli.h"
+#include "llm/cpu.h"
+#include "llm/gen.h"
+#include "llm/gpu.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEMO_MAX_LOSSES 64
+
+static void demo_usage(FILE *f) {
+  fprintf(f,
+          "usage: unlost demo [--losses K] [--seed S] [--steps N] [--kv log|callback]\n"
+          "                   [--json FILE]\n"
+          "\n"
+          "Generates text greedily with the built-in model on the GPU through unlost,\n"
+          "loses the device K times at random steps (wgpuDeviceForceLoss, as a driver\n"
+          "reset would), and checks that the tokens equal a clean run's and the CPU\n"
+          "reference's, and that nothing leaked.\n"
+          "\n"
+          "  --losses K     device losses to inject (default 3, at most %d)\n"
+          "  --seed S       seed of the steps the losses happen at (default 1)\n"
+          "  --steps N      tokens to generate (default 120, at most 256)\n"
+          "  --kv POLICY    how the KV cache survives a loss: 'log' (default:\n"
+          "                 checkpoint + replay of the operation log) or 'callback'\n"
+          "                 (re-run every cached position after the loss)\n"
+          "  --checkpoint-every N\n"
+          "                 with 'log': checkpoint every N tokens (default 32),\n"
+          "                 which bounds the replay after a loss\n"
+          "  --json FILE    also write the results as JSON to FILE ('-': stdout)\n"
+          "  -h, --help     this help\n"
+          "\n"
+          "A progress line (tokens, tokens/s, losses) is shown when stdout is a\n"
+          "terminal.\n"
+          "\n"
+          "Exit status: 0 when every loss was recovered, the tokens equal the clean\n"
+          "run's and the CPU reference's and nothing leaked; 1 otherwise (or on an\n"
+          "error); 2 on a usage error.\n",
+          DEMO_MAX_LOSSES);
+}
+
+static double mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+typedef struct demo_events {
+  int lost, recovered, failed;
+  double event_ms[DEMO_MAX_LOSSES]; /* since_loss_ms at RECOVERED */
+} demo_events;
+
+static void demo_listener(ul_device *d, const ul_event *e, void *user) {
+  (void)d;
+  demo_events *ev = user;
+  switch (e->kind) {
+  case UL_EVENT_LOST: ev->lost++; break;
+  case UL_EVENT_RECOVERED:
+  case UL_EVENT_FALLBACK:
+    if (ev->recovered < DEMO_MAX_LOSSES) ev->event_ms[ev->recovered] = e->since_loss_ms;
+    ev->recovered++;
+    break;
+  case UL_EVENT_FAILED: ev->failed++; break;
+  default: break;
+  }
+}
+
+static bool parse_u64(const char *s, uint64_t *out) {
+  if (!s || !*s || *s == '-') return false;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (errno || *end) return false;
+  *out = v;
+  return true;
+}
+
+/* Text output: the pieces as they come; on a terminal, lines are wrapped
+ * and the line being written is redrawn with the progress after it. */
+typedef struct demo_out {
+  bool tty;
+  int wrap;
+  char line[512];
+  size_t len;
+  char *all; /* the whole text, for --json */
+  size_t all_len, all_cap;
+} demo_out;
+
+static void out_append_all(demo_out *o, const char *p, size_t n) {
+  if (o->all_len + n + 1 > o->all_cap) {
+    size_t cap = (o->all_len + n + 1) * 2;
+    char *a = realloc(o->all, cap);
+    if (!a) return;
+    o->all = a;
+    o->all_cap = cap;
+  }
+  memcpy(o->all + o->all_len, p, n);
+  o->all_len += n;
+  o->all[o->all_len] = 0;
+}
+
+static void out_redraw(demo_out *o, const char *progress) {
+  printf("\r\033[K%.*s", (int)o->len, o->line);
+  if (progress) printf("  \033[2m%s\033[0m", progress);
+  fflush(stdout);
+}
+
+static void out_piece(demo_out *o, const char *p, size_t n, const char *progress) {
+  /* Skip lone unprintable bytes (llama2.c's safe_printf). */
+  if (n == 1 && !isprint((unsigned char)p[0]) && !isspace((unsigned char)p[0])) return;
+  out_append_all(o, p, n);
+  if (!o->tty) {
+    fwrite(p, 1, n, stdout);
+    fflush(stdout);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    char ch = p[i];
+    bool brk = ch == '\n' || (ch == ' ' && (int)o->len >= o->wrap) || o->len + 1 >= sizeof o->line;
+    if (brk) {
+      printf("\r\033[K%.*s\n", (int)o->len, o->line);
+      o->len = 0;
+      if (ch == '\n' || ch == ' ') continue;
+    }
+    o->line[o->len++] = ch;
+  }
+  out_redraw(o, progress);
+}
+
+static void out_finish(demo_out *o) {
+  if (o->tty) printf("\r\033[K%.*s\n", (int)o->len, o->line);
+  else printf("\n");
+  fflush(stdout);
+}
+
+typedef struct demo_run {
+  int32_t *tokens;
+  double seconds;
+  double step_ms_sum;
+  int steps_done;
+} demo_run;
+
+int cmd_demo(int argc, char **argv) {
+  uint64_t losses = 3, seed = 1, steps = 120, ckpt = 32;
+  const char *json = NULL;
+  ul__llm_kv_policy kv = UL__LLM_KV_LOG;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      demo_usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--losses") && parse_u64(v, &losses) && losses <= DEMO_MAX_LOSSES) {
+      i++;
+    } else if (!strcmp(a, "--seed") && parse_u64(v, &seed)) {
+      i++;
+    } else if (!strcmp(a, "--steps") && parse_u64(v, &steps) && steps >= 1 && steps <= UL__LLM_GEN_SEQ_LEN) {
+      i++;
+    } else if (!strcmp(a, "--checkpoint-every") && parse_u64(v, &ckpt) && ckpt >= 1 && ckpt <= 100000) {
+      i++;
+    } else if (!strcmp(a, "--json") && v) {
+      json = v;
+      i++;
+    } else if (!strcmp(a, "--kv") && v && (!strcmp(v, "log") || !strcmp(v, "callback"))) {
+      kv = !strcmp(v, "log") ? UL__LLM_KV_LOG : UL__LLM_KV_CALLBACK;
+      i++;
+    } else {
+      fprintf(stderr, "unlost demo: bad option or value: '%s'%s%s\n", a, v ? " " : "", v ? v : "");
+      demo_usage(stderr);
+      return 2;
+    }
+  }
+  const int N = (int)steps;
+  if (losses >= steps) {
+    fprintf(stderr, "unlost demo: --losses %llu needs more than that many --steps\n",
+            (unsigned long long)losses);
+    return 2;
+  }
+
+  /* The steps the device is lost at (distinct, in 1..N-1), and where: before
+   * the step, or with the step's work in flight (between submit and read). */
+  int loss_step[DEMO_MAX_LOSSES], loss_where[DEMO_MAX_LOSSES];
+  uint64_t rng = seed;
+  for (int k = 0; k < (int)losses; k++) {
+    int s;
+    bool dup;
+    do {
+      s = 1 + (int)(ul__llm_rng_next(&rng) % (uint64_t)(N - 1));
+      dup = false;
+      for (int j = 0; j < k; j++) dup |= loss_step[j] == s;
+    } while (dup);
+    loss_step[k] = s;
+  }
+  for (int k = 0; k < (int)losses; k++) /* sort */
+    for (int j = k + 1; j < (int)losses; j++)
+      if (loss_step[j] < loss_step[k]) {
+        int t = loss_step[j];
+        loss_step[j] = loss_step[k];
+        loss_step[k] = t;
+      }
+  for (int k = 0; k < (int)losses; k++) loss_where[k] = (int)(ul__llm_rng_next(&rng) & 1);
+
+  int rc = 1;
+  ul__llm_model *model = NULL;
+  ul__llm_tokenizer *tok = NULL;
+  ul__llm_cpu *cpu = NULL;
+  ul_env *env = NULL;
+  ul_device *dev = NULL;
+  ul__llm_gpu *gpu = NULL;
+  demo_events ev = {0};
+  demo_out out = {0};
+  int32_t *cpu_tokens = calloc((size_t)N, sizeof(int32_t));
+  demo_run clean = {calloc((size_t)N, sizeof(int32_t)), 0, 0, 0};
+  demo_run lossy = {calloc((size_t)N, sizeof(int32_t)), 0, 0, 0};
+  double recovery_ms[DEMO_MAX_LOSSES] = {0};
+  int recoveries_seen = 0;
+  ul_memory_stats ms = {0};
+  bool leak_checked = false;
+  ul__llm_gpu_stats gst = {0};
+  ul_adapter_info ai = {0};
+  char err[1024] = "";
+  if (!cpu_tokens || !clean.tokens || !lossy.tokens) {
+    snprintf(err, sizeof err, "out of memory");
+    goto done;
+  }
+
+#define DEMO_TRY(call, what)                                                  \
+  do {                                                                        \
+    if ((call) != UL_OK) {                                                    \
+      snprintf(err, sizeof err, "%s: %s", what, ul_last_error());             \
+      goto done;                                                              \
+    }                                                                         \
+  } while (0)
+
+  DEMO_TRY(ul__llm_default_open(&model, &tok), "open the built-in model");
+  const int32_t V = model->cfg.vocab_size;
+
+  /* The CPU reference, greedy from BOS. */
+  DEMO_TRY(ul__llm_cpu_create(model, &cpu), "cpu reference");
+  {
+    int32_t t = UL__LLM_TOKEN_BOS;
+    for (int p = 0; p < N; p++) {
+      const float *lg;
+      DEMO_TRY(ul__llm_cpu_forward(cpu, t, p, &lg), "cpu reference");
+      t = cpu_tokens[p] = ul__llm_argmax(lg, V);
+    }
+  }
+
+  DEMO_TRY(ul_env_create(NULL, &env), "load WebGPU");
+  ul_device_desc dd = {.label = "demo", .listener = demo_listener, .listener_user = &ev};
+  dd.recovery.jitter_seed = seed;
+  DEMO_TRY(ul_device_create(env, &dd, &dev), "create the device");
+  ul_device_adapter_info(dev, &ai);
+  ul__llm_gpu_opts go = {.kv = kv, .checkpoint_every = (uint32_t)ckpt};
+  DEMO_TRY(ul__llm_gpu_create(dev, model, &go, &gpu), "upload the model");
+
+  printf("unlost demo: built-in model (dim %d, %d layers, %d heads, vocab %d) on %s (%s, %s)\n",
+         model->cfg.dim, model->cfg.n_layers, model->cfg.n_heads, V, ai.name,
+         ul_backend_name(ai.backend), ul_adapter_type_name(ai.type));
+  printf("KV cache restore: %s; %d tokens; %d device loss%s at step", ul__llm_kv_policy_name(kv),
+         N, (int)losses, losses == 1 ? "" : "es");
+  for (int k = 0; k < (int)losses; k++) printf("%s %d", k ? "," : "", loss_step[k]);
+  if (!losses) printf("s: none");
+  printf(" (seed %llu)\n\n", (unsigned long long)seed);
+  fflush(stdout);
+
+  /* 1. The clean run (silent), which also times an ordinary step. */
+  {
+    double t0 = mono_ms();
+    int32_t t = UL__LLM_TOKEN_BOS;
+    for (int p = 0; p < N; p++) {
+      const float *lg;
+      DEMO_TRY(ul__llm_gpu_forward(gpu, t, p, &lg), "clean run");
+      t = clean.tokens[p] = ul__llm_argmax(lg, V);
+    }
+    clean.seconds = (mono_ms() - t0) / 1e3;
+    clean.steps_done = N;
+  }
+  const double step_ms = clean.seconds * 1e3 / N;
+
+  /* 2. The run with losses, streamed. */
+  out.tty = isatty(STDOUT_FILENO);
+  out.wrap = 72;
+  if (out.tty) {
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+      out.wrap = ws.ws_col - 48 < 20 ? 20 : ws.ws_col - 48 > 72 ? 72 : ws.ws_col - 48;
+  }
+  {
+    double t0 = mono_ms();
+    int32_t t = UL__LLM_TOKEN_BOS, prev = UL__LLM_TOKEN_BOS;
+    int next = 0;
+    for (int p = 0; p < N; p++) {
+      bool lose = next < (int)losses && loss_step[next] == p;
+      int where = lose ? loss_where[next] : -1;
+      double ts = mono_ms();
+      const float *lg;
+      if (where == 0) DEMO_TRY(ul_device_force_loss(dev, "demo: injected before a step"), "force a loss");
+      DEMO_TRY(ul__llm_gpu_submit(gpu, t, p), "generate");
+      if (where == 1) DEMO_TRY(ul_device_force_loss(dev, "demo: injected with a step in flight"), "force a loss");
+      DEMO_TRY(ul__llm_gpu_read_logits(gpu, &lg), "generate");
+      if (lose) {
+        double extra = mono_ms() - ts - step_ms;
+        recovery_ms[next] = extra > 0 ? extra : 0;
+        next++;
+      }
+      t = lossy.tokens[p] = ul__llm_argmax(lg, V);
+      const char *piece;
+      size_t plen;
+      char progress[160];
+      double el = (mono_ms() - t0) / 1e3;
+      snprintf(progress, sizeof progress, "[%d/%d tokens, %.0f tok/s, losses %d/%d]", p + 1, N,
+               el > 0 ? (p + 1) / el : 0.0, ev.recovered, (int)losses);
+      if (ul__llm_tokenizer_decode(tok, prev, t, &piece, &plen) == UL_OK)
+        out_piece(&out, piece, plen, out.tty ? progress : NULL);
+      prev = t;
+      lossy.steps_done = p + 1;
+    }
+    lossy.seconds = (mono_ms() - t0) / 1e3;
+    recoveries_seen = next;
+  }
+  out_finish(&out);
+  ul__llm_gpu_get_stats(gpu, &gst);
+
+  /* 3. Everything this demo created is destroyed: the tracker must be empty. */
+  ul__llm_gpu_destroy(gpu);
+  gpu = NULL;
+  DEMO_TRY(ul_device_memory_stats(dev, &ms), "memory stats");
+  leak_checked = true;
+  rc = 0;
+
+done:
+  ul__llm_gpu_destroy(gpu);
+  if (dev && ul_device_destroy(dev) != UL_OK && !err[0])
+    snprintf(err, sizeof err, "destroy the device: %s", ul_last_error());
+  if (env) ul_env_destroy(env);
+  if (out.tty && !leak_checked && out.len) out_finish(&out);
+
+  bool match_clean = clean.steps_done == N && lossy.steps_done == N &&
+                     !memcmp(clean.tokens, lossy.tokens, (size_t)N * sizeof(int32_t));
+  bool match_cpu = lossy.steps_done == N &&
+                   !memcmp(cpu_tokens, lossy.tokens, (size_t)N * sizeof(int32_t));
+  bool no_leak = leak_checked && ms.live_objects == 0 && ms.live_bytes == 0;
+  bool all_recovered = ev.recovered == (int)losses && ev.failed == 0;
+  if (rc == 0 && !(match_clean && match_cpu && no_leak && all_recovered)) rc = 1;
+  if (err[0]) rc = 1;
+  double tps = lossy.seconds > 0 ? lossy.steps_done / lossy.seconds : 0;
+  double tps_clean = clean.seconds > 0 ? clean.steps_done / clean.seconds : 0;
+
+  printf("\nsummary (KV cache restore: %s)\n", ul__llm_kv_policy_name(kv));
+  printf("  tokens/s             %.1f with %d loss%s (clean run %.1f)\n", tps, (int)losses,
+         losses == 1 ? "" : "es", tps_clean);
+  printf("  losses injected      %d, recovered %d%s\n", (int)losses, ev.recovered,
+         ev.failed ? " (recovery FAILED)" : "");
+  for (int k = 0; k < recoveries_seen && k < ev.recovered; k++)
+    printf("  recovery %-2d          step %3d (%s): %.1f ms extra for the step "
+           "(device rebuilt and restored in %.1f ms)\n",
+           k + 1, loss_step[k], loss_where[k] ? "step in flight" : "before the step",
+           recovery_ms[k], ev.event_ms[k]);
+  if (kv == UL__LLM_KV_CALLBACK)
+    printf("  re-prefills          %llu, %llu positions, %.1f ms in all\n",
+           (unsigned long long)gst.refills, (unsigned long long)gst.refill_tokens,
+           gst.refill_ms_total);
+  else
+    printf("  checkpoints          %llu (every %llu tokens)\n", (unsigned long long)gst.checkpoints,
+           (unsigned long long)ckpt);
+  printf("  tokens = clean run   %s\n", match_clean ? "yes" : "NO");
+  printf("  tokens = CPU ref.    %s\n", match_cpu ? "yes" : "NO");
+  if (leak_checked)
+    printf("  leaked               %llu objects, %llu bytes\n", (unsigned long long)ms.live_objects,
+           (unsigned long long)ms.live_bytes);
+  else
+    printf("  leaked               not checked\n");
+  if (err[0]) printf("  error                %s\n", err);
+  printf("result: %s\n", rc == 0 ? "PASS" : "FAIL");
+  fflush(stdout);
+
+  if (json) {
+    FILE *f = !strcmp(json, "-") ? stdout : fopen(json, "w");
+    if (!f) {
+      fprintf(stderr, "unlost demo: cannot write %s: %s\n", json, strerror(errno));
+      rc = 1;
+    } else {
+      fprintf(f, "{\"losses_injected\":%d,\"recoveries\":%d,\"tokens_match_clean\":%s,"
+                 "\"tokens_match_cpu\":%s,\"leaked_objects\":%llu,\"leaked_bytes\":%llu,"
+                 "\"tokens_per_s\":%.2f,\"tokens_per_s_clean\":%.2f,\"recovery_ms\":[",
+              (int)losses, ev.recovered, match_clean ? "true" : "false",
+              match_cpu ? "true" : "false",
+              (unsigned long long)(leak_checked ? ms.live_objects : 0),
+              (unsigned long long)(leak_checked ? ms.live_bytes : 0), tps, tps_clean);
+      for (int k = 0; k < recoveries_seen; k++) fprintf(f, "%s%.3f", k ? "," : "", recovery_ms[k]);
+      fprintf(f, "],\"recovery_event_ms\":[");
+      for (int k = 0; k < ev.recovered && k < DEMO_MAX_LOSSES; k++)
+        fprintf(f, "%s%.3f", k ? "," : "", ev.event_ms[k]);
+      fprintf(f, "],\"loss_steps\":[");
+      for (int k = 0; k < (int)losses; k++) fprintf(f, "%s%d", k ? "," : "", loss_step[k]);
+      fprintf(f, "],\"kv\":\"%s\",\"steps\":%d,\"seed\":%llu,\"ok\":%s,\"text\":",
+              ul__llm_kv_policy_name(kv), N, (unsigned long long)seed, rc == 0 ? "true" : "false");
+      cli_json_string(f, out.all ? out.all : "");
+      fprintf(f, "}\n");
+      if (f != stdout && fclose(f) != 0) rc = 1;
+    }
+  }
+  if (err[0]) fprintf(stderr, "unlost demo: %s\n", err);
+  free(out.all);
+  free(cpu_tokens);
+  free(clean.tokens);
+  free(lossy.tokens);
+  ul__llm_cpu_destroy(cpu);
+  ul__llm_tokenizer_free(tok);
+  ul__llm_model_close(model);
+  return rc;
+}
