@@ -37,6 +37,7 @@ struct ul__llm_gpu {
   uint32_t cur_state[4];
   uint32_t since_ckpt;
   int refilling;
+  bool refill_again;
   ul__llm_gpu_stats st;
 };
 
@@ -93,19 +94,36 @@ static ul_status scratch(ul__llm_gpu *g, const char *label, uint64_t floats, ul_
 static ul_status kv_refill(ul_device *dev, ul_buffer buffer, void *user) {
   (void)buffer;
   ul__llm_gpu *g = user;
+  if (g->refilling) {
+    /* Lost again while refilling: the call that recovered returns into the
+     * refill below, which starts over (no recursion). */
+    g->refill_again = true;
+    return UL_OK;
+  }
   double t0 = now_ms();
   ul_status s = UL_OK;
-  g->refilling++;
+  g->refilling = 1;
   int32_t n = g->kv_len;
-  for (int32_t p = 0; p < n && !s; p++) {
-    uint32_t stv[4] = {(uint32_t)p, (uint32_t)g->tokens[p], 0, 0};
-    s = ul_buffer_write(dev, g->state, 0, stv, sizeof stv);
-    if (!s) s = ul_cmd_submit(dev, g->cmd, NULL);
-  }
-  if (!s) s = ul_buffer_write(dev, g->state, 0, g->cur_state, sizeof g->cur_state);
-  g->refilling--;
+  int rounds = 0;
+  do {
+    g->refill_again = false;
+    for (int32_t p = 0; p < n && !s && !g->refill_again; p++) {
+      uint32_t stv[4] = {(uint32_t)p, (uint32_t)g->tokens[p], 0, 0};
+      s = ul_buffer_write(dev, g->state, 0, stv, sizeof stv);
+      if (!s) s = ul_cmd_submit(dev, g->cmd, NULL);
+      g->st.refill_tokens++;
+    }
+    if (!s && !g->refill_again)
+      s = ul_buffer_write(dev, g->state, 0, g->cur_state, sizeof g->cur_state);
+    /* The refill covers everything logged so far: empty the log, so that a
+     * later loss does not replay it before refilling again (nothing is a
+     * LOG buffer with this policy, so nothing is copied). */
+    if (!s && !g->refill_again) s = ul_device_checkpoint(dev);
+  } while (!s && g->refill_again && ++rounds < 8);
+  if (!s && g->refill_again)
+    s = ul__fail(UL_ERR_DEVICE_LOST, "re-prefill of %d positions: lost %d times while refilling", n, rounds);
+  g->refilling = 0;
   g->st.refills++;
-  g->st.refill_tokens += (uint64_t)n;
   g->st.last_refill_ms = now_ms() - t0;
   g->st.refill_ms_total += g->st.last_refill_ms;
   return s;

@@ -32,6 +32,8 @@ static void run_usage(FILE *f) {
           "  --chaos SPEC        fault injection schedule, e.g. 'loss-every=200' or\n"
           "                      'loss@500,loss@900' (see 'unlost chaos --help')\n"
           "  --kv POLICY         KV cache restore: 'log' (default) or 'callback'\n"
+          "  --checkpoint-every N  with 'log': checkpoint the KV cache every N\n"
+          "                      tokens (default 32); a loss replays at most N\n"
           "  -h, --help          this help\n"
           "\n"
           "Statistics (tokens/s, losses recovered) go to stderr.\n"
@@ -71,6 +73,7 @@ int cmd_run(int argc, char **argv) {
   long steps = 0;
   double temperature = 1.0, topp = 0.9;
   unsigned long long seed = 0;
+  long ckpt = 32;
   ul__llm_kv_policy kv = UL__LLM_KV_LOG;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -92,6 +95,10 @@ int cmd_run(int argc, char **argv) {
       errno = 0;
       steps = strtol(v, &end, 10);
       ok = !errno && *end == 0 && steps > 0;
+    } else if (!strcmp(a, "--checkpoint-every") && ok) {
+      errno = 0;
+      ckpt = strtol(v, &end, 10);
+      ok = !errno && *end == 0 && ckpt > 0 && ckpt <= 1000000;
     } else if (!strcmp(a, "--temperature") && ok) {
       temperature = strtod(v, &end);
       ok = *end == 0 && temperature >= 0 && isfinite(temperature);
@@ -164,7 +171,7 @@ int cmd_run(int argc, char **argv) {
   dd.required_limits.max_storage_buffer_binding_size = UL_LIMIT_ADAPTER;
   dd.required_limits.max_buffer_size = UL_LIMIT_ADAPTER;
   RUN_TRY(ul_device_create(env, &dd, &dev), "create the device");
-  ul__llm_gpu_opts go = {.kv = kv};
+  ul__llm_gpu_opts go = {.kv = kv, .checkpoint_every = (uint32_t)ckpt};
   RUN_TRY(ul__llm_gpu_create(dev, model, &go, &gpu), "upload the model");
 
   double t0 = 0;

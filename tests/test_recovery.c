@@ -1,0 +1,306 @@
+// ctest-labels: threads
+/* Transparent recovery on the real implementation: after a forced loss,
+ * handles work again with their contents by policy, unfinished work is
+ * replayed, and callers in flight get correct results. */
+#include "chaos/chaos.h"
+#include "core/core.h"
+#include "ul_test.h"
+
+static const char *inc_wgsl =
+    "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n"
+    "@group(0) @binding(1) var<storage, read> addend: array<u32>;\n"
+    "@compute @workgroup_size(64)\n"
+    "fn main(@builtin(global_invocation_id) id: vec3u) {\n"
+    "  if (id.x < arrayLength(&data)) { data[id.x] = data[id.x] * 3u + addend[id.x]; }\n"
+    "}\n";
+
+enum { N = 1024 };
+
+typedef struct rig {
+  ul_env *env;
+  ul_device *dev;
+  ul_buffer data, addend;
+  ul_shader sh;
+  ul_compute_pipeline p;
+  ul_bind_group bg;
+  ul_cmd *cmd;
+} rig;
+
+static uint32_t addend_host[N];
+
+static ul_status rig_open(rig *r, const char *chaos, ul_restore data_policy) {
+  memset(r, 0, sizeof *r);
+  for (uint32_t i = 0; i < N; i++) addend_host[i] = i ^ 0x5a5a;
+  uint32_t init[N];
+  for (uint32_t i = 0; i < N; i++) init[i] = i;
+  ul_device_desc dd = {.label = "recovery"};
+  dd.recovery.backoff_initial_ms = 1;
+  dd.recovery.backoff_max_ms = 2;
+  ul_status s = ul_env_create(&(ul_env_desc){.chaos = chaos}, &r->env);
+  if (!s) s = ul_device_create(r->env, &dd, &r->dev);
+  if (!s) s = ul_buffer_create(r->dev, &(ul_buffer_desc){.label = "data", .size = sizeof init,
+                                                          .restore = data_policy, .initial_data = init}, &r->data);
+  if (!s) s = ul_buffer_create(r->dev, &(ul_buffer_desc){.label = "addend", .size = sizeof addend_host,
+                                                          .restore = UL_RESTORE_SOURCE, .source_data = addend_host},
+                               &r->addend);
+  if (!s) s = ul_shader_create(r->dev, &(ul_shader_desc){.wgsl = inc_wgsl}, &r->sh);
+  if (!s) s = ul_compute_pipeline_create(r->dev, &(ul_compute_pipeline_desc){.shader = r->sh}, &r->p);
+  if (!s) s = ul_bind_group_create(r->dev, &(ul_bind_group_desc){.pipeline = r->p, .entry_count = 2,
+      .entries = {{.binding = 0, .buffer = r->data}, {.binding = 1, .buffer = r->addend}}}, &r->bg);
+  if (!s) s = ul_cmd_create(r->dev, "inc", &r->cmd);
+  if (!s) s = ul_cmd_dispatch(r->cmd, r->p, &r->bg, 1, N / 64, 1, 1);
+  return s;
+}
+
+static void rig_close(rig *r) {
+  ul_cmd_destroy(r->cmd);
+  ul_bind_group_destroy(r->dev, r->bg);
+  ul_compute_pipeline_destroy(r->dev, r->p);
+  ul_shader_destroy(r->dev, r->sh);
+  ul_buffer_destroy(r->dev, r->addend);
+  ul_buffer_destroy(r->dev, r->data);
+  ul_memory_stats st = {0};
+  ul_device_memory_stats(r->dev, &st);
+  EXPECT_EQ(st.live_objects, 0);
+  EXPECT_EQ(ul_device_destroy(r->dev), UL_OK);
+  EXPECT_EQ(ul_env_destroy(r->env), UL_OK);
+}
+
+static void expected_after(int steps, uint32_t *out) {
+  for (uint32_t i = 0; i < N; i++) {
+    uint32_t v = i;
+    for (int k = 0; k < steps; k++) v = v * 3u + addend_host[i];
+    out[i] = v;
+  }
+}
+
+static void test_log_state_replayed(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_LOG));
+  uint32_t got[N], want[N];
+  for (int step = 1; step <= 6; step++) {
+    ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+    if (step == 2) ASSERT_OK(ul_device_checkpoint(r.dev));
+    if (step == 4) ASSERT_OK(ul_device_force_loss(r.dev, "test: loss after step 4"));
+  }
+  /* an in-flight read at the loss: the data is what it would have been */
+  ASSERT_OK(ul_buffer_read(r.dev, r.data, 0, got, sizeof got, 0));
+  expected_after(6, want);
+  ASSERT_EQ(memcmp(got, want, sizeof got), 0);
+  ASSERT_EQ(ul_device_epoch(r.dev), 2);
+  rig_close(&r);
+}
+
+static void test_loss_before_read_completes(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_LOG));
+  ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+  ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+  /* lose the device right after the submissions, before anyone waited */
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  uint32_t got[N], want[N];
+  ASSERT_OK(ul_device_wait_idle(r.dev, 0));
+  ASSERT_OK(ul_buffer_read(r.dev, r.data, 0, got, sizeof got, 0));
+  expected_after(2, want);
+  ASSERT_EQ(memcmp(got, want, sizeof got), 0);
+  rig_close(&r);
+}
+
+static void test_none_policy_is_zero_after_checkpoint(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_NONE));
+  ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+  ASSERT_OK(ul_device_checkpoint(r.dev));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  uint32_t got[N];
+  ASSERT_OK(ul_buffer_read(r.dev, r.data, 0, got, sizeof got, 0));
+  for (int i = 0; i < N; i++) ASSERT_EQ(got[i], 0);
+  rig_close(&r);
+}
+
+static void test_shadow_and_source_file(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_LOG));
+  /* a SOURCE buffer restored from a file range */
+  char path[] = "/tmp/unlost-src-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_TRUE(fd >= 0);
+  uint32_t file[N + 16];
+  for (uint32_t i = 0; i < N + 16; i++) file[i] = i * 977u;
+  ASSERT_EQ(write(fd, file, sizeof file), (ssize_t)sizeof file);
+  close(fd);
+  ul_buffer src, sh;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "weights", .size = N * 4,
+      .restore = UL_RESTORE_SOURCE, .source_path = path, .source_offset = 64}, &src));
+  uint32_t v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "params", .size = sizeof v,
+      .restore = UL_RESTORE_SHADOW, .initial_data = v}, &sh));
+  v[3] = 40;
+  ASSERT_OK(ul_buffer_write(r.dev, sh, 0, v, sizeof v));
+  ASSERT_STATUS(ul_buffer_write(r.dev, src, 0, v, sizeof v), UL_ERR_WRONG_STATE);
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  uint32_t got[N];
+  ASSERT_OK(ul_buffer_read(r.dev, src, 0, got, N * 4, 0));
+  for (uint32_t i = 0; i < N; i++) ASSERT_EQ(got[i], file[i + 16]);
+  ASSERT_OK(ul_buffer_read(r.dev, sh, 0, got, sizeof v, 0));
+  ASSERT_EQ(got[3], 40);
+  ASSERT_EQ(got[7], 8);
+  unlink(path);
+  ASSERT_OK(ul_buffer_destroy(r.dev, src));
+  ASSERT_OK(ul_buffer_destroy(r.dev, sh));
+  rig_close(&r);
+}
+
+static int refills;
+static ul_status refill(ul_device *d, ul_buffer b, void *user) {
+  (void)user;
+  refills++;
+  uint32_t v[16];
+  for (int i = 0; i < 16; i++) v[i] = 100u + (uint32_t)i;
+  return ul_buffer_write(d, b, 0, v, sizeof v);
+}
+
+static ul_status refuse(ul_device *d, ul_buffer b, void *user) {
+  (void)d;
+  (void)b;
+  (void)user;
+  return UL_ERR_IO;
+}
+
+static void test_callback_refill_and_refusal(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_LOG));
+  ul_buffer cb, gone;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "kv", .size = 64,
+      .restore = UL_RESTORE_CALLBACK, .restore_fn = refill}, &cb));
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "unrecoverable", .size = 64,
+      .restore = UL_RESTORE_CALLBACK, .restore_fn = refuse}, &gone));
+  refills = 0;
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  ASSERT_OK(ul_device_recover(r.dev));
+  ASSERT_EQ(refills, 1);
+  uint32_t got[16];
+  ASSERT_OK(ul_buffer_read(r.dev, cb, 0, got, sizeof got, 0));
+  ASSERT_EQ(got[5], 105);
+  /* where no policy restores the data, use fails and names the object */
+  ASSERT_STATUS(ul_buffer_read(r.dev, gone, 0, got, sizeof got, 0), UL_ERR_DEVICE_LOST);
+  ASSERT_CONTAINS(ul_last_error(), "unrecoverable");
+  ASSERT_OK(ul_buffer_destroy(r.dev, cb));
+  ASSERT_OK(ul_buffer_destroy(r.dev, gone));
+  rig_close(&r);
+}
+
+static void test_destroyed_object_still_replayed(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_LOG));
+  /* a temporary addend used by one logged submission, then destroyed */
+  uint32_t ones[N];
+  for (int i = 0; i < N; i++) ones[i] = 1;
+  ul_buffer tmp;
+  ul_bind_group bg2;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "tmp", .size = sizeof ones, .initial_data = ones}, &tmp));
+  ASSERT_OK(ul_bind_group_create(r.dev, &(ul_bind_group_desc){.pipeline = r.p, .entry_count = 2,
+      .entries = {{.binding = 0, .buffer = r.data}, {.binding = 1, .buffer = tmp}}}, &bg2));
+  ul_cmd *c;
+  ASSERT_OK(ul_cmd_create(r.dev, "tmp", &c));
+  ASSERT_OK(ul_cmd_dispatch(c, r.p, &bg2, 1, N / 64, 1, 1));
+  ASSERT_OK(ul_cmd_submit(r.dev, c, NULL));
+  ul_cmd_destroy(c);
+  ASSERT_OK(ul_bind_group_destroy(r.dev, bg2));
+  ASSERT_OK(ul_buffer_destroy(r.dev, tmp));
+  ASSERT_STATUS(ul_buffer_write(r.dev, tmp, 0, ones, 4), UL_ERR_INVALID_HANDLE);
+  ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  uint32_t got[N];
+  ASSERT_OK(ul_buffer_read(r.dev, r.data, 0, got, sizeof got, 0));
+  for (uint32_t i = 0; i < N; i++) ASSERT_EQ(got[i], (i * 3u + 1u) * 3u + addend_host[i]);
+  rig_close(&r);
+}
+
+static void test_log_memory_is_bounded(void) {
+  setenv("UNLOST_LOG_MAX_MB", "1", 1);
+  rig r;
+  ul_status s = rig_open(&r, NULL, UL_RESTORE_LOG);
+  unsetenv("UNLOST_LOG_MAX_MB");
+  ASSERT_OK(s);
+  static uint32_t big[64 << 10]; /* 256 KiB per write */
+  ul_memory_stats st;
+  uint64_t max_log = 0;
+  for (int i = 0; i < 12; i++) {
+    big[0] = (uint32_t)i;
+    ASSERT_OK(ul_buffer_write(r.dev, r.data, 0, big, N * 4));
+    ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+    ASSERT_OK(ul_device_memory_stats(r.dev, &st));
+    if (st.log_bytes > max_log) max_log = st.log_bytes;
+  }
+  ASSERT_LE(max_log, (1u << 20) + 64 * 1024);
+  ASSERT_OK(ul_device_checkpoint(r.dev));
+  ASSERT_OK(ul_device_memory_stats(r.dev, &st));
+  ASSERT_EQ(st.log_bytes, 0);
+  rig_close(&r);
+}
+
+static void test_gpu_never_returns_work_moves_to_fallback(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r, "seed=1", UL_RESTORE_LOG));
+  ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+  ASSERT_OK(ul__chaos_reschedule(r.env->chaos, "gpu-fail=all"));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: the GPU is gone"));
+  ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+  ASSERT_EQ(ul_device_get_state(r.dev), UL_DEVICE_FALLBACK);
+  uint32_t got[N], want[N];
+  ASSERT_OK(ul_buffer_read(r.dev, r.data, 0, got, sizeof got, 0));
+  expected_after(2, want);
+  ASSERT_EQ(memcmp(got, want, sizeof got), 0);
+  rig_close(&r);
+}
+
+typedef struct worker {
+  rig *r;
+  int errors;
+  int rounds;
+} worker;
+
+static void *submitter(void *arg) {
+  worker *w = arg;
+  for (int i = 0; i < w->rounds; i++) {
+    uint32_t x[4];
+    if (ul_cmd_submit(w->r->dev, w->r->cmd, NULL)) w->errors++;
+    if (ul_buffer_read(w->r->dev, w->r->data, 0, x, sizeof x, 0)) w->errors++;
+  }
+  return NULL;
+}
+
+static void test_calls_during_recovery_wait_and_proceed(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_LOG));
+  /* A worker submits and reads while this thread loses the device. */
+  worker w[1] = {{&r, 0, 10}};
+  pthread_t t[1];
+  pthread_create(&t[0], NULL, submitter, &w[0]);
+  for (int i = 0; i < 3; i++) {
+    ASSERT_OK(ul_device_force_loss(r.dev, "concurrent"));
+    ul__sleep_ns(3000000);
+  }
+  pthread_join(t[0], NULL);
+  ASSERT_EQ(w[0].errors, 0);
+  uint32_t got[N], want[N];
+  ASSERT_OK(ul_buffer_read(r.dev, r.data, 0, got, sizeof got, 0));
+  expected_after(10, want);
+  ASSERT_EQ(memcmp(got, want, sizeof got), 0);
+  rig_close(&r);
+}
+
+int main(void) {
+  ul_test_watchdog(300);
+  RUN_TEST(test_log_state_replayed);
+  RUN_TEST(test_loss_before_read_completes);
+  RUN_TEST(test_none_policy_is_zero_after_checkpoint);
+  RUN_TEST(test_shadow_and_source_file);
+  RUN_TEST(test_callback_refill_and_refusal);
+  RUN_TEST(test_destroyed_object_still_replayed);
+  RUN_TEST(test_log_memory_is_bounded);
+  RUN_TEST(test_gpu_never_returns_work_moves_to_fallback);
+  RUN_TEST(test_calls_during_recovery_wait_and_proceed);
+  TEST_MAIN_END();
+}
