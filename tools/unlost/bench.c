@@ -4,6 +4,8 @@
 #include "core/core.h"
 #include "track/track.h"
 
+int bench_recovery(int argc, char **argv, bool json);
+
 #include <math.h>
 
 static void bench_usage(FILE *f) {
@@ -13,6 +15,11 @@ static void bench_usage(FILE *f) {
           "  track      cost of tracking: a buffer create+destroy pair through raw\n"
           "             webgpu.h, through unlost, and through unlost with backtraces\n"
           "             [--pairs N (default 2000)]\n"
+          "  recovery   loss to first dispatch after restoring N bytes of weights\n"
+          "             (a SOURCE buffer mapped from a file), against the same\n"
+          "             rebuild through raw webgpu.h with a queue write; restore\n"
+          "             and queue-write bandwidth [--bytes N[K|M|G] (default 256M)]\n"
+          "             [--reps R (default 3)]\n"
           "\n"
           "Every figure is a median of several repetitions measured in this run.\n"
           "Exit status: 0 success, 1 failure, 2 usage error.\n");
@@ -129,6 +136,7 @@ int cmd_bench(int argc, char **argv) {
     return 2;
   }
   if (!strcmp(name, "track")) return bench_track(argc - rest, argv + rest, json);
+  if (!strcmp(name, "recovery")) return bench_recovery(argc - rest, argv + rest, json);
   fprintf(stderr, "unlost bench: unknown benchmark '%s'\n", name);
   bench_usage(stderr);
   return 2;
