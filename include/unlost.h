@@ -218,7 +218,18 @@ typedef enum ul_event_kind {
   UL_EVENT_RECOVERED,     /* a new device works; epoch incremented */
   UL_EVENT_FALLBACK,      /* moved to the fallback adapter */
   UL_EVENT_FAILED,        /* recovery gave up */
+  UL_EVENT_HEALTH,        /* the health monitor changed state (ul_event.health) */
 } ul_event_kind;
+
+/* The health monitor's states (see ul_health_config). */
+typedef enum ul_health_state {
+  UL_HEALTH_HEALTHY = 0,  /* working as expected */
+  UL_HEALTH_DEGRADED,     /* slow, memory near the budget, or a few faults: still used */
+  UL_HEALTH_BROKEN,       /* the breaker is open: calls fail fast or run on the fallback */
+  UL_HEALTH_HALF_OPEN,    /* after the open wait: probe calls decide */
+} ul_health_state;
+/* "HEALTHY", "DEGRADED", "BROKEN", "HALF_OPEN". */
+UL_API const char *ul_health_state_name(ul_health_state s);
 UL_API const char *ul_event_kind_name(ul_event_kind k);
 
 typedef struct ul_event {
@@ -229,6 +240,7 @@ typedef struct ul_event {
   double since_loss_ms;      /* time since the loss was recorded */
   double delay_ms;           /* RETRY: back-off before the next attempt */
   const char *message;       /* why: the loss message or the last failure */
+  ul_health_state health;    /* HEALTH: the new health state */
 } ul_event;
 
 /* Called after each transition, on the thread that caused it, with no
@@ -258,6 +270,36 @@ typedef struct ul_recovery_config {
 } ul_recovery_config;
 #define UL_RECOVERY_NO_RETRY UINT32_MAX
 
+/* What a BROKEN device does with calls. */
+typedef enum ul_broken_policy {
+  UL_BROKEN_FALLBACK = 0,  /* default: move the work to the fallback adapter */
+  UL_BROKEN_FAIL_FAST,     /* calls fail with UL_ERR_BREAKER_OPEN until probes succeed */
+} ul_broken_policy;
+
+/* The health monitor: a sliding window of outcomes (ok, validation error,
+ * out-of-memory, internal error, loss, timeout) and latencies of
+ * submissions and reads. Validation errors are program bugs and never make
+ * a device sick; out-of-memory first empties unlost's buffer pools. "P95
+ * above slow_ms" is decided as "more than 5 % of timed calls slower". */
+typedef struct ul_health_config {
+  bool disabled;                /* no monitor: the device is always HEALTHY */
+  ul_broken_policy on_broken;
+  uint32_t window_ms;           /* 0: 10000, in 10 buckets */
+  uint32_t min_calls;           /* calls in the window before rates count. 0: 20 */
+  uint32_t slow_ms;             /* a call slower than this is slow. 0: 200 */
+  float fault_rate_broken;      /* device-fault rate that opens the breaker. 0: 0.5 */
+  uint32_t consecutive_losses;  /* losses or timeouts in a row that open it. 0: 3 */
+  uint32_t open_wait_ms;        /* first wait before probing; doubles per trip. 0: 1000 */
+  uint32_t open_wait_max_ms;    /* 0: 60000 */
+  uint32_t probes;              /* successful probes that close it. 0: 3 */
+  /* A submission not finished within this is overdue (a TIMEOUT). 0: 2000 */
+  uint32_t submit_deadline_ms;
+  /* Declare a device with an overdue submission hung: lose it on purpose
+   * and recover on a new device, as the OS would after a TDR. */
+  bool declare_hung;
+  uint64_t seed;                /* jitter of the open wait. 0: fixed */
+} ul_health_config;
+
 typedef enum ul_power_preference {
   UL_POWER_HIGH_PERFORMANCE = 0, /* default */
   UL_POWER_LOW_POWER,
@@ -278,6 +320,7 @@ typedef struct ul_device_desc {
   uint64_t budget_bytes;
   /* Capture a backtrace for every tracked object (costly). */
   bool track_backtraces;
+  ul_health_config health;
 } ul_device_desc;
 
 /* Requests an adapter (high-performance first, then the fallback adapter)
@@ -676,6 +719,41 @@ UL_API ul_status ul_ring_create(ul_device *device, const ul_ring_desc *desc, ul_
 UL_API ul_status ul_ring_push(ul_ring *ring, const void *data, uint64_t size, ul_buffer *buffer,
                               uint64_t *offset);
 UL_API void ul_ring_destroy(ul_ring *ring);
+
+/* ---- health and metrics ---------------------------------------------------- */
+typedef struct ul_latency {
+  uint64_t count;               /* timed calls in the window */
+  double p50_ms, p95_ms, p99_ms, max_ms; /* from a log-bucket histogram, within 4.5 % */
+} ul_latency;
+typedef struct ul_health_snapshot {
+  ul_health_state state;
+  double time_in_state_s;
+  uint32_t trips;               /* trip level (sets the open wait; decays) */
+  uint64_t trips_total;
+  double open_wait_left_s;      /* BROKEN: until probing starts */
+  uint64_t window_calls;        /* outcomes in the window that count (all but validation) */
+  uint64_t window_faults;       /* internal errors, losses and timeouts in the window */
+  uint64_t window_slow;
+  double fault_rate, slow_rate;
+  ul_latency submit, read;
+  uint64_t ok, validation, out_of_memory, internal, losses, timeouts; /* since creation */
+  uint64_t pending;             /* submissions not yet known to be finished */
+  char reason[112];             /* why the last transition happened */
+} ul_health_snapshot;
+/* A snapshot of the device's health monitor. */
+UL_API ul_status ul_device_health(ul_device *device, ul_health_snapshot *out);
+
+typedef enum ul_metrics_format {
+  UL_METRICS_PROMETHEUS = 0,    /* text exposition format 0.0.4 */
+  UL_METRICS_JSON,
+} ul_metrics_format;
+/* Metrics of `count` devices, each series labelled device="<label>":
+ * unlost_device_state, unlost_device_losses_total, unlost_recoveries_total,
+ * unlost_recovery_seconds, unlost_live_objects, unlost_live_bytes,
+ * unlost_breaker_state, unlost_submit_seconds and more. *out is allocated:
+ * release it with ul_free(). */
+UL_API ul_status ul_metrics(ul_device *const *devices, size_t count, ul_metrics_format format,
+                            char **out);
 
 /* ---- accounting ----------------------------------------------------------- */
 typedef struct ul_memory_stats {

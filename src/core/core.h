@@ -10,6 +10,8 @@
 #include "wgpu/procs.h"
 
 struct ul__res;      /* src/res/res.h */
+struct ul__health;   /* src/health/health.h */
+struct ul__health_event;
 struct ul__tracker;  /* src/track/track.h */
 
 struct ul_env {
@@ -79,6 +81,16 @@ struct ul_device {
 
   struct ul__native_ctx *native_ctx; /* callback context of `device` */
   struct ul__res *res;         /* resource registry (src/res) */
+  /* health (src/core/health_link.c) */
+  struct ul__health *health;   /* NULL when disabled */
+  void *recovery_hist;         /* ul__prom_hist of recovery seconds */
+  pthread_mutex_t hev_mu;      /* leaf: guards the health events below */
+  ul_health_state hev_state[UL__MAX_PENDING_EVENTS];
+  char hev_reason[UL__MAX_PENDING_EVENTS][112];
+  int hev_count;
+  uint64_t last_watchdog_ns;
+  bool moved_for_health;       /* on the fallback because the GPU was BROKEN */
+  _Atomic bool evict_requested;
   struct ul__tracker *tracker; /* accounting (src/track) */
 };
 
@@ -111,6 +123,30 @@ bool ul__device_loss_pending(ul_device *d);
 /* Checks for a loss right after a WebGPU call that may have caused or
  * observed one; returns UL_ERR_DEVICE_LOST when the device is gone. */
 ul_status ul__device_check_lost(ul_device *d);
+
+/* The leaf lock that guards loss records and callback contexts, for the
+ * callbacks of src/core/health_link.c. */
+void ul__lost_lock(void);
+void ul__lost_unlock(void);
+/* The callback context of the current native device: a reference for a
+ * callback that may fire later; the owner is NULL once the device let go. */
+struct ul__native_ctx *ul__native_ctx_ref(ul_device *d);
+void ul__native_ctx_unref(struct ul__native_ctx *c);
+ul_device *ul__native_ctx_owner(struct ul__native_ctx *c, uint64_t *epoch);
+
+/* ul_device_checkpoint under d->mu (src/res/res.c). */
+ul_status ul_device_checkpoint_locked(ul_device *d);
+/* Health (src/core/health_link.c). All but the first two under d->mu. */
+ul_status ul__device_health_init(ul_device *d);
+void ul__device_health_fini(ul_device *d);
+ul_status ul__device_health_gate(ul_device *d);
+void ul__device_health_loss(ul_device *d);
+void ul__device_health_recovered(ul_device *d, double seconds);
+void ul__device_health_submitted(ul_device *d, uint64_t serial, bool first_use);
+void ul__device_health_error(ul_device *d, ul_status s);
+void ul__device_health_read(ul_device *d, ul_status s, uint64_t latency_ns);
+/* Moves queued health events into the device's event list (under d->mu). */
+void ul__device_health_events(ul_device *d);
 
 /* Waits for `future` (flag set by its callback) up to timeout_ns, using
  * timed WaitAny when the instance supports it and polling otherwise. */

@@ -59,12 +59,32 @@ static void on_uncaptured_error(WGPUDevice const *device, uint32_t type, WGPUStr
   ul__sv_copy(message, msg, sizeof msg);
   pthread_mutex_lock(&g_lost_mu);
   ul_device *d = c->owner;
-  if (d) atomic_fetch_add(&d->uncaptured_errors, 1);
+  if (d) {
+    atomic_fetch_add(&d->uncaptured_errors, 1);
+    ul__device_health_error(d, type == WGPUErrorType_OutOfMemory ? UL_ERR_OUT_OF_MEMORY
+                               : type == WGPUErrorType_Validation ? UL_ERR_VALIDATION
+                                                                  : UL_ERR_INTERNAL);
+  }
   pthread_mutex_unlock(&g_lost_mu);
   ul__log(UL__LOG_WARN, "uncaptured WebGPU error (type %u): %s", type, msg);
 }
 
 bool ul__device_loss_pending(ul_device *d) { return atomic_load(&d->lost); }
+
+void ul__lost_lock(void) { pthread_mutex_lock(&g_lost_mu); }
+void ul__lost_unlock(void) { pthread_mutex_unlock(&g_lost_mu); }
+
+ul__native_ctx *ul__native_ctx_ref(ul_device *d) {
+  ul__native_ctx *c = d->native_ctx;
+  if (c) atomic_fetch_add(&c->refs, 1);
+  return c;
+}
+void ul__native_ctx_unref(ul__native_ctx *c) { ctx_unref(c); }
+/* Under ul__lost_lock. */
+ul_device *ul__native_ctx_owner(ul__native_ctx *c, uint64_t *epoch) {
+  *epoch = c->epoch;
+  return c->owner;
+}
 
 /* ---- events ------------------------------------------------------------------ */
 
@@ -105,6 +125,7 @@ void ul__device_emit(ul_device *d, ul_event_kind kind, uint32_t attempt, double 
 void ul__device_lock(ul_device *d) { pthread_mutex_lock(&d->mu); }
 
 void ul__device_unlock(ul_device *d) {
+  if (d->hev_count) ul__device_health_events(d);
   int n = d->pending_count;
   if (n == 0) {
     pthread_mutex_unlock(&d->mu);
@@ -120,6 +141,7 @@ void ul__device_unlock(ul_device *d) {
   pthread_mutex_unlock(&d->mu);
   for (int i = 0; i < n; i++) {
     evs[i].ev.message = evs[i].message;
+    if (evs[i].ev.kind == UL_EVENT_HEALTH) evs[i].ev.health = (ul_health_state)evs[i].ev.attempt;
     if (listener) listener(d, &evs[i].ev, lu);
     if (evs[i].ev.kind == UL_EVENT_FAILED && failed) failed(d, evs[i].message, fu);
   }
@@ -290,22 +312,34 @@ static uint64_t backoff_ns(ul_device *d, uint32_t attempt) {
 
 /* Tries to replace the lost native device: on the preferred adapter with
  * retries, then on the fallback adapter. Under d->mu. */
-static ul_status recover_attempts(ul_device *d, bool force_primary);
+typedef enum ul__target {
+  UL__TO_ANY = 0,   /* after a loss: the preferred adapter with retries, then the fallback */
+  UL__TO_PRIMARY,   /* move back from the fallback: one try, no change on failure */
+  UL__TO_FALLBACK,  /* move off a BROKEN GPU: one try, no change on failure */
+} ul__target;
+
+static ul_status recover_attempts(ul_device *d, ul__target target);
 
 /* Recovery may drop d->mu while a restore callback runs; meanwhile other
  * callers wait in ul__device_enter until it is over. */
-static ul_status recover_locked(ul_device *d, bool force_primary) {
+static ul_status recover_locked(ul_device *d, ul__target target) {
   d->recovering = true;
   d->recovering_thread = pthread_self();
-  ul_status s = recover_attempts(d, force_primary);
+  uint64_t t0 = ul__now_ns();
+  ul_status s = recover_attempts(d, target);
+  if (!s && target == UL__TO_ANY) ul__device_health_recovered(d, (double)(ul__now_ns() - t0) / 1e9);
   d->recovering = false;
   pthread_cond_broadcast(&d->recovered);
   return s;
 }
 
-static ul_status recover_attempts(ul_device *d, bool force_primary) {
+static ul_status recover_attempts(ul_device *d, ul__target target) {
+  ul_device_state before = (ul_device_state)atomic_load(&d->state);
   atomic_store(&d->state, UL_DEVICE_RECOVERING);
-  ul__device_emit(d, UL_EVENT_RECOVERING, 0, 0, d->lost_message);
+  ul__device_emit(d, UL_EVENT_RECOVERING, 0, 0,
+                  target == UL__TO_ANY ? d->lost_message
+                  : target == UL__TO_PRIMARY ? "moving back to the preferred adapter"
+                                             : "moving to the fallback adapter");
   const ul_recovery_config *rc = &d->desc.recovery;
   uint32_t retries = rc->max_retries == UL_RECOVERY_NO_RETRY ? 0
                      : rc->max_retries ? rc->max_retries : 5;
@@ -318,9 +352,10 @@ static ul_status recover_attempts(ul_device *d, bool force_primary) {
 
   for (int phase = 0; phase < 2; phase++) {
     bool fallback = phase == 1 || only_fallback;
-    if (phase == 1 && (only_fallback || (rc->no_fallback && !force_primary))) break;
-    if (phase == 1 && force_primary) break;
-    uint32_t attempts = phase == 0 ? retries + 1 : 1;
+    if (target == UL__TO_PRIMARY && phase == 1) break;
+    if (target == UL__TO_FALLBACK && phase == 0) continue;
+    if (target == UL__TO_ANY && phase == 1 && (only_fallback || rc->no_fallback)) break;
+    uint32_t attempts = target == UL__TO_ANY && phase == 0 ? retries + 1 : 1;
     for (uint32_t a = 1; a <= attempts; a++) {
       ul__native n;
       /* Every attempt gets a fresh epoch, so objects rebuilt on a device
@@ -344,10 +379,20 @@ static ul_status recover_attempts(ul_device *d, bool force_primary) {
         /* Lost again while rebuilding: drop the new device and try again;
          * the next attempt rebuilds whatever is not of its epoch. */
         if (!s) s = ul__fail(UL_ERR_DEVICE_LOST, "lost again during rebuild");
+        snprintf(why, sizeof why, "%s", ul_last_error());
         native_release(d, &n);
-        native_adopt(d, &old, epoch);
+        if (target != UL__TO_ANY) {
+          /* The old device still works: bring its objects back to it,
+           * under a fresh epoch (some were rebuilt on the dropped one). */
+          native_adopt(d, &old, ++d->epoch_seq);
+          atomic_store(&d->lost, false);
+          if (ul__res_rebuild(d, epoch)) atomic_store(&d->lost, true);
+        } else {
+          native_adopt(d, &old, epoch);
+        }
+      } else {
+        snprintf(why, sizeof why, "%s", ul_last_error());
       }
-      snprintf(why, sizeof why, "%s", ul_last_error());
       if (a < attempts) {
         uint64_t delay = backoff_ns(d, a);
         ul__device_emit(d, UL_EVENT_RETRY, a, (double)delay / 1e6, why);
@@ -355,10 +400,11 @@ static ul_status recover_attempts(ul_device *d, bool force_primary) {
       }
     }
   }
-  if (force_primary) {
-    /* A failed move back to the primary adapter leaves the device where it was. */
-    atomic_store(&d->state, d->on_fallback ? UL_DEVICE_FALLBACK : UL_DEVICE_READY);
-    return ul__fail(s ? s : UL_ERR_NO_ADAPTER, "move back to the preferred adapter: %s", why);
+  if (target != UL__TO_ANY) {
+    /* A failed move leaves the device where it was. */
+    atomic_store(&d->state, atomic_load(&d->lost) ? UL_DEVICE_LOST : before);
+    return ul__fail(s ? s : UL_ERR_NO_ADAPTER, "move to the %s adapter: %s",
+                    target == UL__TO_PRIMARY ? "preferred" : "fallback", why);
   }
   atomic_store(&d->state, UL_DEVICE_FAILED);
   ul__device_emit(d, UL_EVENT_FAILED, retries + 1, 0, why);
@@ -381,7 +427,8 @@ static ul_status handle_loss_locked(ul_device *d) {
     return ul__fail(UL_ERR_DEVICE_FAILED,
                     "device '%s' was destroyed by the program (%s); not recovered", d->label, msg);
   }
-  return recover_locked(d, false);
+  ul__device_health_loss(d);
+  return recover_locked(d, UL__TO_ANY);
 }
 
 ul_status ul__device_recover_locked(ul_device *d) {
@@ -423,7 +470,20 @@ ul_status ul__device_enter(ul_device *d) {
     ul__device_unlock(d);
     return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
   }
+  if (d->health && !d->recovering) {
+    ul_status s = ul__device_health_gate(d);
+    if (s) {
+      ul__device_unlock(d);
+      return s;
+    }
+  }
   return UL_OK;
+}
+
+/* Health moves the device between adapters (health_link.c). */
+ul_status ul__device_move_locked(ul_device *d, bool to_fallback);
+ul_status ul__device_move_locked(ul_device *d, bool to_fallback) {
+  return recover_locked(d, to_fallback ? UL__TO_FALLBACK : UL__TO_PRIMARY);
 }
 
 ul_status ul__device_check_lost(ul_device *d) {
@@ -484,8 +544,14 @@ ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device
   native_adopt(d, &n, 1);
   atomic_store(&d->state, n.info.is_fallback && !only_fallback ? UL_DEVICE_FALLBACK
                                                                : UL_DEVICE_READY);
+  pthread_mutex_init(&d->hev_mu, NULL);
   s = ul__res_create(d);
+  if (!s) {
+    s = ul__device_health_init(d);
+    if (s) ul__res_destroy(d);
+  }
   if (s) {
+    pthread_mutex_destroy(&d->hev_mu);
     native_release(d, &n);
     pthread_mutex_destroy(&d->mu);
     free(d->label);
@@ -509,6 +575,8 @@ ul_status ul_device_destroy(ul_device *d) {
   if (d->env->chaos) ul__chaos_set_device(d->env->chaos, NULL);
   native_release(d, &cur);
   d->pending_count = 0;
+  ul__device_health_fini(d);
+  pthread_mutex_destroy(&d->hev_mu);
   pthread_mutex_unlock(&d->mu);
   pthread_mutex_lock(&d->env->mu);
   d->env->device_count--;
@@ -544,7 +612,7 @@ ul_status ul_device_recover(ul_device *d) {
   if (s) return s;
   if (was_on_fallback && d->on_fallback && d->desc.power != UL_POWER_FALLBACK_ONLY) {
     /* Try the preferred adapter once; stay on the fallback if it fails. */
-    s = recover_locked(d, true);
+    s = recover_locked(d, UL__TO_PRIMARY);
     if (s) ul__log(UL__LOG_INFO, "%s", ul_last_error());
     s = UL_OK;
   }

@@ -51,6 +51,7 @@ ul_status ul__scope_pop(ul_device *d, const char *what) {
       for (char *c = p->message; *c; c++)
         if (*c == '\n' || *c == '\r') *c = ' ';
       result = ul__fail(st, "%s: %s", what, p->message);
+      ul__device_health_error(d, st);
     }
     free(p);
   }

@@ -277,6 +277,16 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
   ul_status s = ul__device_enter(d);
   if (s) return ul__wrap(s, "submit");
   const char *what = c->label ? c->label : "";
+  /* The first use of a pipeline compiles it: kept out of latency windows. */
+  bool first_use = false;
+  for (uint32_t i = 0; i < c->count; i++) {
+    ul__obj *po;
+    if ((c->ops[i].kind == UL__OP_DISPATCH || c->ops[i].kind == UL__OP_DISPATCH_INDIRECT) &&
+        !ul__obj_get(d, c->ops[i].pipeline, UL__OBJ_PIPELINE, "submit", &po) && !po->u.pipe.first_use_done) {
+      po->u.pipe.first_use_done = true;
+      first_use = true;
+    }
+  }
   WGPUCommandBuffer cb = NULL;
   bool retried = false;
   for (int attempt = 0;; attempt++) {
@@ -305,6 +315,7 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
     s = ul__oplog_submit(d, c->ops, c->count);
     uint64_t ser = ul__queue_submit(d, cb);
     d->wgpu->CommandBufferRelease(cb);
+    ul__device_health_submitted(d, ser, first_use);
     if (serial) *serial = ser;
     if (!s) s = ul__oplog_maybe_checkpoint(d);
   }

@@ -409,7 +409,9 @@ ul_status ul_buffer_read(ul_device *d, ul_buffer buf, uint64_t offset, void *dst
     goto out;
   }
   for (int attempt = 0;; attempt++) {
+    uint64_t t0 = ul__now_ns();
     s = ul__buffer_download(d, o, offset, dst, size, timeout_ns(timeout_ms));
+    ul__device_health_read(d, s, ul__now_ns() - t0);
     if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
     /* Lost while reading: rebuild (which replays unfinished work), then
      * read the restored contents. */

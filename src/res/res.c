@@ -190,6 +190,8 @@ ul_status ul_device_set_budget(ul_device *d, uint64_t bytes) {
   return UL_OK;
 }
 
+ul_status ul_device_checkpoint_locked(ul_device *d) { return ul__oplog_checkpoint(d); }
+
 ul_status ul_device_checkpoint(ul_device *d) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "checkpoint: device is NULL");
   ul_status s = ul__device_enter(d);

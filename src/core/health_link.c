@@ -1,0 +1,299 @@
+/* The device's health monitor: what feeds it (submissions, reads, errors,
+ * losses), what it decides at each call (fail fast, move to the fallback,
+ * probe the GPU), and the metrics it exposes. The monitor itself is
+ * src/health/; this file is the device's side. */
+#include "core/core.h"
+#include "health/health.h"
+#include "res/obj.h"
+
+ul_status ul__device_move_locked(ul_device *d, bool to_fallback);
+
+static const double recovery_bounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+
+const char *ul_health_state_name(ul_health_state s) {
+  return ul__health_state_name((ul__health_state)s);
+}
+
+/* Called by the monitor after its lock is released, on whatever thread fed
+ * it: queued here, delivered by the next ul__device_unlock. */
+static void on_health_event(void *user, const ul__health_event *ev) {
+  ul_device *d = user;
+  pthread_mutex_lock(&d->hev_mu);
+  if (d->hev_count < UL__MAX_PENDING_EVENTS) {
+    d->hev_state[d->hev_count] = (ul_health_state)ev->to;
+    snprintf(d->hev_reason[d->hev_count], sizeof d->hev_reason[0], "%s", ev->reason);
+    d->hev_count++;
+  }
+  pthread_mutex_unlock(&d->hev_mu);
+}
+
+static void on_evict(void *user) {
+  ul_device *d = user;
+  atomic_store(&d->evict_requested, true);
+}
+
+ul_status ul__device_health_init(ul_device *d) {
+  ul__prom_hist *rh = calloc(1, sizeof *rh);
+  if (!rh) return ul__fail(UL_ERR_OUT_OF_MEMORY, "health: out of host memory");
+  ul_status s = ul__prom_hist_init(rh, recovery_bounds, UL__COUNT_OF(recovery_bounds));
+  if (s) {
+    free(rh);
+    return s;
+  }
+  d->recovery_hist = rh;
+  const ul_health_config *hc = &d->desc.health;
+  if (hc->disabled) return UL_OK;
+  ul__health_config c = {0};
+  c.bucket_ns = (hc->window_ms ? hc->window_ms : 10000) * 100000ull; /* 10 buckets */
+  c.window_buckets = 10;
+  c.min_calls = hc->min_calls ? hc->min_calls : 20;
+  c.slow_ns = (uint64_t)(hc->slow_ms ? hc->slow_ms : 200) * 1000000ull;
+  c.slow_enter = 0.05;
+  c.slow_exit = 0.025;
+  c.fault_degraded_enter = 0.05;
+  c.fault_degraded_exit = 0.01;
+  c.fault_broken = hc->fault_rate_broken > 0 ? hc->fault_rate_broken : 0.5;
+  c.consecutive_losses = hc->consecutive_losses ? hc->consecutive_losses : 3;
+  c.memory_enter = 0.9;
+  c.memory_exit = 0.8;
+  c.open_wait_ns = (uint64_t)(hc->open_wait_ms ? hc->open_wait_ms : 1000) * 1000000ull;
+  c.open_wait_max_ns = (uint64_t)(hc->open_wait_max_ms ? hc->open_wait_max_ms : 60000) * 1000000ull;
+  if (c.open_wait_max_ns < c.open_wait_ns) c.open_wait_max_ns = c.open_wait_ns;
+  c.jitter = 0.2;
+  c.probes = hc->probes ? hc->probes : 3;
+  c.trip_decay_ns = 60000000000ull;
+  c.deadline_ns = (uint64_t)(hc->submit_deadline_ms ? hc->submit_deadline_ms : 2000) * 1000000ull;
+  c.max_pending = 4096;
+  c.seed = hc->seed;
+  c.listener = on_health_event;
+  c.listener_user = d;
+  c.evict = on_evict;
+  c.evict_user = d;
+  s = ul__health_create(&c, &d->health);
+  if (s) {
+    free(d->recovery_hist);
+    d->recovery_hist = NULL;
+    return ul__wrap(s, "health monitor");
+  }
+  return UL_OK;
+}
+
+void ul__device_health_fini(ul_device *d) {
+  ul__health_destroy(d->health);
+  d->health = NULL;
+  free(d->recovery_hist);
+  d->recovery_hist = NULL;
+}
+
+void ul__device_health_events(ul_device *d) {
+  ul_health_state st[UL__MAX_PENDING_EVENTS];
+  char why[UL__MAX_PENDING_EVENTS][112];
+  pthread_mutex_lock(&d->hev_mu);
+  int n = d->hev_count;
+  memcpy(st, d->hev_state, sizeof st[0] * (size_t)n);
+  memcpy(why, d->hev_reason, sizeof why[0] * (size_t)n);
+  d->hev_count = 0;
+  pthread_mutex_unlock(&d->hev_mu);
+  for (int i = 0; i < n; i++) ul__device_emit(d, UL_EVENT_HEALTH, (uint32_t)st[i], 0, why[i]);
+}
+
+void ul__device_health_loss(ul_device *d) {
+  if (!d->health) return;
+  /* Submissions in flight at the loss are replayed under new serials. */
+  ul__health_drop_pending(d->health);
+  ul__health_record(d->health, UL__HEALTH_OP_SUBMIT, 0, UL__HEALTH_LOSS, 0, UL__HEALTH_NOW, NULL);
+}
+
+void ul__device_health_recovered(ul_device *d, double seconds) {
+  if (d->recovery_hist) ul__prom_hist_observe(d->recovery_hist, seconds);
+}
+
+void ul__device_health_error(ul_device *d, ul_status s) {
+  if (!d->health) return;
+  ul__health_outcome o = s == UL_ERR_OUT_OF_MEMORY ? UL__HEALTH_OUT_OF_MEMORY
+                         : s == UL_ERR_VALIDATION || s == UL_ERR_SHADER_COMPILE ? UL__HEALTH_VALIDATION
+                                                                                : UL__HEALTH_INTERNAL;
+  ul__health_record(d->health, UL__HEALTH_OP_WRITE, UL__HEALTH_FIRST_USE, o, 0, UL__HEALTH_NOW, NULL);
+}
+
+void ul__device_health_read(ul_device *d, ul_status s, uint64_t latency_ns) {
+  if (!d->health) return;
+  ul__health_outcome o = !s ? UL__HEALTH_OK
+                         : s == UL_ERR_TIMEOUT ? UL__HEALTH_TIMEOUT
+                         : s == UL_ERR_DEVICE_LOST ? UL__HEALTH_LOSS
+                                                   : UL__HEALTH_INTERNAL;
+  if (s == UL_ERR_INVALID_ARGUMENT || s == UL_ERR_INVALID_HANDLE) return; /* misuse */
+  ul__health_record(d->health, UL__HEALTH_OP_READ, 0, o, latency_ns, UL__HEALTH_NOW, NULL);
+}
+
+/* A submission finished, as far as the implementation says. After a loss
+ * that is no proof that it ran: such serials were dropped at the loss. */
+typedef struct done_rec {
+  struct ul__native_ctx *ctx;
+  uint64_t serial;
+} done_rec;
+
+static void on_submit_done(uint32_t status, WGPUStringView message, void *u1, void *u2) {
+  UL__UNUSED(message);
+  UL__UNUSED(u2);
+  done_rec *r = u1;
+  ul__lost_lock();
+  uint64_t epoch;
+  ul_device *d = ul__native_ctx_owner(r->ctx, &epoch);
+  if (d && d->health && epoch == d->epoch && !ul__device_loss_pending(d))
+    ul__health_end(d->health, r->serial,
+                   status == WGPUQueueWorkDoneStatus_Success ? UL__HEALTH_OK : UL__HEALTH_INTERNAL,
+                   UL__HEALTH_NOW, NULL);
+  ul__lost_unlock();
+  ul__native_ctx_unref(r->ctx);
+  free(r);
+}
+
+void ul__device_health_submitted(ul_device *d, uint64_t serial, bool first_use) {
+  if (!d->health) return;
+  done_rec *r = malloc(sizeof *r);
+  if (!r) return;
+  if (ul__health_begin(d->health, serial, UL__HEALTH_OP_SUBMIT, first_use ? UL__HEALTH_FIRST_USE : 0, 0,
+                       UL__HEALTH_NOW)) {
+    free(r);
+    return;
+  }
+  r->ctx = ul__native_ctx_ref(d);
+  r->serial = serial;
+  WGPUQueueWorkDoneCallbackInfo cb = {0};
+  cb.mode = WGPUCallbackMode_AllowSpontaneous;
+  cb.callback = on_submit_done;
+  cb.userdata1 = r;
+  d->wgpu->QueueOnSubmittedWorkDone(d->queue, cb);
+}
+
+ul_status ul__device_health_gate(ul_device *d) {
+  uint64_t now = ul__now_ns();
+  if (now - d->last_watchdog_ns > 50000000ull) {
+    d->last_watchdog_ns = now;
+    if (d->res) {
+      ul__track_stats st;
+      ul__track_get_stats(d->res->tracker, &st);
+      ul__health_memory(d->health, st.total.live_bytes, st.budget_bytes, now);
+    }
+    uint64_t overdue[8];
+    size_t n = 0;
+    ul__health_overdue(d->health, now, overdue, UL__COUNT_OF(overdue), &n);
+    if (n && d->desc.health.declare_hung && !ul__device_loss_pending(d) && d->wgpu->DeviceForceLoss) {
+      char msg[128];
+      snprintf(msg, sizeof msg, "unlost: submission %llu overdue; the device is declared hung",
+               (unsigned long long)overdue[0]);
+      ul__log(UL__LOG_WARN, "%s", msg);
+      d->wgpu->DeviceForceLoss(d->device, WGPUDeviceLostReason_Unknown, ul__sv(msg));
+      ul_status s = ul__device_recover_locked(d);
+      if (s) return s;
+    }
+  }
+  ul__health_decision dec = ul__health_allow(d->health, now);
+  if (dec == UL__HEALTH_ALLOW) return UL_OK;
+  if (d->desc.health.on_broken == UL_BROKEN_FAIL_FAST) {
+    if (dec == UL__HEALTH_PROBE) return UL_OK;
+    ul__health_snapshot snap;
+    ul__health_snapshot_get(d->health, now, &snap);
+    return ul__fail(UL_ERR_BREAKER_OPEN, "device '%s' is BROKEN (%s); probing in %.1f s", d->label,
+                    snap.reason, snap.open_until_ns > now ? (double)(snap.open_until_ns - now) / 1e9 : 0.0);
+  }
+  if (dec == UL__HEALTH_REJECT) {
+    if (!d->on_fallback && d->desc.power != UL_POWER_FALLBACK_ONLY) {
+      /* Take the freshest state along, then move. */
+      if (ul_device_checkpoint_locked(d)) ul__log(UL__LOG_INFO, "checkpoint before moving: %s", ul_last_error());
+      if (ul__device_move_locked(d, true)) {
+        ul__log(UL__LOG_WARN, "device '%s' is BROKEN and could not move to the fallback: %s", d->label,
+                ul_last_error());
+      } else {
+        d->moved_for_health = true;
+      }
+    }
+    return UL_OK;
+  }
+  /* PROBE: on the fallback because of the breaker, the probe is the move
+   * back; its outcome decides. */
+  if (d->moved_for_health && d->on_fallback) {
+    if (ul_device_checkpoint_locked(d)) ul__log(UL__LOG_INFO, "checkpoint before moving: %s", ul_last_error());
+    ul_status s = ul__device_move_locked(d, false);
+    ul__health_record(d->health, UL__HEALTH_OP_SUBMIT, UL__HEALTH_FIRST_USE, s ? UL__HEALTH_LOSS : UL__HEALTH_OK,
+                      0, UL__HEALTH_NOW, NULL);
+    if (!s) d->moved_for_health = false;
+  }
+  return UL_OK;
+}
+
+ul_status ul_device_health(ul_device *d, ul_health_snapshot *out) {
+  if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "health: NULL argument");
+  memset(out, 0, sizeof *out);
+  if (!d->health) return UL_OK; /* disabled: HEALTHY */
+  ul__health_snapshot *s = malloc(sizeof *s);
+  if (!s) return ul__fail(UL_ERR_OUT_OF_MEMORY, "health: out of host memory");
+  uint64_t now = ul__health_now(d->health);
+  ul__health_snapshot_get(d->health, now, s);
+  out->state = (ul_health_state)s->state;
+  out->time_in_state_s = (double)s->time_in_state_ns / 1e9;
+  out->trips = s->trips;
+  out->trips_total = s->trips_total;
+  out->open_wait_left_s = s->open_until_ns > now ? (double)(s->open_until_ns - now) / 1e9 : 0;
+  out->window_calls = s->window.calls;
+  out->window_faults = s->window.faults;
+  out->window_slow = s->window.slow;
+  out->fault_rate = s->fault_rate;
+  out->slow_rate = s->slow_rate;
+  const ul__health_latency *ls = &s->latency[UL__HEALTH_OP_SUBMIT], *lr = &s->latency[UL__HEALTH_OP_READ];
+  out->submit = (ul_latency){ls->count, ls->p50_ns / 1e6, ls->p95_ns / 1e6, ls->p99_ns / 1e6, ls->max_ns / 1e6};
+  out->read = (ul_latency){lr->count, lr->p50_ns / 1e6, lr->p95_ns / 1e6, lr->p99_ns / 1e6, lr->max_ns / 1e6};
+  out->ok = s->totals[UL__HEALTH_OK];
+  out->validation = s->totals[UL__HEALTH_VALIDATION];
+  out->out_of_memory = s->totals[UL__HEALTH_OUT_OF_MEMORY];
+  out->internal = s->totals[UL__HEALTH_INTERNAL];
+  out->losses = s->totals[UL__HEALTH_LOSS];
+  out->timeouts = s->totals[UL__HEALTH_TIMEOUT];
+  out->pending = s->pending;
+  snprintf(out->reason, sizeof out->reason, "%s", s->reason);
+  free(s);
+  return UL_OK;
+}
+
+ul_status ul_metrics(ul_device *const *devs, size_t n, ul_metrics_format fmt, char **out) {
+  if (!out || (n && !devs)) return ul__fail(UL_ERR_INVALID_ARGUMENT, "metrics: NULL argument");
+  *out = NULL;
+  ul__metrics_device *md = calloc(n ? n : 1, sizeof *md);
+  ul__health_snapshot *snaps = calloc(n ? n : 1, sizeof *snaps);
+  if (!md || !snaps) {
+    free(md);
+    free(snaps);
+    return ul__fail(UL_ERR_OUT_OF_MEMORY, "metrics: out of host memory");
+  }
+  for (size_t i = 0; i < n; i++) {
+    ul_device *d = devs[i];
+    if (!d) {
+      free(md);
+      free(snaps);
+      return ul__fail(UL_ERR_INVALID_ARGUMENT, "metrics: device %zu is NULL", i);
+    }
+    ul__device_lock(d);
+    md[i].device = d->label;
+    if (d->health) {
+      ul__health_snapshot_get(d->health, ul__health_now(d->health), &snaps[i]);
+      md[i].health = &snaps[i];
+    }
+    md[i].losses_total = d->losses_total;
+    md[i].recoveries_total = d->recoveries_total;
+    md[i].recovery_seconds = d->recovery_hist;
+    if (d->res) {
+      ul__track_stats st;
+      ul__track_get_stats(d->res->tracker, &st);
+      md[i].live_objects = st.total.live_objects;
+      md[i].live_bytes = st.total.live_bytes;
+    }
+    ul__device_unlock(d);
+  }
+  size_t len;
+  ul_status s = fmt == UL_METRICS_JSON ? ul__metrics_json(md, n, out, &len)
+                                       : ul__metrics_prometheus(md, n, out, &len);
+  free(md);
+  free(snaps);
+  return s;
+}
