@@ -98,6 +98,9 @@ struct ul_device {
  * recovery when needed. On failure the device is unlocked again and the
  * status says why (UL_ERR_DEVICE_FAILED, UL_ERR_TIMEOUT, ...). */
 ul_status ul__device_enter(ul_device *d);
+/* The same; gate=false skips the breaker (waiting for work already
+ * submitted is always allowed: it is how probes finish). */
+ul_status ul__device_enter_ex(ul_device *d, bool gate);
 /* True when another thread is recovering the device (under mu). */
 bool ul__device_recovering_elsewhere(ul_device *d);
 /* Locks without recovery (for destroy and reads of state). */

@@ -428,6 +428,11 @@ static ul_status handle_loss_locked(ul_device *d) {
                     "device '%s' was destroyed by the program (%s); not recovered", d->label, msg);
   }
   ul__device_health_loss(d);
+  if (d->moved_for_health && d->on_fallback) {
+    /* The breaker moved the work off the GPU: recover on the fallback
+     * again; the breaker's probes decide when to go back. */
+    if (!recover_locked(d, UL__TO_FALLBACK)) return UL_OK;
+  }
   return recover_locked(d, UL__TO_ANY);
 }
 
@@ -442,7 +447,9 @@ bool ul__device_recovering_elsewhere(ul_device *d) {
   return d->recovering && !pthread_equal(d->recovering_thread, pthread_self());
 }
 
-ul_status ul__device_enter(ul_device *d) {
+ul_status ul__device_enter(ul_device *d) { return ul__device_enter_ex(d, true); }
+
+ul_status ul__device_enter_ex(ul_device *d, bool gate) {
   pthread_mutex_lock(&d->mu);
   if (ul__device_recovering_elsewhere(d)) {
     struct timespec until;
@@ -470,7 +477,7 @@ ul_status ul__device_enter(ul_device *d) {
     ul__device_unlock(d);
     return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
   }
-  if (d->health && !d->recovering) {
+  if (gate && d->health && !d->recovering) {
     ul_status s = ul__device_health_gate(d);
     if (s) {
       ul__device_unlock(d);

@@ -40,7 +40,7 @@ ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns) {
 
 ul_status ul_device_wait(ul_device *d, uint64_t serial, uint32_t timeout_ms) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "wait: device is NULL");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__device_enter_ex(d, false);
   if (s) return ul__wrap(s, "wait");
   if (serial > d->res->submit_serial) {
     s = ul__fail(UL_ERR_INVALID_ARGUMENT, "wait: serial %llu was never submitted",

@@ -151,6 +151,9 @@ void ul__obj_release_native(ul_device *d, ul__obj *o);
 /* Creates the native object of `o` on the current device (under d->mu),
  * inside error scopes; restores nothing. */
 ul_status ul__obj_create_native(ul_device *d, ul__obj *o);
+/* The same without error scopes: the caller holds one scope around many
+ * creations (the rebuild). Sets o->epoch when an object was returned. */
+ul_status ul__obj_create_native_unscoped(ul_device *d, ul__obj *o);
 /* Tracker bookkeeping around a create. */
 ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated);
 

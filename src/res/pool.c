@@ -180,11 +180,7 @@ void ul__obj_release_native(ul_device *d, ul__obj *o) {
   o->native = NULL;
 }
 
-ul_status ul__obj_create_native(ul_device *d, ul__obj *o) {
-  char what[192];
-  snprintf(what, sizeof what, "create %s '%s'", ul__obj_kind_name(o->kind),
-           o->label ? o->label : "");
-  ul__scope_push(d);
+ul_status ul__obj_create_native_unscoped(ul_device *d, ul__obj *o) {
   ul_status s;
   switch (o->kind) {
   case UL__OBJ_SHADER: s = ul__shader_create_native(d, o); break;
@@ -198,6 +194,15 @@ ul_status ul__obj_create_native(ul_device *d, ul__obj *o) {
   case UL__OBJ_BIND_GROUP: s = ul__bind_group_create_native(d, o); break;
   default: s = ul__fail(UL_ERR_INTERNAL, "unknown object kind");
   }
+  return s;
+}
+
+ul_status ul__obj_create_native(ul_device *d, ul__obj *o) {
+  char what[192];
+  snprintf(what, sizeof what, "create %s '%s'", ul__obj_kind_name(o->kind),
+           o->label ? o->label : "");
+  ul__scope_push(d);
+  ul_status s = ul__obj_create_native_unscoped(d, o);
   /* Always pop what was pushed; a failure before the call wins. */
   char keep[2048];
   snprintf(keep, sizeof keep, "%s", ul_last_error());

@@ -81,15 +81,26 @@ ul_status ul__res_rebuild(ul_device *d, uint64_t old_epoch) {
   ul_status s = UL_OK;
   r->rebuilding = true;
   /* 1. Recreate every object not of this epoch, in dependency order
-   * (objects the program destroyed but the log still names included). */
+   * (objects the program destroyed but the log still names included),
+   * inside one set of error scopes: these descriptors were all valid once. */
+  ul__scope_push(d);
   for (int k = 0; k < UL__OBJ_KIND_COUNT && !s; k++) {
     for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
       ul__obj *o = r->slots[i];
       if (!o || (int)o->kind != k || o->pending || o->epoch == d->epoch) continue;
       ul__obj_release_native(d, o);
-      s = ul__obj_create_native(d, o);
-      if (s) s = ul__wrap(s, "rebuild");
+      s = ul__obj_create_native_unscoped(d, o);
+      if (!s && !o->native) s = ul__fail(UL_ERR_INTERNAL, "%s '%s': no object", ul__obj_kind_name(o->kind),
+                                         o->label ? o->label : "");
+      if (!s) o->epoch = d->epoch;
     }
+  }
+  ul_status sp = ul__scope_pop(d, "rebuild");
+  if (!s) s = sp;
+  if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost during rebuild");
+  if (s) {
+    r->rebuilding = false;
+    return ul__wrap(s, "rebuild");
   }
   /* 2. Restore contents by policy. */
   for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {

@@ -19,6 +19,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_chaos(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* JSON output helpers (cli_json.c). */
 void cli_json_string(FILE *f, const char *s);
