@@ -349,6 +349,53 @@ static void test_async_read(void) {
   ASSERT_OK(ul_buffer_destroy(dev, b));
 }
 
+static void test_buffer_pool_reuses(void) {
+  ul_buffer_pool *pool;
+  ASSERT_OK(ul_buffer_pool_create(dev, &(ul_buffer_pool_desc){.label = "scratch", .restore = UL_RESTORE_NONE}, &pool));
+  ul_buffer a, b, c;
+  ASSERT_OK(ul_buffer_pool_acquire(pool, 1000, &a));
+  uint64_t size;
+  ASSERT_OK(ul_buffer_size(dev, a, &size));
+  ASSERT_EQ(size, 1024); /* its class */
+  ASSERT_OK(ul_buffer_pool_release(pool, a));
+  ASSERT_OK(ul_buffer_pool_acquire(pool, 900, &b));
+  ASSERT_EQ(b.id, a.id); /* the same buffer again: no create */
+  ASSERT_OK(ul_buffer_pool_acquire(pool, 900, &c));
+  ASSERT_NE(c.id, b.id);
+  ASSERT_STATUS(ul_buffer_pool_release(pool, (ul_buffer){12345}), UL_ERR_INVALID_HANDLE);
+  ASSERT_OK(ul_buffer_pool_release(pool, b));
+  ASSERT_EQ(ul_buffer_pool_trim(pool), 1024);
+  ASSERT_STATUS(ul_buffer_size(dev, b, &size), UL_ERR_INVALID_HANDLE);
+  ul_memory_stats st;
+  ASSERT_OK(ul_device_memory_stats(dev, &st));
+  ASSERT_EQ(st.live_objects, 1);
+  ul_buffer_pool_destroy(pool); /* destroys c too */
+  ASSERT_OK(ul_device_memory_stats(dev, &st));
+  ASSERT_EQ(st.live_objects, 0);
+}
+
+static void test_ring_wraps(void) {
+  ul_ring *ring;
+  ASSERT_STATUS(ul_ring_create(dev, &(ul_ring_desc){.size = 1000}, &ring), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_OK(ul_ring_create(dev, &(ul_ring_desc){.label = "uniforms", .size = 1024}, &ring));
+  ul_buffer b;
+  uint64_t off[6];
+  uint32_t v[4];
+  for (int i = 0; i < 6; i++) {
+    v[0] = (uint32_t)i;
+    ASSERT_OK(ul_ring_push(ring, v, sizeof v, &b, &off[i]));
+  }
+  ASSERT_EQ(off[0], 0);
+  ASSERT_EQ(off[1], 256);
+  ASSERT_EQ(off[3], 768);
+  ASSERT_EQ(off[4], 0); /* wrapped */
+  uint32_t got[4];
+  ASSERT_OK(ul_buffer_read(dev, b, 256, got, sizeof got, 0));
+  ASSERT_EQ(got[0], 5); /* slice 1 now holds push 5 */
+  ASSERT_STATUS(ul_ring_push(ring, got, 2048, &b, &off[0]), UL_ERR_INVALID_ARGUMENT);
+  ul_ring_destroy(ring);
+}
+
 int main(void) {
   ul_test_watchdog(240);
   setup();
@@ -367,6 +414,8 @@ int main(void) {
   RUN_TEST(test_report_and_stats);
   RUN_TEST(test_destroy_device_reports_leaks);
   RUN_TEST(test_async_read);
+  RUN_TEST(test_buffer_pool_reuses);
+  RUN_TEST(test_ring_wraps);
   ul_memory_stats st;
   ul_device_memory_stats(dev, &st);
   if (st.live_objects) {
