@@ -5,6 +5,7 @@
 #include "track/track.h"
 
 int bench_recovery(int argc, char **argv, bool json);
+int bench_overhead(int argc, char **argv, bool json);
 
 #include <math.h>
 
@@ -20,6 +21,9 @@ static void bench_usage(FILE *f) {
           "             rebuild through raw webgpu.h with a queue write; restore\n"
           "             and queue-write bandwidth [--bytes N[K|M|G] (default 256M)]\n"
           "             [--reps R (default 3)]\n"
+          "  overhead   a frame of N small dispatches, each with a bind group change,\n"
+          "             through raw webgpu.h and through unlost, interleaved\n"
+          "             [--dispatches N (default 10000)] [--reps R (default 9)]\n"
           "\n"
           "Every figure is a median of several repetitions measured in this run.\n"
           "Exit status: 0 success, 1 failure, 2 usage error.\n");
@@ -137,6 +141,7 @@ int cmd_bench(int argc, char **argv) {
   }
   if (!strcmp(name, "track")) return bench_track(argc - rest, argv + rest, json);
   if (!strcmp(name, "recovery")) return bench_recovery(argc - rest, argv + rest, json);
+  if (!strcmp(name, "overhead")) return bench_overhead(argc - rest, argv + rest, json);
   fprintf(stderr, "unlost bench: unknown benchmark '%s'\n", name);
   bench_usage(stderr);
   return 2;
