@@ -33,9 +33,11 @@ extern "C" {
 
 /* ---- version ------------------------------------------------------------ */
 
-#define UL_VERSION_MAJOR 0
-#define UL_VERSION_MINOR 1
-#define UL_VERSION_PATCH 0
+#define UL_VERSION_MAJOR 0 /* major version of this header */
+#define UL_VERSION_MINOR 1 /* minor version of this header */
+#define UL_VERSION_PATCH 0 /* patch version of this header */
+/* This header's version as one number, MAJOR * 10000 + MINOR * 100 + PATCH;
+ * compare it with ul_version_number() of the loaded library. */
 #define UL_VERSION_NUMBER \
   (UL_VERSION_MAJOR * 10000 + UL_VERSION_MINOR * 100 + UL_VERSION_PATCH)
 
@@ -69,8 +71,10 @@ UL_API int ul_version_number(void);
   X(FORMAT,           16, 0, "malformed input data")                              \
   X(WRONG_STATE,      17, 0, "the object is not in a state that allows this")
 
+/* Result of every fallible call: UL_OK, or one of the UL_ERR_<name> codes
+ * of UL_STATUS_MAP with its value. */
 typedef enum ul_status {
-  UL_OK = 0,
+  UL_OK = 0, /* success */
 #define UL__STATUS_ENUM(name, value, transient, text) UL_ERR_##name = value,
   UL_STATUS_MAP(UL__STATUS_ENUM)
 #undef UL__STATUS_ENUM
@@ -100,18 +104,32 @@ UL_API void ul_clear_error(void);
  * variadic so that compound-literal descriptors, which contain commas, can
  * be passed directly. Call the `_at` form to pass a site of your own (e.g.
  * from a wrapper). */
+/* Where an object was created, as the tracker and its reports show it.
+ * unlost keeps the pointers, not copies: the strings must outlive the
+ * device (string literals, as UL_SITE gives, do). */
 typedef struct ul_site {
-  const char *file;
-  int line;
-  const char *func;
+  const char *file;  /* source file */
+  int line;          /* line in it */
+  const char *func;  /* enclosing function */
 } ul_site;
+/* The caller's site (__FILE__, __LINE__, __func__) as a `const ul_site *`,
+ * for the `_at` functions. */
 #define UL_SITE (&(const ul_site){__FILE__, __LINE__, __func__})
 
 /* ---- env: the loaded implementation and its instance ---------------------- */
 
+/* The loaded implementation and its instance (opaque): made by
+ * ul_env_create, released by ul_env_destroy after its devices. */
 typedef struct ul_env ul_env;
+/* A device that survives loss (opaque): unlost's wrapper over a native
+ * WebGPU device, which it rebuilds after a loss. Made by ul_device_create,
+ * released by ul_device_destroy. Its calls take the device's lock, so they
+ * may come from several threads, except where a function says otherwise. */
 typedef struct ul_device ul_device;
 
+/* Levels of unlost's own log, written to stderr. The level is picked by
+ * $UNLOST_LOG=error|warn|info|debug|none (unset or unknown: warn); no
+ * function takes this type. */
 typedef enum ul_log_level {
   UL_LOG_ERROR = 0,
   UL_LOG_WARN = 1,
@@ -119,6 +137,7 @@ typedef enum ul_log_level {
   UL_LOG_DEBUG = 3,
 } ul_log_level;
 
+/* How to create an env; all zero (or a NULL desc) gives the defaults. */
 typedef struct ul_env_desc {
   /* Path of the webgpu.h implementation to load. NULL: $UNLOST_WEBGPU_LIB,
    * then the pinned Dawn of the build tree, then the one installed beside
@@ -142,16 +161,20 @@ UL_API ul_status ul_env_create(const ul_env_desc *desc, ul_env **out);
  * devices still alive it returns UL_ERR_BUSY and does nothing. NULL: UL_OK. */
 UL_API ul_status ul_env_destroy(ul_env *env);
 
+/* What ul_env_info_get reports. */
 typedef struct ul_env_info {
   const char *implementation;  /* path of the loaded library (owned by env) */
   bool force_loss;             /* wgpuDeviceForceLoss is available */
   bool inject_error;           /* wgpuDeviceInjectError is available */
   bool timed_wait;             /* wgpuInstanceWaitAny accepts timeouts */
 } ul_env_info;
+/* Describes the env: the loaded library and which optional entry points it
+ * has. UL_ERR_INVALID_ARGUMENT when env or out is NULL. */
 UL_API ul_status ul_env_info_get(ul_env *env, ul_env_info *out);
 
 /* ---- device ----------------------------------------------------------------- */
 
+/* The backend an adapter runs on (the values of WebGPU's WGPUBackendType). */
 typedef enum ul_backend {
   UL_BACKEND_UNDEFINED = 0, UL_BACKEND_NULL, UL_BACKEND_WEBGPU, UL_BACKEND_D3D11,
   UL_BACKEND_D3D12, UL_BACKEND_METAL, UL_BACKEND_VULKAN, UL_BACKEND_OPENGL,
@@ -160,6 +183,7 @@ typedef enum ul_backend {
 /* "vulkan", "null", ... */
 UL_API const char *ul_backend_name(ul_backend b);
 
+/* The kind of adapter, as the implementation reports it. */
 typedef enum ul_adapter_type {
   UL_ADAPTER_UNKNOWN = 0, UL_ADAPTER_DISCRETE_GPU, UL_ADAPTER_INTEGRATED_GPU,
   UL_ADAPTER_CPU,
@@ -167,15 +191,16 @@ typedef enum ul_adapter_type {
 /* "discrete-gpu", "integrated-gpu", "cpu", "unknown". */
 UL_API const char *ul_adapter_type_name(ul_adapter_type t);
 
+/* An adapter as the implementation describes it (ul_device_adapter_info). */
 typedef struct ul_adapter_info {
   char name[128];          /* e.g. "NVIDIA H200", "llvmpipe (LLVM 19.1.7, 256 bits)" */
-  char vendor[64];
-  char architecture[64];
+  char vendor[64];         /* vendor name; may be empty */
+  char architecture[64];   /* architecture name; may be empty */
   char driver[128];        /* driver description */
-  ul_backend backend;
-  ul_adapter_type type;
-  uint32_t vendor_id;
-  uint32_t device_id;
+  ul_backend backend;      /* UL_BACKEND_UNDEFINED for a value unlost does not know */
+  ul_adapter_type type;    /* discrete GPU, integrated GPU, CPU or unknown */
+  uint32_t vendor_id;      /* vendor ID reported by the implementation */
+  uint32_t device_id;      /* device ID reported by the implementation */
   bool is_fallback;        /* obtained as the fallback (CPU) adapter */
 } ul_adapter_info;
 
@@ -183,24 +208,30 @@ typedef struct ul_adapter_info {
  * means the implementation's default, and UL_LIMIT_ADAPTER asks for the
  * adapter's maximum. */
 #define UL_LIMIT_ADAPTER UINT64_MAX
+/* Device limits (ul_device_limits, ul_device_desc.required_limits); each
+ * field is the WebGPU limit of the same name. */
 typedef struct ul_limits {
-  uint64_t max_buffer_size;
-  uint64_t max_storage_buffer_binding_size;
-  uint64_t max_uniform_buffer_binding_size;
-  uint64_t max_compute_workgroup_storage_size;
-  uint64_t max_compute_invocations_per_workgroup;
-  uint64_t max_compute_workgroup_size_x;
-  uint64_t max_compute_workgroup_size_y;
-  uint64_t max_compute_workgroup_size_z;
-  uint64_t max_compute_workgroups_per_dimension;
-  uint64_t max_storage_buffers_per_shader_stage;
-  uint64_t max_bind_groups;
-  uint64_t max_bindings_per_bind_group;
-  uint64_t max_texture_dimension_2d;
+  uint64_t max_buffer_size;                        /* WebGPU's maxBufferSize */
+  uint64_t max_storage_buffer_binding_size;        /* maxStorageBufferBindingSize */
+  uint64_t max_uniform_buffer_binding_size;        /* maxUniformBufferBindingSize */
+  uint64_t max_compute_workgroup_storage_size;     /* maxComputeWorkgroupStorageSize */
+  uint64_t max_compute_invocations_per_workgroup;  /* maxComputeInvocationsPerWorkgroup */
+  uint64_t max_compute_workgroup_size_x;           /* maxComputeWorkgroupSizeX */
+  uint64_t max_compute_workgroup_size_y;           /* maxComputeWorkgroupSizeY */
+  uint64_t max_compute_workgroup_size_z;           /* maxComputeWorkgroupSizeZ */
+  uint64_t max_compute_workgroups_per_dimension;   /* maxComputeWorkgroupsPerDimension */
+  uint64_t max_storage_buffers_per_shader_stage;   /* maxStorageBuffersPerShaderStage */
+  uint64_t max_bind_groups;                        /* maxBindGroups */
+  uint64_t max_bindings_per_bind_group;            /* maxBindingsPerBindGroup */
+  uint64_t max_texture_dimension_2d;               /* maxTextureDimension2D */
+  /* minStorageBufferOffsetAlignment: reported only; ignored in required_limits */
   uint64_t min_storage_buffer_offset_alignment;
+  /* minUniformBufferOffsetAlignment: reported only; ignored in required_limits */
   uint64_t min_uniform_buffer_offset_alignment;
 } ul_limits;
 
+/* Where a device stands with respect to loss and recovery
+ * (ul_device_get_state, ul_event.state). */
 typedef enum ul_device_state {
   UL_DEVICE_READY = 0,    /* working on the adapter it asked for */
   UL_DEVICE_LOST,         /* the native device was lost; recovery pending */
@@ -211,6 +242,7 @@ typedef enum ul_device_state {
 /* "READY", "LOST", "RECOVERING", "FALLBACK", "FAILED". */
 UL_API const char *ul_device_state_name(ul_device_state s);
 
+/* What a ul_event reports. */
 typedef enum ul_event_kind {
   UL_EVENT_LOST = 0,      /* the native device was lost (reason, message) */
   UL_EVENT_RECOVERING,    /* recovery started */
@@ -230,10 +262,14 @@ typedef enum ul_health_state {
 } ul_health_state;
 /* "HEALTHY", "DEGRADED", "BROKEN", "HALF_OPEN". */
 UL_API const char *ul_health_state_name(ul_health_state s);
+/* "lost", "recovering", "retry", "recovered", "fallback", "failed"; static
+ * text. "unknown" for any other value, which at present includes
+ * UL_EVENT_HEALTH. */
 UL_API const char *ul_event_kind_name(ul_event_kind k);
 
+/* One transition of a device, passed to its ul_listener_fn. */
 typedef struct ul_event {
-  ul_event_kind kind;
+  ul_event_kind kind;        /* what happened */
   ul_device_state state;     /* the state after the event */
   uint64_t epoch;            /* the device's epoch after the event */
   uint32_t attempt;          /* recovery attempts so far (RETRY, RECOVERED, ...) */
@@ -251,6 +287,8 @@ typedef void (*ul_listener_fn)(ul_device *device, const ul_event *event, void *u
  * to a remote service. Same rules as ul_listener_fn. */
 typedef void (*ul_failed_fn)(ul_device *device, const char *why, void *user);
 
+/* How a device recovers after a loss (ul_device_desc.recovery). All zero:
+ * the defaults given with each field. */
 typedef struct ul_recovery_config {
   /* Attempts to get a new device on the same kind of adapter before the
    * fallback. 0: 5. UL_RECOVERY_NO_RETRY: none. */
@@ -259,15 +297,19 @@ typedef struct ul_recovery_config {
    * a random factor in [1 - jitter, 1 + jitter]. 0: initial 50 ms, max 2000 ms,
    * jitter 0.2. A negative jitter means none. */
   uint32_t backoff_initial_ms;
-  uint32_t backoff_max_ms;
-  float jitter;
+  uint32_t backoff_max_ms;  /* cap of the back-off. 0: 2000 ms */
+  float jitter;             /* 0: 0.2; negative: none; above 1: UL_ERR_INVALID_ARGUMENT */
   /* Seed of the jitter's generator (0: from the clock). */
   uint64_t jitter_seed;
-  /* Move to the fallback (CPU) adapter when the retries run out. */
+  /* true: do not move to the fallback (CPU) adapter when the retries run
+   * out (nor try it when ul_device_create finds no preferred adapter).
+   * Default false: move to it. */
   bool no_fallback;
   /* Time one adapter or device request may take. 0: 10000 ms. */
   uint32_t request_timeout_ms;
 } ul_recovery_config;
+/* ul_recovery_config.max_retries value for no retry on the same kind of
+ * adapter: straight to the fallback (unless no_fallback). */
 #define UL_RECOVERY_NO_RETRY UINT32_MAX
 
 /* What a BROKEN device does with calls. */
@@ -283,7 +325,7 @@ typedef enum ul_broken_policy {
  * above slow_ms" is decided as "more than 5 % of timed calls slower". */
 typedef struct ul_health_config {
   bool disabled;                /* no monitor: the device is always HEALTHY */
-  ul_broken_policy on_broken;
+  ul_broken_policy on_broken;   /* what BROKEN does with calls. 0: UL_BROKEN_FALLBACK */
   uint32_t window_ms;           /* 0: 10000, in 10 buckets */
   uint32_t min_calls;           /* calls in the window before rates count. 0: 20 */
   uint32_t slow_ms;             /* a call slower than this is slow. 0: 200 */
@@ -300,27 +342,29 @@ typedef struct ul_health_config {
   uint64_t seed;                /* jitter of the open wait. 0: fixed */
 } ul_health_config;
 
+/* Which adapter ul_device_create asks for (ul_device_desc.power). */
 typedef enum ul_power_preference {
   UL_POWER_HIGH_PERFORMANCE = 0, /* default */
   UL_POWER_LOW_POWER,
   UL_POWER_FALLBACK_ONLY,        /* ask for the fallback (CPU) adapter only */
 } ul_power_preference;
 
+/* How to create a device; all zero (or a NULL desc) gives the defaults. */
 typedef struct ul_device_desc {
   const char *label;                  /* NULL: "device" */
-  ul_power_preference power;
+  ul_power_preference power;          /* 0: UL_POWER_HIGH_PERFORMANCE */
   ul_limits required_limits;          /* zero fields: defaults */
-  ul_recovery_config recovery;
+  ul_recovery_config recovery;        /* zero: the defaults of ul_recovery_config */
   ul_listener_fn listener;            /* NULL: none */
-  void *listener_user;
+  void *listener_user;               /* passed to listener as `user` */
   ul_failed_fn on_failed;             /* NULL: none */
-  void *on_failed_user;
+  void *on_failed_user;              /* passed to on_failed as `user` */
   /* Refuse allocations beyond this many bytes of live GPU memory with
    * UL_ERR_OUT_OF_MEMORY before the driver is asked. 0: no budget. */
   uint64_t budget_bytes;
   /* Capture a backtrace for every tracked object (costly). */
   bool track_backtraces;
-  ul_health_config health;
+  ul_health_config health;            /* zero: the monitor on, with its defaults */
 } ul_device_desc;
 
 /* Requests an adapter (high-performance first, then the fallback adapter)
@@ -348,6 +392,9 @@ UL_API uint64_t ul_device_epoch(ul_device *device);
  * back to it when it answers (staying on the fallback when not). UL_OK when
  * the device works afterwards; UL_ERR_DEVICE_FAILED when recovery gave up. */
 UL_API ul_status ul_device_recover(ul_device *device);
+/* The adapter of the current native device; it may change after a
+ * recovery or a move to or from the fallback. UL_ERR_INVALID_ARGUMENT when
+ * device or out is NULL. */
 UL_API ul_status ul_device_adapter_info(ul_device *device, ul_adapter_info *out);
 /* The limits in force on the current native device. */
 UL_API ul_status ul_device_limits(ul_device *device, ul_limits *out);
@@ -364,15 +411,24 @@ UL_API void ul_device_set_recovery_wait(ul_device *device, uint32_t ms);
  * Handles are values: a slot index, a generation and a device tag in 32
  * bits. A zero, stale, destroyed or other device's handle is answered with
  * UL_ERR_INVALID_HANDLE (and the call site is logged), never a crash. */
-typedef struct ul_buffer { uint32_t id; } ul_buffer;
-typedef struct ul_texture { uint32_t id; } ul_texture;
-typedef struct ul_texture_view { uint32_t id; } ul_texture_view;
-typedef struct ul_sampler { uint32_t id; } ul_sampler;
-typedef struct ul_shader { uint32_t id; } ul_shader;
-typedef struct ul_bind_group_layout { uint32_t id; } ul_bind_group_layout;
-typedef struct ul_pipeline_layout { uint32_t id; } ul_pipeline_layout;
-typedef struct ul_compute_pipeline { uint32_t id; } ul_compute_pipeline;
-typedef struct ul_bind_group { uint32_t id; } ul_bind_group;
+/* A buffer (ul_buffer_create). */
+typedef struct ul_buffer { uint32_t id; /* 0: none */ } ul_buffer;
+/* A texture (ul_texture_create). */
+typedef struct ul_texture { uint32_t id; /* 0: none */ } ul_texture;
+/* A view of a texture (ul_texture_view_create). */
+typedef struct ul_texture_view { uint32_t id; /* 0: none */ } ul_texture_view;
+/* A sampler (ul_sampler_create). */
+typedef struct ul_sampler { uint32_t id; /* 0: none */ } ul_sampler;
+/* A compiled WGSL module (ul_shader_create). */
+typedef struct ul_shader { uint32_t id; /* 0: none */ } ul_shader;
+/* A bind group layout (ul_bind_group_layout_create). */
+typedef struct ul_bind_group_layout { uint32_t id; /* 0: none */ } ul_bind_group_layout;
+/* A pipeline layout (ul_pipeline_layout_create). */
+typedef struct ul_pipeline_layout { uint32_t id; /* 0: none */ } ul_pipeline_layout;
+/* A compute pipeline (ul_compute_pipeline_create). */
+typedef struct ul_compute_pipeline { uint32_t id; /* 0: none */ } ul_compute_pipeline;
+/* A bind group (ul_bind_group_create). */
+typedef struct ul_bind_group { uint32_t id; /* 0: none */ } ul_bind_group;
 
 /* How an object's contents come back after a device loss. */
 typedef enum ul_restore {
@@ -389,6 +445,8 @@ typedef enum ul_restore {
   /* The program refills the object from its ul_restore_fn. */
   UL_RESTORE_CALLBACK,
 } ul_restore;
+/* "log", "none", "source", "shadow", "callback"; static text, "unknown"
+ * for any other value. */
 UL_API const char *ul_restore_name(ul_restore r);
 
 /* CALLBACK policy: called after the object was recreated on a new device
@@ -408,6 +466,7 @@ enum {
   UL_BUFFER_INDIRECT = 0x100,
 };
 
+/* How to create a buffer; zero fields take the defaults given. */
 typedef struct ul_buffer_desc {
   const char *label;       /* copied; NULL: no label */
   uint64_t size;           /* required; bytes, a multiple of 4 */
@@ -420,11 +479,11 @@ typedef struct ul_buffer_desc {
    * source_path (copied; mapped read-only when needed, never held in host
    * memory). Also the initial contents. */
   const void *source_data;
-  const char *source_path;
-  uint64_t source_offset;
+  const char *source_path;   /* SOURCE: file to read from; NULL: use source_data */
+  uint64_t source_offset;    /* SOURCE: byte offset in source_path */
   /* CALLBACK: the refill function and its argument. */
   ul_restore_fn restore_fn;
-  void *restore_user;
+  void *restore_user;       /* passed to restore_fn as `user` */
   /* Optional initial contents (`size` bytes, copied) for the other policies. */
   const void *initial_data;
 } ul_buffer_desc;
@@ -453,22 +512,40 @@ UL_API ul_status ul_buffer_write(ul_device *device, ul_buffer buffer, uint64_t o
 UL_API ul_status ul_buffer_read(ul_device *device, ul_buffer buffer, uint64_t offset,
                                 void *dst, uint64_t size, uint32_t timeout_ms);
 /* Asynchronous read: `done` is called with the status once `dst` holds the
- * data (or the read failed), from a later call into unlost on this device
- * (ul_device_poll, a wait, or another read), with no unlost lock held. `dst`
- * must stay valid until then. */
+ * data (or the read failed), from ul_device_poll on this device, with no
+ * unlost lock held. `dst` must stay valid until then. */
 typedef void (*ul_read_fn)(ul_device *device, ul_status status, void *dst, void *user);
+/* Starts an asynchronous read; `done` gets `user`. The copy is submitted,
+ * ordered after the work already submitted, and the call returns at once;
+ * ul_device_poll delivers it when it has arrived. A read caught by a device
+ * loss is done again from the restored contents. A read still undelivered
+ * at ul_device_destroy is dropped without a call. Returns UL_OK once queued
+ * (the read's own status goes to `done`); UL_ERR_INVALID_ARGUMENT (NULL
+ * device or done, NULL dst with a size, a range outside the buffer, a
+ * mappable buffer), UL_ERR_INVALID_HANDLE, UL_ERR_OUT_OF_MEMORY. */
 UL_API ul_status ul_buffer_read_async(ul_device *device, ul_buffer buffer, uint64_t offset,
                                       void *dst, uint64_t size, ul_read_fn done, void *user);
 /* Maps a MAP_READ or MAP_WRITE buffer (WebGPU's mapAsync + getMappedRange),
  * waiting up to timeout_ms (0: 30000 ms). The pointer is valid until
  * ul_buffer_unmap or ul_buffer_destroy. */
 typedef enum ul_map_mode { UL_MAP_READ = 1, UL_MAP_WRITE = 2 } ul_map_mode;
+/* Maps `size` bytes at `offset` (multiples of 4) and stores the pointer in
+ * *ptr (NULL on failure). UL_ERR_INVALID_ARGUMENT (range, or a buffer
+ * without the usage bit the mode needs), UL_ERR_WRONG_STATE (already
+ * mapped), UL_ERR_INVALID_HANDLE, UL_ERR_TIMEOUT, UL_ERR_VALIDATION (the
+ * implementation refused the map), UL_ERR_DEVICE_LOST. */
 UL_API ul_status ul_buffer_map(ul_device *device, ul_buffer buffer, ul_map_mode mode,
                                uint64_t offset, uint64_t size, uint32_t timeout_ms, void **ptr);
+/* Unmaps a buffer mapped by ul_buffer_map; the pointer becomes invalid.
+ * For a SHADOW buffer with MAP_WRITE usage the host copy takes the mapped
+ * contents. UL_ERR_WRONG_STATE when not mapped, UL_ERR_INVALID_HANDLE. */
 UL_API ul_status ul_buffer_unmap(ul_device *device, ul_buffer buffer);
+/* The buffer's size in bytes into *size (0 on failure).
+ * UL_ERR_INVALID_HANDLE, UL_ERR_INVALID_ARGUMENT (NULL device or size). */
 UL_API ul_status ul_buffer_size(ul_device *device, ul_buffer buffer, uint64_t *size);
 
 /* ---- textures, views, samplers ---- */
+/* Texel formats of textures and storage-texture bindings. */
 typedef enum ul_format {
   UL_FORMAT_R32_FLOAT = 0, /* default */
   UL_FORMAT_R32_UINT,
@@ -483,6 +560,7 @@ typedef enum ul_format {
 /* Bytes per texel of a format; 0 for an unknown one. */
 UL_API uint32_t ul_format_bytes(ul_format f);
 
+/* Texture usage bits (the values of WebGPU's WGPUTextureUsage). */
 enum {
   UL_TEXTURE_COPY_SRC = 0x1,
   UL_TEXTURE_COPY_DST = 0x2,
@@ -490,8 +568,9 @@ enum {
   UL_TEXTURE_STORAGE = 0x8,
 };
 
+/* How to create a texture; zero fields take the defaults given. */
 typedef struct ul_texture_desc {
-  const char *label;
+  const char *label;       /* copied; NULL: no label */
   uint32_t width;          /* required */
   uint32_t height;         /* 0: 1 */
   uint32_t depth;          /* depth (3D) or array layers (2D). 0: 1 */
@@ -501,6 +580,12 @@ typedef struct ul_texture_desc {
   uint32_t mip_levels;     /* 0: 1 */
   ul_restore restore;      /* LOG (default), NONE, SHADOW (a host copy of writes) */
 } ul_texture_desc;
+/* Creates a texture; COPY_SRC and COPY_DST are always added (restore needs
+ * them), and its tracked size is an estimate. UL_ERR_INVALID_ARGUMENT
+ * (width 0, unknown format or usage bits, a policy other than LOG, NONE or
+ * SHADOW, a dimension above 65536 or more than 16 levels),
+ * UL_ERR_OUT_OF_MEMORY (the budget, the device, or the SHADOW host copy),
+ * UL_ERR_VALIDATION. */
 #define ul_texture_create(dev, ...) ul_texture_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_texture_create_at(ul_device *device, const ul_texture_desc *desc,
                                       ul_texture *out, const ul_site *site);
@@ -515,32 +600,46 @@ UL_API ul_status ul_texture_read(ul_device *device, ul_texture texture, uint32_t
                                  uint32_t z, uint32_t width, uint32_t height, uint32_t depth,
                                  void *dst, uint64_t size, uint32_t timeout_ms);
 
+/* How to create a view of a texture. */
 typedef struct ul_texture_view_desc {
-  const char *label;
+  const char *label;       /* copied; NULL: no label */
   ul_texture texture;      /* required */
-  uint32_t base_mip;
+  uint32_t base_mip;       /* first mip level. 0: level 0 */
   uint32_t mip_count;      /* 0: the rest */
-  uint32_t base_layer;
+  uint32_t base_layer;     /* first array layer. 0: layer 0 */
   uint32_t layer_count;    /* 0: the rest */
 } ul_texture_view_desc;
+/* Creates a view: 3D for a 3D texture, 2D when it covers one layer (or the
+ * texture has one), else a 2D array. It dies with its texture.
+ * UL_ERR_INVALID_HANDLE (texture), UL_ERR_INVALID_ARGUMENT,
+ * UL_ERR_VALIDATION. */
 #define ul_texture_view_create(dev, ...) ul_texture_view_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_texture_view_create_at(ul_device *device, const ul_texture_view_desc *desc,
                                            ul_texture_view *out, const ul_site *site);
+/* Destroys the view. A zero handle is a no-op; a stale one is
+ * UL_ERR_INVALID_HANDLE. */
 UL_API ul_status ul_texture_view_destroy(ul_device *device, ul_texture_view view);
 
+/* How to create a sampler; all zero: nearest filtering, clamp to edge. */
 typedef struct ul_sampler_desc {
-  const char *label;
+  const char *label;       /* copied; NULL: no label */
   bool linear;             /* linear filtering; default nearest */
   bool repeat;             /* repeat addressing; default clamp to edge */
 } ul_sampler_desc;
+/* Creates a sampler; the filter and address mode apply to every axis and
+ * to mip levels. desc may be NULL (defaults). UL_ERR_INVALID_ARGUMENT,
+ * UL_ERR_VALIDATION. */
 #define ul_sampler_create(dev, ...) ul_sampler_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_sampler_create_at(ul_device *device, const ul_sampler_desc *desc,
                                       ul_sampler *out, const ul_site *site);
+/* Destroys the sampler. A zero handle is a no-op; a stale one is
+ * UL_ERR_INVALID_HANDLE. */
 UL_API ul_status ul_sampler_destroy(ul_device *device, ul_sampler sampler);
 
 /* ---- shaders, layouts, pipelines, bind groups ---- */
+/* How to create a shader module. */
 typedef struct ul_shader_desc {
-  const char *label;
+  const char *label;       /* copied; NULL: no label */
   const char *wgsl;        /* required; copied */
 } ul_shader_desc;
 /* Compiles WGSL. UL_ERR_SHADER_COMPILE with the compiler's message, which
@@ -548,84 +647,120 @@ typedef struct ul_shader_desc {
 #define ul_shader_create(dev, ...) ul_shader_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_shader_create_at(ul_device *device, const ul_shader_desc *desc,
                                      ul_shader *out, const ul_site *site);
+/* Destroys the shader module. A zero handle is a no-op; a stale one is
+ * UL_ERR_INVALID_HANDLE. */
 UL_API ul_status ul_shader_destroy(ul_device *device, ul_shader shader);
 
+/* What a binding of a bind group layout holds; every binding is visible to
+ * the compute stage. */
 typedef enum ul_binding_type {
   UL_BINDING_STORAGE = 0,          /* read_write storage buffer (default) */
-  UL_BINDING_READ_ONLY_STORAGE,
-  UL_BINDING_UNIFORM,
-  UL_BINDING_SAMPLER,
+  UL_BINDING_READ_ONLY_STORAGE,    /* read-only storage buffer */
+  UL_BINDING_UNIFORM,              /* uniform buffer */
+  UL_BINDING_SAMPLER,              /* non-filtering sampler */
   UL_BINDING_TEXTURE,              /* sampled float texture, 2D */
   UL_BINDING_STORAGE_TEXTURE,      /* write-only storage texture, 2D */
 } ul_binding_type;
 
+/* Most entries in a bind group layout or a bind group. */
 #define UL_MAX_BINDINGS 16
+/* One binding of a bind group layout. */
 typedef struct ul_layout_entry {
-  uint32_t binding;
-  ul_binding_type type;
+  uint32_t binding;                /* the WGSL `@binding` number */
+  ul_binding_type type;            /* 0: UL_BINDING_STORAGE */
   ul_format format;                /* STORAGE_TEXTURE only */
 } ul_layout_entry;
+/* How to create a bind group layout. */
 typedef struct ul_bind_group_layout_desc {
-  const char *label;
+  const char *label;               /* copied; NULL: no label */
   uint32_t entry_count;            /* at most UL_MAX_BINDINGS */
-  ul_layout_entry entries[UL_MAX_BINDINGS];
+  ul_layout_entry entries[UL_MAX_BINDINGS]; /* the first entry_count are used */
 } ul_bind_group_layout_desc;
+/* Creates a bind group layout (the descriptor is copied).
+ * UL_ERR_INVALID_ARGUMENT (too many entries, unknown type or format),
+ * UL_ERR_VALIDATION. */
 #define ul_bind_group_layout_create(dev, ...) ul_bind_group_layout_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_bind_group_layout_create_at(ul_device *device,
                                                 const ul_bind_group_layout_desc *desc,
                                                 ul_bind_group_layout *out, const ul_site *site);
+/* Destroys the layout. A zero handle is a no-op; a stale one is
+ * UL_ERR_INVALID_HANDLE. */
 UL_API ul_status ul_bind_group_layout_destroy(ul_device *device, ul_bind_group_layout layout);
 
+/* Most bind groups in a pipeline layout, and per dispatch. */
 #define UL_MAX_BIND_GROUPS 4
+/* How to create a pipeline layout. */
 typedef struct ul_pipeline_layout_desc {
-  const char *label;
+  const char *label;               /* copied; NULL: no label */
   uint32_t group_count;            /* at most UL_MAX_BIND_GROUPS */
-  ul_bind_group_layout groups[UL_MAX_BIND_GROUPS];
+  ul_bind_group_layout groups[UL_MAX_BIND_GROUPS]; /* groups[i] is `@group(i)` */
 } ul_pipeline_layout_desc;
+/* Creates a pipeline layout (the descriptor is copied).
+ * UL_ERR_INVALID_ARGUMENT (too many groups), UL_ERR_INVALID_HANDLE (a
+ * group layout), UL_ERR_VALIDATION. */
 #define ul_pipeline_layout_create(dev, ...) ul_pipeline_layout_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_pipeline_layout_create_at(ul_device *device, const ul_pipeline_layout_desc *desc,
                                               ul_pipeline_layout *out, const ul_site *site);
+/* Destroys the layout. A zero handle is a no-op; a stale one is
+ * UL_ERR_INVALID_HANDLE. */
 UL_API ul_status ul_pipeline_layout_destroy(ul_device *device, ul_pipeline_layout layout);
 
+/* Most override constants per compute pipeline. */
 #define UL_MAX_CONSTANTS 8
+/* A value for one WGSL `override` constant of a pipeline. */
 typedef struct ul_constant {
   const char *name;                /* a WGSL `override` name */
-  double value;
+  double value;                    /* the value it takes */
 } ul_constant;
+/* How to create a compute pipeline. */
 typedef struct ul_compute_pipeline_desc {
-  const char *label;
+  const char *label;               /* copied; NULL: no label */
   ul_shader shader;                /* required */
   const char *entry;               /* NULL: "main" */
   ul_pipeline_layout layout;       /* zero: derived from the shader ("auto") */
-  uint32_t constant_count;
-  ul_constant constants[UL_MAX_CONSTANTS];
+  uint32_t constant_count;         /* at most UL_MAX_CONSTANTS */
+  ul_constant constants[UL_MAX_CONSTANTS]; /* names are copied; each needs one */
 } ul_compute_pipeline_desc;
+/* Creates a compute pipeline (entry and constant names are copied).
+ * UL_ERR_INVALID_ARGUMENT (too many constants, a constant without a name),
+ * UL_ERR_INVALID_HANDLE (shader or layout), UL_ERR_VALIDATION. */
 #define ul_compute_pipeline_create(dev, ...) ul_compute_pipeline_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_compute_pipeline_create_at(ul_device *device,
                                                const ul_compute_pipeline_desc *desc,
                                                ul_compute_pipeline *out, const ul_site *site);
+/* Destroys the pipeline. A zero handle is a no-op; a stale one is
+ * UL_ERR_INVALID_HANDLE. */
 UL_API ul_status ul_compute_pipeline_destroy(ul_device *device, ul_compute_pipeline pipeline);
 
+/* One resource of a bind group: exactly one of buffer, view and sampler
+ * is non-zero. */
 typedef struct ul_bind_entry {
-  uint32_t binding;
+  uint32_t binding;                /* the WGSL `@binding` number */
   ul_buffer buffer;                /* one of buffer, view, sampler */
-  uint64_t offset;
+  uint64_t offset;                 /* buffer: first byte bound */
   uint64_t size;                   /* 0: to the end of the buffer */
-  ul_texture_view view;
-  ul_sampler sampler;
+  ul_texture_view view;            /* a texture view */
+  ul_sampler sampler;              /* a sampler */
 } ul_bind_entry;
+/* How to create a bind group. */
 typedef struct ul_bind_group_desc {
-  const char *label;
+  const char *label;               /* copied; NULL: no label */
   /* The layout: an explicit one, or group `group` of an "auto" pipeline. */
   ul_bind_group_layout layout;
-  ul_compute_pipeline pipeline;
-  uint32_t group;
+  ul_compute_pipeline pipeline;    /* used when layout is zero */
+  uint32_t group;                  /* with pipeline: the `@group` index */
   uint32_t entry_count;            /* at most UL_MAX_BINDINGS */
-  ul_bind_entry entries[UL_MAX_BINDINGS];
+  ul_bind_entry entries[UL_MAX_BINDINGS]; /* the first entry_count are used */
 } ul_bind_group_desc;
+/* Creates a bind group (the descriptor is copied). UL_ERR_INVALID_ARGUMENT
+ * (too many entries, neither layout nor pipeline, an entry without exactly
+ * one resource), UL_ERR_INVALID_HANDLE, UL_ERR_VALIDATION (e.g. the
+ * pipeline has no such group). */
 #define ul_bind_group_create(dev, ...) ul_bind_group_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_bind_group_create_at(ul_device *device, const ul_bind_group_desc *desc,
                                          ul_bind_group *out, const ul_site *site);
+/* Destroys the bind group. A zero handle is a no-op; a stale one is
+ * UL_ERR_INVALID_HANDLE. */
 UL_API ul_status ul_bind_group_destroy(ul_device *device, ul_bind_group group);
 
 /* ---- command lists -----------------------------------------------------------
@@ -633,21 +768,36 @@ UL_API ul_status ul_bind_group_destroy(ul_device *device, ul_bind_group group);
  * WebGPU, so the same list can be encoded again on another device after a
  * loss. Recording checks handles at once; a list is used by one thread at a
  * time. */
+/* A command list (opaque). */
 typedef struct ul_cmd ul_cmd;
+/* Creates an empty command list for `device`; `label` (may be NULL) is
+ * copied. The list is tracked like an object (reports, live counts) and must
+ * be destroyed before its device. UL_ERR_INVALID_ARGUMENT,
+ * UL_ERR_OUT_OF_MEMORY. */
 #define ul_cmd_create(dev, ...) ul_cmd_create_at(dev, __VA_ARGS__, UL_SITE)
 UL_API ul_status ul_cmd_create_at(ul_device *device, const char *label, ul_cmd **out,
                                   const ul_site *site);
+/* Frees the list and its commands. NULL: no-op. */
 UL_API void ul_cmd_destroy(ul_cmd *cmd);
 /* Forgets the recorded commands; the list can be recorded again. */
 UL_API void ul_cmd_reset(ul_cmd *cmd);
+/* Records a dispatch of x * y * z workgroups of `pipeline`, with groups[i]
+ * bound as `@group(i)` (group_count at most UL_MAX_BIND_GROUPS).
+ * UL_ERR_INVALID_HANDLE, UL_ERR_INVALID_ARGUMENT, UL_ERR_OUT_OF_MEMORY. */
 UL_API ul_status ul_cmd_dispatch(ul_cmd *cmd, ul_compute_pipeline pipeline,
                                  const ul_bind_group *groups, uint32_t group_count,
                                  uint32_t x, uint32_t y, uint32_t z);
+/* As ul_cmd_dispatch, with the workgroup counts read on the GPU from
+ * `args` at `offset` (a multiple of 4). */
 UL_API ul_status ul_cmd_dispatch_indirect(ul_cmd *cmd, ul_compute_pipeline pipeline,
                                           const ul_bind_group *groups, uint32_t group_count,
                                           ul_buffer args, uint64_t offset);
+/* Records a copy of `size` bytes from src to dst; offsets and size are
+ * multiples of 4 (else UL_ERR_INVALID_ARGUMENT). UL_ERR_INVALID_HANDLE. */
 UL_API ul_status ul_cmd_copy_buffer(ul_cmd *cmd, ul_buffer src, uint64_t src_offset,
                                     ul_buffer dst, uint64_t dst_offset, uint64_t size);
+/* Records zeroing `size` bytes at `offset` (multiples of 4; size 0: to the
+ * end). UL_ERR_INVALID_ARGUMENT, UL_ERR_INVALID_HANDLE. */
 UL_API ul_status ul_cmd_clear_buffer(ul_cmd *cmd, ul_buffer buffer, uint64_t offset,
                                      uint64_t size);
 /* Copies between a buffer (rows of bytes_per_row, a multiple of 256) and a
@@ -655,6 +805,8 @@ UL_API ul_status ul_cmd_clear_buffer(ul_cmd *cmd, ul_buffer buffer, uint64_t off
 UL_API ul_status ul_cmd_copy_buffer_to_texture(ul_cmd *cmd, ul_buffer src, uint64_t offset,
                                                uint32_t bytes_per_row, ul_texture dst,
                                                uint32_t width, uint32_t height, uint32_t depth);
+/* The reverse copy: a width x height x depth region at the origin of the
+ * texture's mip level 0 into rows of bytes_per_row (a multiple of 256). */
 UL_API ul_status ul_cmd_copy_texture_to_buffer(ul_cmd *cmd, ul_texture src, uint32_t width,
                                                uint32_t height, uint32_t depth, ul_buffer dst,
                                                uint64_t offset, uint32_t bytes_per_row);
@@ -682,7 +834,9 @@ UL_API int ul_device_poll(ul_device *device);
  * and hands them out again, so a program that needs a temporary buffer per
  * frame stops creating and destroying one. Not thread-safe: one thread per
  * pool. */
+/* A buffer pool (opaque). */
 typedef struct ul_buffer_pool ul_buffer_pool;
+/* How to create a buffer pool; zero fields take the defaults given. */
 typedef struct ul_buffer_pool_desc {
   const char *label;       /* label of the pooled buffers; NULL: "pool" */
   uint32_t usage;          /* 0: STORAGE | COPY_SRC | COPY_DST */
@@ -691,6 +845,9 @@ typedef struct ul_buffer_pool_desc {
    * 0: 64 MiB. */
   uint64_t max_free_bytes;
 } ul_buffer_pool_desc;
+/* Creates an empty pool on `device`: no buffer is made before the first
+ * acquire. desc may be NULL (defaults); the label is copied. Destroy the
+ * pool before its device. UL_ERR_INVALID_ARGUMENT, UL_ERR_OUT_OF_MEMORY. */
 UL_API ul_status ul_buffer_pool_create(ul_device *device, const ul_buffer_pool_desc *desc,
                                        ul_buffer_pool **out);
 /* A buffer of at least `size` bytes (its class); contents are undefined. */
@@ -706,46 +863,68 @@ UL_API void ul_buffer_pool_destroy(ul_buffer_pool *pool);
  * per-frame uniforms and staging. Each push goes through the queue, so it
  * is ordered after the work already submitted: overwriting a slice that an
  * earlier submission reads is safe. */
+/* A ring (opaque). */
 typedef struct ul_ring ul_ring;
+/* How to create a ring. */
 typedef struct ul_ring_desc {
   const char *label;       /* NULL: "ring" */
   uint64_t size;           /* required: total bytes */
   uint32_t usage;          /* 0: UNIFORM | COPY_DST */
   uint32_t alignment;      /* of each slice; 0: 256 (the uniform offset alignment) */
 } ul_ring_desc;
+/* Creates a ring and its buffer (restore policy LOG). Not thread-safe: one
+ * thread per ring. UL_ERR_INVALID_ARGUMENT (NULL desc, an alignment that is
+ * not a power of two >= 4, a size of 0 or not a multiple of the alignment),
+ * and the statuses of ul_buffer_create. */
 UL_API ul_status ul_ring_create(ul_device *device, const ul_ring_desc *desc, ul_ring **out);
 /* Copies `size` bytes into the next slice; *buffer and *offset say where
  * they are (bind that range). UL_ERR_INVALID_ARGUMENT when size exceeds the ring. */
 UL_API ul_status ul_ring_push(ul_ring *ring, const void *data, uint64_t size, ul_buffer *buffer,
                               uint64_t *offset);
+/* Destroys the ring and its buffer. NULL: no-op. */
 UL_API void ul_ring_destroy(ul_ring *ring);
 
 /* ---- health and metrics ---------------------------------------------------- */
+/* Latencies of one kind of call over the health window. */
 typedef struct ul_latency {
   uint64_t count;               /* timed calls in the window */
-  double p50_ms, p95_ms, p99_ms, max_ms; /* from a log-bucket histogram, within 4.5 % */
+  /* Median, from a log-bucket histogram (within 4.5 %), as are p95 and p99. */
+  double p50_ms;
+  double p95_ms;                /* 95th percentile */
+  double p99_ms;                /* 99th percentile */
+  double max_ms;                /* slowest call */
 } ul_latency;
+/* The health monitor's state and counters (ul_device_health). */
 typedef struct ul_health_snapshot {
-  ul_health_state state;
-  double time_in_state_s;
+  ul_health_state state;        /* current state */
+  double time_in_state_s;       /* seconds in the current state */
   uint32_t trips;               /* trip level (sets the open wait; decays) */
-  uint64_t trips_total;
+  uint64_t trips_total;         /* trips to BROKEN since creation */
   double open_wait_left_s;      /* BROKEN: until probing starts */
   uint64_t window_calls;        /* outcomes in the window that count (all but validation) */
   uint64_t window_faults;       /* internal errors, losses and timeouts in the window */
-  uint64_t window_slow;
-  double fault_rate, slow_rate;
-  ul_latency submit, read;
-  uint64_t ok, validation, out_of_memory, internal, losses, timeouts; /* since creation */
+  uint64_t window_slow;         /* timed calls in the window slower than slow_ms */
+  double fault_rate;            /* window_faults / window_calls; 0 if none */
+  double slow_rate;             /* slow share of the timed calls in the window; 0 if none */
+  ul_latency submit;            /* latencies of submissions */
+  ul_latency read;              /* latencies of reads */
+  uint64_t ok;                  /* outcomes since creation: successes */
+  uint64_t validation;          /* validation errors */
+  uint64_t out_of_memory;       /* out-of-memory errors */
+  uint64_t internal;            /* internal errors */
+  uint64_t losses;              /* device losses */
+  uint64_t timeouts;            /* timeouts */
   uint64_t pending;             /* submissions not yet known to be finished */
   char reason[112];             /* why the last transition happened */
 } ul_health_snapshot;
-/* A snapshot of the device's health monitor. */
+/* A snapshot of the device's health monitor; all zero (HEALTHY) when the
+ * monitor is disabled. UL_ERR_INVALID_ARGUMENT, UL_ERR_OUT_OF_MEMORY. */
 UL_API ul_status ul_device_health(ul_device *device, ul_health_snapshot *out);
 
+/* Output format of ul_metrics. */
 typedef enum ul_metrics_format {
   UL_METRICS_PROMETHEUS = 0,    /* text exposition format 0.0.4 */
-  UL_METRICS_JSON,
+  UL_METRICS_JSON,              /* JSON */
 } ul_metrics_format;
 /* Metrics of `count` devices, each series labelled device="<label>":
  * unlost_device_state, unlost_device_losses_total, unlost_recoveries_total,
@@ -756,15 +935,23 @@ UL_API ul_status ul_metrics(ul_device *const *devices, size_t count, ul_metrics_
                             char **out);
 
 /* ---- accounting ----------------------------------------------------------- */
+/* The tracker's totals for one device (ul_device_memory_stats). Objects are
+ * the tracked ones: resources and command lists. */
 typedef struct ul_memory_stats {
-  uint64_t live_objects, live_bytes;
-  uint64_t peak_objects, peak_bytes;
-  uint64_t created, destroyed;
-  uint64_t budget_bytes;
-  uint64_t churning_sites;
+  uint64_t live_objects;           /* objects alive now */
+  uint64_t live_bytes;             /* their bytes (textures: estimated) */
+  uint64_t peak_objects;           /* highest live_objects so far */
+  uint64_t peak_bytes;             /* highest live_bytes so far */
+  uint64_t created;                /* objects created over the device's life */
+  uint64_t destroyed;              /* objects destroyed over the device's life */
+  uint64_t budget_bytes;           /* the budget; 0: none */
+  uint64_t churning_sites;         /* call sites found churning so far */
   uint64_t log_bytes;              /* memory held by the operation log */
 } ul_memory_stats;
+/* The device's memory counters. UL_ERR_INVALID_ARGUMENT when device or out
+ * is NULL. */
 UL_API ul_status ul_device_memory_stats(ul_device *device, ul_memory_stats *out);
+/* Format of ul_device_report. */
 typedef enum ul_report_format { UL_REPORT_TEXT = 0, UL_REPORT_JSON } ul_report_format;
 /* The tracker's report: live objects with label, size and call site, totals
  * per kind, label and site, churn warnings. *out is allocated: release it

@@ -344,8 +344,24 @@ static void test_async_read(void) {
   ul_buffer b;
   ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.size = sizeof v, .initial_data = v}, &b));
   ASSERT_OK(ul_buffer_read_async(dev, b, 0, out, sizeof out, on_read, NULL));
-  ASSERT_EQ(ul_device_poll(dev), 1);
+  int delivered = 0;
+  for (int i = 0; i < 1000 && !delivered; i++) {
+    delivered = ul_device_poll(dev);
+    if (!delivered) usleep(1000);
+  }
+  ASSERT_EQ(delivered, 1);
   ASSERT_EQ(reads_done, 1);
+  /* a read in flight at a loss is delivered with the restored contents */
+  ASSERT_OK(ul_buffer_read_async(dev, b, 0, out, sizeof out, on_read, NULL));
+  ASSERT_OK(ul_device_force_loss(dev, "test: loss with a read in flight"));
+  delivered = 0;
+  for (int i = 0; i < 1000 && !delivered; i++) {
+    delivered = ul_device_poll(dev);
+    if (!delivered) usleep(1000);
+  }
+  ASSERT_EQ(delivered, 1);
+  ASSERT_EQ(reads_done, 2);
+  ASSERT_STATUS(ul_buffer_read_async(dev, b, 4, out, sizeof out, on_read, NULL), UL_ERR_INVALID_ARGUMENT);
   ASSERT_OK(ul_buffer_destroy(dev, b));
 }
 

@@ -22,6 +22,7 @@ struct ul__chaos {
   _Atomic uint64_t calls;
   _Atomic uint64_t injected;
   _Atomic bool paused;
+  _Atomic int recovering;
   WGPUDevice device;
   WGPUInstance cpu_instance;
   fault_point points[UL__CHAOS_MAX_POINTS];
@@ -126,6 +127,10 @@ static double next_unit(uint64_t *state) {
 
 /* Counts the call and injects whatever the schedule says for it. */
 static void before_call(ul__chaos *c) {
+  /* Calls made by a recovery are not counted: a schedule addresses the
+   * program's own work, and one denser than a recovery could otherwise
+   * never let recovery finish. */
+  if (atomic_load(&c->recovering) > 0) return;
   uint64_t n = atomic_fetch_add(&c->calls, 1) + 1;
   if (atomic_load(&c->paused)) return;
   fault_kind todo[4];
@@ -276,6 +281,10 @@ void ul__chaos_set_device(ul__chaos *c, WGPUDevice device) {
   pthread_mutex_lock(&c->mu);
   c->device = device;
   pthread_mutex_unlock(&c->mu);
+}
+
+void ul__chaos_recovering(ul__chaos *c, bool recovering) {
+  if (c) atomic_fetch_add(&c->recovering, recovering ? 1 : -1);
 }
 
 void ul__chaos_set_cpu_instance(ul__chaos *c, WGPUInstance inst) {

@@ -34,6 +34,10 @@ uint64_t ul__chaos_calls(const ul__chaos *c);
 uint64_t ul__chaos_injected(const ul__chaos *c);
 /* Stops injecting (calls are still counted). */
 void ul__chaos_pause(ul__chaos *c, bool paused);
+/* While a device recovers, its calls are neither counted nor faulted: a
+ * schedule addresses the program's own work, and one denser than a
+ * recovery could otherwise never let recovery finish. */
+void ul__chaos_recovering(ul__chaos *c, bool recovering);
 /* Replaces the schedule (same syntax); counters keep running. */
 ul_status ul__chaos_reschedule(ul__chaos *c, const char *spec);
 

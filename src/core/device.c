@@ -90,7 +90,7 @@ ul_device *ul__native_ctx_owner(ul__native_ctx *c, uint64_t *epoch) {
 
 static const char *const state_names[] = {"READY", "LOST", "RECOVERING", "FALLBACK", "FAILED"};
 static const char *const event_names[] = {"lost", "recovering", "retry", "recovered",
-                                          "fallback", "failed"};
+                                          "fallback", "failed", "health"};
 
 const char *ul_device_state_name(ul_device_state s) {
   return (unsigned)s < UL__COUNT_OF(state_names) ? state_names[s] : "UNKNOWN";
@@ -325,10 +325,12 @@ static ul_status recover_attempts(ul_device *d, ul__target target);
 static ul_status recover_locked(ul_device *d, ul__target target) {
   d->recovering = true;
   d->recovering_thread = pthread_self();
+  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, true);
   uint64_t t0 = ul__now_ns();
   ul_status s = recover_attempts(d, target);
   if (!s && target == UL__TO_ANY) ul__device_health_recovered(d, (double)(ul__now_ns() - t0) / 1e9);
   d->recovering = false;
+  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, false);
   pthread_cond_broadcast(&d->recovered);
   return s;
 }
@@ -437,6 +439,13 @@ static ul_status handle_loss_locked(ul_device *d) {
 }
 
 ul_status ul__device_recover_locked(ul_device *d) {
+  /* Called again from inside a recovery (a restore callback's own calls):
+   * no nested rebuild; the outer recovery sees the loss and tries again. */
+  if (d->recovering) {
+    if (atomic_load(&d->lost))
+      return ul__fail(UL_ERR_DEVICE_LOST, "device '%s' was lost again during recovery", d->label);
+    return UL_OK;
+  }
   if (atomic_load(&d->state) == UL_DEVICE_FAILED)
     return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
   if (!atomic_load(&d->lost) && atomic_load(&d->state) != UL_DEVICE_LOST) return UL_OK;
@@ -465,6 +474,14 @@ ul_status ul__device_enter_ex(ul_device *d, bool gate) {
                         d->recovery_wait_ms);
       }
     }
+  }
+  if (d->recovering) {
+    /* This thread is recovering (a restore callback calls in). */
+    if (atomic_load(&d->lost)) {
+      ul__device_unlock(d);
+      return ul__fail(UL_ERR_DEVICE_LOST, "device '%s' was lost again during recovery", d->label);
+    }
+    return UL_OK;
   }
   if (atomic_load(&d->lost) || atomic_load(&d->state) == UL_DEVICE_LOST) {
     ul_status s = handle_loss_locked(d);

@@ -75,7 +75,9 @@ ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void 
 
 ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n) {
   ul__oplog *l = d->res->log;
-  if (l->replaying || n == 0) return UL_OK;
+  /* Work a restore callback submits rebuilds state the callback can build
+   * again: not logged, or the replay would run it a second time. */
+  if (l->replaying || d->res->restoring || n == 0) return UL_OK;
   void *copy = malloc(sizeof *ops * n);
   if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
   memcpy(copy, ops, sizeof *ops * n);

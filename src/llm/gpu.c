@@ -115,9 +115,12 @@ static ul_status kv_refill(ul_device *dev, ul_buffer buffer, void *user) {
     }
     if (!s && !g->refill_again)
       s = ul_buffer_write(dev, g->state, 0, g->cur_state, sizeof g->cur_state);
-    /* The refill covers everything logged so far: empty the log, so that a
-     * later loss does not replay it before refilling again (nothing is a
-     * LOG buffer with this policy, so nothing is copied). */
+    /* Workaround: unlost logs the submissions a restore callback makes (not
+     * its writes), so the replay that follows would run all n again, each
+     * reading the current state. The refill has recomputed everything the
+     * log holds (positions < kv_len, the logits included), so empty the
+     * log. Correct only while nothing else on this device is a LOG buffer
+     * (true here: the state is SHADOW with this policy). */
     if (!s && !g->refill_again) s = ul_device_checkpoint(dev);
   } while (!s && g->refill_again && ++rounds < 8);
   if (!s && g->refill_again)
@@ -392,10 +395,10 @@ ul_status ul__llm_gpu_submit(ul__llm_gpu *g, int32_t token, int32_t pos) {
 ul_status ul__llm_gpu_read_logits(ul__llm_gpu *g, const float **logits) {
   if (logits) *logits = NULL;
   if (!g || !logits) return ul__fail(UL_ERR_INVALID_ARGUMENT, "gpu read logits: NULL argument");
-  /* unlost runs CALLBACK restores when the call that recovered the device
-   * returns, i.e. after a read that found the loss has read data computed
-   * before the refill. The refill re-runs the last position, so the logits
-   * are right once it is done: read again when one ran meanwhile. */
+  /* Defensive: should a refill run after the read that found the loss (as
+   * unlost did before restore callbacks moved ahead of the replay), the
+   * logits read were computed before it; the refill re-runs the last
+   * position, so read again when one ran meanwhile. */
   ul_status s;
   for (int tries = 0;; tries++) {
     uint64_t refills = g->st.refills;

@@ -1,0 +1,414 @@
+/* `unlost serve`: the real CLI started as a child process, asked over a
+ * loopback socket with a minimal HTTP/1.0 client (only the server uses a
+ * maintained HTTP library). A clean run must become ready, expose metrics
+ * that the strict Prometheus parser accepts, answer /healthz 200 and stop
+ * cleanly on SIGTERM; a run whose device is lost over and over must answer
+ * /healthz 503 within a bounded time. The server is killed on every path:
+ * explicitly, and by PR_SET_PDEATHSIG if this test dies first. */
+#include "unlost.h"
+
+#include "prom_parse.h"
+#include "ul_test.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#define CLI UL_BINARY_DIR "/unlost"
+
+/* ---- the server process ------------------------------------------------------- */
+
+typedef struct server {
+  pid_t pid;
+  int port;
+  int status; /* waitpid status once reaped */
+  bool reaped;
+} server;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* Starts `unlost serve ARGS...` and reads "listening on http://127.0.0.1:PORT"
+ * from its stdout (up to timeout_s). Returns false (and reaps the child)
+ * when no such line came. */
+static bool server_start(server *s, const char *const *args, double timeout_s) {
+  memset(s, 0, sizeof *s);
+  s->pid = -1;
+  int fds[2];
+  if (pipe(fds)) return false;
+  char *argv[32];
+  int n = 0;
+  argv[n++] = (char *)CLI;
+  argv[n++] = (char *)"serve";
+  for (int i = 0; args[i] && n < 31; i++) argv[n++] = (char *)args[i];
+  argv[n] = NULL;
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return false;
+  }
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    alarm(0);
+    execv(CLI, argv);
+    _exit(127);
+  }
+  close(fds[1]);
+  s->pid = pid;
+  char line[256];
+  size_t len = 0;
+  double until = now_s() + timeout_s;
+  bool got = false;
+  while (!got && len + 1 < sizeof line) {
+    int left_ms = (int)((until - now_s()) * 1000);
+    if (left_ms <= 0) break;
+    struct pollfd p = {.fd = fds[0], .events = POLLIN};
+    int r = poll(&p, 1, left_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    ssize_t k = read(fds[0], line + len, 1);
+    if (k <= 0) break; /* EOF: the server exited */
+    if (line[len] == '\n') got = true;
+    len++;
+  }
+  line[len] = '\0';
+  close(fds[0]);
+  const char *prefix = "listening on http://127.0.0.1:";
+  if (got && !strncmp(line, prefix, strlen(prefix))) s->port = atoi(line + strlen(prefix));
+  if (s->port <= 0 || s->port > 65535) {
+    fprintf(stderr, "test_serve: no listening line from the server (got \"%s\")\n", line);
+    return false;
+  }
+  return true;
+}
+
+/* Sends sig and waits up to timeout_s for the exit; SIGKILL after that.
+ * Returns true when the server exited by itself within the time. */
+static bool server_stop(server *s, int sig, double timeout_s) {
+  if (s->pid <= 0 || s->reaped) return s->reaped;
+  kill(s->pid, sig);
+  double until = now_s() + timeout_s;
+  while (now_s() < until) {
+    pid_t r = waitpid(s->pid, &s->status, WNOHANG);
+    if (r == s->pid) {
+      s->reaped = true;
+      return true;
+    }
+    sleep_ms(20);
+  }
+  kill(s->pid, SIGKILL);
+  waitpid(s->pid, &s->status, 0);
+  s->reaped = true;
+  return false;
+}
+
+/* ---- a minimal HTTP/1.0 client ------------------------------------------------- */
+
+typedef struct http_reply {
+  int status;      /* 0: no answer */
+  char head[2048]; /* status line and headers */
+  char *body;      /* malloc'd, NUL-terminated */
+  size_t body_len;
+} http_reply;
+
+static void http_reply_free(http_reply *r) {
+  free(r->body);
+  memset(r, 0, sizeof *r);
+}
+
+/* GET path from 127.0.0.1:port; reads to EOF (HTTP/1.0 closes). */
+static bool http_get(int port, const char *path, http_reply *r) {
+  memset(r, 0, sizeof *r);
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  struct timeval tv = {10, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
+    close(fd);
+    return false;
+  }
+  char req[256];
+  int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+  if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+    close(fd);
+    return false;
+  }
+  size_t cap = 8192, len = 0;
+  char *buf = malloc(cap);
+  if (!buf) {
+    close(fd);
+    return false;
+  }
+  for (;;) {
+    if (len + 4096 + 1 > cap) {
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb) break;
+      buf = nb;
+    }
+    ssize_t k = recv(fd, buf + len, cap - len - 1, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    len += (size_t)k;
+  }
+  close(fd);
+  buf[len] = '\0';
+  char *sep = strstr(buf, "\r\n\r\n");
+  int major, minor, code;
+  if (!sep || sscanf(buf, "HTTP/%d.%d %d", &major, &minor, &code) != 3) {
+    free(buf);
+    return false;
+  }
+  size_t hl = (size_t)(sep - buf);
+  snprintf(r->head, sizeof r->head, "%.*s", (int)(hl < sizeof r->head ? hl : sizeof r->head - 1), buf);
+  r->body_len = len - hl - 4;
+  r->body = malloc(r->body_len + 1);
+  if (!r->body) {
+    free(buf);
+    return false;
+  }
+  memcpy(r->body, sep + 4, r->body_len + 1);
+  r->status = code;
+  free(buf);
+  return true;
+}
+
+/* Polls path until it answers `want` or timeout_s passes; the last reply
+ * stays in *r. */
+static bool http_poll(int port, const char *path, int want, double timeout_s, http_reply *r) {
+  double until = now_s() + timeout_s;
+  for (;;) {
+    http_reply_free(r);
+    if (http_get(port, path, r) && r->status == want) return true;
+    if (now_s() >= until) return false;
+    sleep_ms(100);
+  }
+}
+
+/* Some sample of family `fam` carries device="gpu0". */
+static bool has_family_for_device(const prom_doc *doc, const char *fam) {
+  for (size_t i = 0; i < doc->n; i++) {
+    const char *dev = prom_label_get(&doc->samples[i], "device");
+    if (!strcmp(doc->samples[i].family, fam) && dev && !strcmp(dev, "gpu0")) return true;
+  }
+  return false;
+}
+
+/* Runs the CLI with args and returns its exit status (-1: no exit); its
+ * stderr goes to errbuf (may be NULL). */
+static int run_cli_err(const char *const *args, char *errbuf, size_t cap) {
+  int fds[2];
+  if (pipe(fds)) return -1;
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    char *argv[16];
+    int n = 0;
+    argv[n++] = (char *)CLI;
+    for (int i = 0; args[i] && n < 15; i++) argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) dup2(devnull, 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    close(fds[1]);
+    alarm(0);
+    execv(CLI, argv);
+    _exit(127);
+  }
+  close(fds[1]);
+  size_t len = 0;
+  char sink[512];
+  for (;;) {
+    char *dst = errbuf && len + 1 < cap ? errbuf + len : sink;
+    size_t room = errbuf && len + 1 < cap ? cap - len - 1 : sizeof sink;
+    ssize_t k = read(fds[0], dst, room);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    if (dst != sink) len += (size_t)k;
+  }
+  if (errbuf && cap) errbuf[len] = '\0';
+  close(fds[0]);
+  int st;
+  if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st)) return -1;
+  return WEXITSTATUS(st);
+}
+
+static int run_cli(const char *const *args) { return run_cli_err(args, NULL, 0); }
+
+/* ---- tests ---------------------------------------------------------------------- */
+
+static void test_usage_errors(void) {
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--help", NULL}), 0);
+  EXPECT_EQ(run_cli((const char *const[]){"serve", NULL}), 2);
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "localhost:8080", NULL}), 2);
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "127.0.0.1:65536", NULL}), 2);
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "127.0.0.1:", NULL}), 2);
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "127.0.0.1:-1", NULL}), 2);
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "::1:8080", NULL}), 2);
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "127.0.0.1:0", "--workload", "nope", NULL}), 2);
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "127.0.0.1:0", "--interval-ms", "x", NULL}), 2);
+}
+
+static void test_clean_run(void) {
+  server s;
+  bool started = server_start(&s, (const char *const[]){"--listen", "127.0.0.1:0", "--workload", "basic",
+                                                        "--duration", "20", "--interval-ms", "20", NULL},
+                              30);
+  http_reply r = {0};
+  prom_doc doc = {0};
+  if (!started) {
+    UL__FAIL_AT("the server did not start");
+    goto out;
+  }
+  if (!http_poll(s.port, "/readyz", 200, 30, &r)) {
+    UL__FAIL_AT("/readyz never answered 200 (last: %d %s)", r.status, r.body ? r.body : "");
+    goto out;
+  }
+  EXPECT_TRUE(!strcmp(r.body, "ready\n"));
+
+  http_reply_free(&r);
+  EXPECT_TRUE(http_get(s.port, "/metrics", &r));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(strstr(r.head, "Content-Type: text/plain; version=0.0.4") != NULL);
+  char err[256] = "";
+  if (!r.body || prom_parse(r.body, &doc, err, sizeof err) != 0) {
+    UL__FAIL_AT("prom_parse rejected /metrics: %s", err);
+    goto out;
+  }
+  static const char *const fams[] = {"unlost_device_state",   "unlost_device_losses_total",
+                                     "unlost_recoveries_total", "unlost_recovery_seconds",
+                                     "unlost_live_objects",   "unlost_live_bytes",
+                                     "unlost_breaker_state",  "unlost_submit_seconds"};
+  for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++)
+    if (!has_family_for_device(&doc, fams[i])) UL__FAIL_AT("/metrics lacks %s{device=\"gpu0\"}", fams[i]);
+  double v = -1;
+  EXPECT_TRUE(prom_get(&doc, "unlost_device_state", "device=gpu0", &v) && v == 0);
+  EXPECT_TRUE(prom_get(&doc, "unlost_breaker_state", "device=gpu0", &v) && v == 0);
+  EXPECT_TRUE(prom_get(&doc, "unlost_serve_workload_runs_total", "device=gpu0,result=ok", &v) && v >= 1);
+
+  http_reply_free(&r);
+  EXPECT_TRUE(http_get(s.port, "/healthz", &r));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(r.body && !strcmp(r.body, "ok\n"));
+
+  http_reply_free(&r);
+  EXPECT_TRUE(http_get(s.port, "/metrics.json", &r));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(strstr(r.head, "Content-Type: application/json") != NULL);
+  EXPECT_TRUE(r.body && !strncmp(r.body, "{\"devices\":[", 12) && strstr(r.body, "\"gpu0\""));
+
+  http_reply_free(&r);
+  EXPECT_TRUE(http_get(s.port, "/nope", &r));
+  EXPECT_EQ(r.status, 404);
+
+  /* SIGTERM: the worker, the daemon, the device and the env stop; exit 0. */
+  if (!server_stop(&s, SIGTERM, 20)) UL__FAIL_AT("the server did not stop within 20 s of SIGTERM");
+  else if (!WIFEXITED(s.status) || WEXITSTATUS(s.status) != 0)
+    UL__FAIL_AT("the server's exit after SIGTERM: status 0x%x (want exit 0)", s.status);
+out:
+  prom_free(&doc);
+  http_reply_free(&r);
+  if (started || s.pid > 0) server_stop(&s, SIGKILL, 5);
+}
+
+static void test_broken_device(void) {
+  /* A loss every 30 WebGPU calls (the basic workload makes about 400):
+   * three losses in a row open the breaker; fail-fast keeps it open and
+   * the long open wait keeps probes away while the test looks. */
+  server s;
+  bool started = server_start(&s, (const char *const[]){"--listen", "127.0.0.1:0", "--workload", "basic",
+                                                        "--duration", "20", "--interval-ms", "20",
+                                                        "--chaos", "loss-every=30", "--fail-fast",
+                                                        "--open-wait-ms", "5000", NULL},
+                              30);
+  http_reply r = {0};
+  prom_doc doc = {0};
+  if (!started) {
+    UL__FAIL_AT("the server did not start");
+    goto out;
+  }
+  if (!http_poll(s.port, "/healthz", 503, 15, &r)) {
+    UL__FAIL_AT("/healthz never answered 503 under loss-every=30 (last: %d %s)", r.status,
+                r.body ? r.body : "");
+    goto out;
+  }
+  /* One line that says why. */
+  EXPECT_TRUE(r.body && !strncmp(r.body, "unhealthy: ", 11));
+  EXPECT_TRUE(r.body && strchr(r.body, '\n') == r.body + r.body_len - 1);
+  if (r.body) printf("# /healthz: %s", r.body);
+
+  http_reply_free(&r);
+  EXPECT_TRUE(http_get(s.port, "/readyz", &r));
+  EXPECT_EQ(r.status, 503);
+
+  http_reply_free(&r);
+  EXPECT_TRUE(http_get(s.port, "/metrics", &r));
+  EXPECT_EQ(r.status, 200);
+  char err[256] = "";
+  if (!r.body || prom_parse(r.body, &doc, err, sizeof err) != 0) {
+    UL__FAIL_AT("prom_parse rejected /metrics under chaos: %s", err);
+    goto out;
+  }
+  double losses = 0;
+  EXPECT_TRUE(prom_get(&doc, "unlost_device_losses_total", "device=gpu0", &losses) && losses >= 1);
+
+  if (!server_stop(&s, SIGTERM, 20)) UL__FAIL_AT("the server did not stop within 20 s of SIGTERM");
+  else if (!WIFEXITED(s.status) || WEXITSTATUS(s.status) != 0)
+    UL__FAIL_AT("the server's exit after SIGTERM: status 0x%x (want exit 0)", s.status);
+out:
+  prom_free(&doc);
+  http_reply_free(&r);
+  if (started || s.pid > 0) server_stop(&s, SIGKILL, 5);
+}
+
+/* --duration: the server stops by itself and exits 0. */
+static void test_duration(void) {
+  char err[4096];
+  int rc = run_cli_err((const char *const[]){"serve", "--listen", "127.0.0.1:0", "--duration", "0.5", NULL},
+                       err, sizeof err);
+  if (rc != 0) UL__FAIL_AT("serve --duration 0.5 exited %d: %s", rc, err);
+}
+
+int main(void) {
+  ul_test_watchdog(150);
+  signal(SIGPIPE, SIG_IGN);
+  if (access(CLI, X_OK) != 0) {
+    printf("FAIL: %s is missing\n", CLI);
+    return 1;
+  }
+  char err[4096];
+  if (run_cli_err((const char *const[]){"serve", "--listen", "127.0.0.1:0", "--duration", "0.01", NULL}, err,
+                  sizeof err) == 1 &&
+      strstr(err, "without libmicrohttpd")) {
+    printf("skip: %s", err); /* the CLI was built without an HTTP server */
+    return 0;
+  }
+  RUN_TEST(test_usage_errors);
+  RUN_TEST(test_duration);
+  RUN_TEST(test_clean_run);
+  RUN_TEST(test_broken_device);
+  TEST_MAIN_END();
+}
