@@ -422,3 +422,11 @@ void ul__llm_gpu_get_stats(const ul__llm_gpu *g, ul__llm_gpu_stats *out) {
   memset(out, 0, sizeof *out);
   if (g) *out = g->st;
 }
+
+void ul__llm_gpu_parts(const ul__llm_gpu *g, ul_buffer *state, ul_cmd **cmd, ul_buffer *logits,
+                       int32_t *vocab) {
+  *state = g->state;
+  *cmd = g->cmd;
+  *logits = g->logits_buf;
+  *vocab = g->cfg.vocab_size;
+}

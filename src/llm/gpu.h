@@ -97,6 +97,12 @@ ul_status ul__llm_gpu_read_logits(ul__llm_gpu *g, const float **logits);
 
 void ul__llm_gpu_get_stats(const ul__llm_gpu *g, ul__llm_gpu_stats *out);
 
+/* The pieces of one decode step (for `unlost bench overhead`, which runs
+ * the same step through raw webgpu.h): the per-token state buffer, the
+ * recorded command list, the logits buffer and its length. */
+void ul__llm_gpu_parts(const ul__llm_gpu *g, ul_buffer *state, ul_cmd **cmd, ul_buffer *logits,
+                       int32_t *vocab);
+
 /* WGSL sources (kernels.c). */
 extern const char ul__llm_wgsl_embed[];
 extern const char ul__llm_wgsl_qkv[];

@@ -2,6 +2,9 @@
  * table, no unlost) and through unlost, interleaved in one run. */
 #include "cli.h"
 #include "core/core.h"
+#include "exec/cmd.h"
+#include "llm/gen.h"
+#include "llm/gpu.h"
 #include "res/obj.h"
 
 static const char *small_wgsl =
@@ -80,6 +83,155 @@ static int cmp_d(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+
+/* ---- (b) the demo's decode step ------------------------------------------
+ * unlost: ul__llm_gpu_forward (write the token state, submit the recorded
+ * list, read the logits back; a checkpoint every 32 tokens for the LOG KV
+ * cache). Raw: the same step on the same native objects through the proc
+ * table — a queue write, the same dispatches encoded directly, a copy into
+ * a mappable buffer and a map. */
+typedef struct raw_step {
+  WGPUBuffer state, logits, staging;
+  uint32_t n;
+  WGPUComputePipeline *pipe;
+  WGPUBindGroup *group;
+  uint32_t *x, *y, *z;
+  uint64_t logits_bytes;
+} raw_step;
+
+static ul_status raw_step_open(ul_device *d, ul__llm_gpu *g, raw_step *r) {
+  ul_buffer st, lg;
+  ul_cmd *cmd;
+  int32_t vocab;
+  ul__llm_gpu_parts(g, &st, &cmd, &lg, &vocab);
+  memset(r, 0, sizeof *r);
+  ul__device_lock(d);
+  ul__obj *o;
+  ul_status s = ul__obj_get(d, st.id, UL__OBJ_BUFFER, "bench", &o);
+  if (!s) r->state = o->native;
+  if (!s) s = ul__obj_get(d, lg.id, UL__OBJ_BUFFER, "bench", &o);
+  if (!s) r->logits = o->native;
+  r->n = cmd->count;
+  r->pipe = calloc(r->n, sizeof *r->pipe);
+  r->group = calloc(r->n, sizeof *r->group);
+  r->x = calloc(r->n, sizeof *r->x);
+  r->y = calloc(r->n, sizeof *r->y);
+  r->z = calloc(r->n, sizeof *r->z);
+  if (!r->pipe || !r->group || !r->x || !r->y || !r->z) s = ul__fail(UL_ERR_OUT_OF_MEMORY, "bench");
+  for (uint32_t i = 0; i < r->n && !s; i++) {
+    const ul__op *op = &cmd->ops[i];
+    if (op->kind != UL__OP_DISPATCH || op->group_count != 1) {
+      s = ul__fail(UL_ERR_UNSUPPORTED, "bench: the decode list has an op other than a one-group dispatch");
+      break;
+    }
+    if (!(s = ul__obj_get(d, op->pipeline, UL__OBJ_PIPELINE, "bench", &o))) r->pipe[i] = o->native;
+    if (!s && !(s = ul__obj_get(d, op->groups[0], UL__OBJ_BIND_GROUP, "bench", &o))) r->group[i] = o->native;
+    r->x[i] = op->x;
+    r->y[i] = op->y;
+    r->z[i] = op->z;
+  }
+  r->logits_bytes = (uint64_t)vocab * 4;
+  if (!s) {
+    WGPUBufferDescriptor bd = {0};
+    bd.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+    bd.size = r->logits_bytes;
+    r->staging = d->wgpu->DeviceCreateBuffer(d->device, &bd);
+  }
+  ul__device_unlock(d);
+  return s;
+}
+
+static void raw_step_close(ul_device *d, raw_step *r) {
+  if (r->staging) {
+    d->wgpu->BufferDestroy(r->staging);
+    d->wgpu->BufferRelease(r->staging);
+  }
+  free(r->pipe);
+  free(r->group);
+  free(r->x);
+  free(r->y);
+  free(r->z);
+}
+
+static ul_status raw_decode(ul_device *d, raw_step *r, int32_t token, int32_t pos, float *logits) {
+  const ul__wgpu *w = d->wgpu;
+  uint32_t stv[4] = {(uint32_t)pos, (uint32_t)token, 0, 0};
+  w->QueueWriteBuffer(d->queue, r->state, 0, stv, sizeof stv);
+  WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, NULL);
+  WGPUComputePassEncoder pass = w->CommandEncoderBeginComputePass(e, NULL);
+  for (uint32_t i = 0; i < r->n; i++) {
+    w->ComputePassEncoderSetPipeline(pass, r->pipe[i]);
+    w->ComputePassEncoderSetBindGroup(pass, 0, r->group[i], 0, NULL);
+    w->ComputePassEncoderDispatchWorkgroups(pass, r->x[i], r->y[i], r->z[i]);
+  }
+  w->ComputePassEncoderEnd(pass);
+  w->CommandEncoderCopyBufferToBuffer(e, r->logits, 0, r->staging, 0, r->logits_bytes);
+  WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);
+  w->QueueSubmit(d->queue, 1, &cb);
+  w->CommandBufferRelease(cb);
+  w->ComputePassEncoderRelease(pass);
+  w->CommandEncoderRelease(e);
+  ul_status s = ul__wait_map(d, r->staging, WGPUMapMode_Read, 0, (size_t)r->logits_bytes, 60000000000ull);
+  if (!s) {
+    const void *p = w->BufferGetConstMappedRange(r->staging, 0, (size_t)r->logits_bytes);
+    if (p) memcpy(logits, p, (size_t)r->logits_bytes);
+    w->BufferUnmap(r->staging);
+  }
+  return s;
+}
+
+static ul_status bench_decode(ul_device *dev, int reps, double *raw_ms, double *ul_ms, double *ratio_spread) {
+  ul__llm_model *m = NULL;
+  ul__llm_tokenizer *t = NULL;
+  ul__llm_gpu *g = NULL;
+  raw_step r;
+  memset(&r, 0, sizeof r);
+  ul_status s = ul__llm_default_open(&m, &t);
+  if (!s) s = ul__llm_gpu_create(dev, m, NULL, &g);
+  if (!s) s = raw_step_open(dev, g, &r);
+  float *logits = s ? NULL : malloc((size_t)r.logits_bytes);
+  if (!s && !logits) s = ul__fail(UL_ERR_OUT_OF_MEMORY, "bench");
+  enum { STEPS = 96 };
+  double tr[STEPS * 4], tu[STEPS * 4];
+  int nr = 0, nu = 0;
+  /* Each position runs through both paths (same results), in alternating
+   * order; a later run at a position redoes it, as a restart would. */
+  for (int rep = 0; rep < reps && !s; rep++) {
+    for (int step = 0; step < 2 * STEPS && !s; step++) {
+      int pos = step / 2;
+      bool raw = (step + pos + rep) % 2 == 0;
+      uint64_t t0 = ul__now_ns();
+      if (raw) {
+        ul__device_lock(dev);
+        s = raw_decode(dev, &r, 1 + pos % 7, pos, logits);
+        ul__device_unlock(dev);
+      } else {
+        const float *lg;
+        s = ul__llm_gpu_forward(g, 1 + pos % 7, pos, &lg);
+      }
+      double ms = (double)(ul__now_ns() - t0) / 1e6;
+      if (pos < 4) continue; /* first steps: compiles, warm caches */
+      if (raw && nr < STEPS * 4) tr[nr++] = ms;
+      else if (!raw && nu < STEPS * 4) tu[nu++] = ms;
+    }
+  }
+  if (!s && (nr == 0 || nu == 0)) s = ul__fail(UL_ERR_INTERNAL, "bench: no samples");
+  if (!s) {
+    qsort(tr, (size_t)nr, sizeof(double), cmp_d);
+    qsort(tu, (size_t)nu, sizeof(double), cmp_d);
+    *raw_ms = tr[nr / 2];
+    *ul_ms = tu[nu / 2];
+    ratio_spread[0] = tu[nu / 4] / tr[nr / 4];
+    ratio_spread[1] = tu[3 * nu / 4] / tr[3 * nr / 4];
+  }
+  free(logits);
+  if (r.pipe || r.staging) raw_step_close(dev, &r);
+  ul__llm_gpu_destroy(g);
+  ul__llm_tokenizer_free(t);
+  ul__llm_model_close(m);
+  return s;
+}
+
 int bench_overhead(int argc, char **argv, bool json);
 int bench_overhead(int argc, char **argv, bool json) {
   int n = 10000, reps = 9;
@@ -145,6 +297,8 @@ int bench_overhead(int argc, char **argv, bool json) {
     }
     ratio[r] = t_ul[r] / t_raw[r];
   }
+  double dec_raw = 0, dec_ul = 0, dec_spread[2] = {0, 0};
+  if (!s) s = bench_decode(dev, 3, &dec_raw, &dec_ul, dec_spread);
   int rc = 0;
   if (s) {
     fprintf(stderr, "unlost bench overhead: %s: %s\n", ul_status_name(s), ul_last_error());
@@ -162,14 +316,18 @@ int bench_overhead(int argc, char **argv, bool json) {
       cli_json_string(stdout, ai.name);
       printf(",\"dispatches\":%d,\"repetitions\":%d,\"raw_dispatch_ms\":%.3f,\"unlost_dispatch_ms\":%.3f,"
              "\"ratio_dispatch\":%.4f,\"ratio_dispatch_min\":%.4f,\"ratio_dispatch_max\":%.4f,"
-             "\"record_ns_per_dispatch\":%.1f}\n",
-             n, reps, t_raw[m], t_ul[m], med_ratio, ratio[0], ratio[reps - 1], record_ns);
+             "\"record_ns_per_dispatch\":%.1f,\"raw_decode_ms\":%.3f,\"unlost_decode_ms\":%.3f,"
+             "\"ratio_decode\":%.4f,\"ratio_decode_q1\":%.4f,\"ratio_decode_q3\":%.4f}\n",
+             n, reps, t_raw[m], t_ul[m], med_ratio, ratio[0], ratio[reps - 1], record_ns, dec_raw, dec_ul,
+             dec_ul / dec_raw, dec_spread[0], dec_spread[1]);
     } else {
       printf("adapter        %s\n", ai.name);
       printf("raw webgpu.h   %.3f ms per frame of %d dispatches (median of %d)\n", t_raw[m], n, reps);
       printf("unlost         %.3f ms (ratio %.4f; per-rep ratios %.4f..%.4f)\n", t_ul[m], med_ratio,
              ratio[0], ratio[reps - 1]);
       printf("recording      %.1f ns per dispatch (once; a list is reused)\n", record_ns);
+      printf("decode step    raw %.3f ms, unlost %.3f ms (ratio %.4f; quartile ratios %.4f, %.4f)\n", dec_raw,
+             dec_ul, dec_ul / dec_raw, dec_spread[0], dec_spread[1]);
     }
   }
   if (raw.p) {
