@@ -335,6 +335,9 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
+void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
+static void on_sanitizer_death(void) { save_input("sanitizer report"); }
+
 int main(int argc, char **argv) {
   double seconds = 10;
   uint64_t seed = now_ns();
@@ -343,6 +346,7 @@ int main(int argc, char **argv) {
   signal(SIGBUS, on_signal);
   signal(SIGFPE, on_signal);
   signal(SIGILL, on_signal);
+  if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_sanitizer_death);
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);

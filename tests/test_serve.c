@@ -26,6 +26,7 @@
 /* ---- the server process ------------------------------------------------------- */
 
 typedef struct server {
+  char err_path[64]; /* the server's stderr */
   pid_t pid;
   int port;
   int status; /* waitpid status once reaped */
@@ -49,6 +50,8 @@ static void sleep_ms(int ms) {
 static bool server_start(server *s, const char *const *args, double timeout_s) {
   memset(s, 0, sizeof *s);
   s->pid = -1;
+  static int seq;
+  snprintf(s->err_path, sizeof s->err_path, "test_serve.%d.%d.err", (int)getpid(), ++seq);
   int fds[2];
   if (pipe(fds)) return false;
   char *argv[32];
@@ -65,6 +68,8 @@ static bool server_start(server *s, const char *const *args, double timeout_s) {
   }
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
+    int ef = open(s->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (ef >= 0) dup2(ef, 2);
     dup2(fds[1], 1);
     close(fds[0]);
     close(fds[1]);
@@ -119,6 +124,63 @@ static bool server_stop(server *s, int sig, double timeout_s) {
   waitpid(s->pid, &s->status, 0);
   s->reaped = true;
   return false;
+}
+
+/* Reads the whole file (malloc'd, NUL-terminated; "" when unreadable). */
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  if (f) {
+    char tmp[4096];
+    size_t k;
+    while ((k = fread(tmp, 1, sizeof tmp, f)) > 0) {
+      if (len + k + 1 > cap) {
+        cap = (len + k + 1) * 2;
+        char *nb = realloc(buf, cap);
+        if (!nb) break;
+        buf = nb;
+      }
+      memcpy(buf + len, tmp, k);
+      len += k;
+    }
+    fclose(f);
+  }
+  if (!buf) buf = calloc(1, 1);
+  else buf[len] = '\0';
+  return buf;
+}
+
+/* In a sanitizer build every CLI run ends with LeakSanitizer reporting
+ * allocations of the Vulkan CPU driver, which Dawn unloads with its
+ * instance (frame #1 is "<unknown module>"; see ul_test_pin_cpu_driver in
+ * ul_test.h for the same problem inside test binaries). Such a report, and
+ * nothing else, is accepted in place of exit 0. */
+static bool only_unloaded_driver_leaks(const char *err) {
+  if (!strstr(err, "ERROR: LeakSanitizer: detected memory leaks")) return false;
+  if (strstr(err, "ERROR: AddressSanitizer") || strstr(err, "runtime error:")) return false;
+  for (const char *p = err; (p = strstr(p, " leak of ")) != NULL; p++) {
+    const char *f1 = strstr(p, "\n    #1 ");
+    const char *next = strstr(p + 1, " leak of ");
+    if (!f1 || (next && f1 > next)) return false;
+    const char *eol = strchr(f1 + 1, '\n');
+    if (!eol) eol = f1 + strlen(f1);
+    const char *um = strstr(f1, "(<unknown module>)");
+    if (!um || um > eol) return false;
+  }
+  return true;
+}
+
+/* The server's exit after SIGTERM was clean; its stderr is echoed. */
+static void expect_clean_exit(server *s) {
+  char *err = slurp(s->err_path);
+  fprintf(stderr, "---- server stderr (%s)\n%s---- end\n", s->err_path, err);
+  bool exited = WIFEXITED(s->status);
+  int code = exited ? WEXITSTATUS(s->status) : -1;
+  if (!exited) UL__FAIL_AT("the server died of signal %d", WIFSIGNALED(s->status) ? WTERMSIG(s->status) : 0);
+  else if (code != 0 && !only_unloaded_driver_leaks(err))
+    UL__FAIL_AT("the server exited %d (want 0)", code);
+  free(err);
 }
 
 /* ---- a minimal HTTP/1.0 client ------------------------------------------------- */
@@ -326,12 +388,12 @@ static void test_clean_run(void) {
 
   /* SIGTERM: the worker, the daemon, the device and the env stop; exit 0. */
   if (!server_stop(&s, SIGTERM, 20)) UL__FAIL_AT("the server did not stop within 20 s of SIGTERM");
-  else if (!WIFEXITED(s.status) || WEXITSTATUS(s.status) != 0)
-    UL__FAIL_AT("the server's exit after SIGTERM: status 0x%x (want exit 0)", s.status);
+  else expect_clean_exit(&s);
 out:
   prom_free(&doc);
   http_reply_free(&r);
   if (started || s.pid > 0) server_stop(&s, SIGKILL, 5);
+  if (s.err_path[0]) unlink(s.err_path);
 }
 
 static void test_broken_device(void) {
@@ -376,12 +438,12 @@ static void test_broken_device(void) {
   EXPECT_TRUE(prom_get(&doc, "unlost_device_losses_total", "device=gpu0", &losses) && losses >= 1);
 
   if (!server_stop(&s, SIGTERM, 20)) UL__FAIL_AT("the server did not stop within 20 s of SIGTERM");
-  else if (!WIFEXITED(s.status) || WEXITSTATUS(s.status) != 0)
-    UL__FAIL_AT("the server's exit after SIGTERM: status 0x%x (want exit 0)", s.status);
+  else expect_clean_exit(&s);
 out:
   prom_free(&doc);
   http_reply_free(&r);
   if (started || s.pid > 0) server_stop(&s, SIGKILL, 5);
+  if (s.err_path[0]) unlink(s.err_path);
 }
 
 /* --duration: the server stops by itself and exits 0. */
@@ -389,7 +451,8 @@ static void test_duration(void) {
   char err[4096];
   int rc = run_cli_err((const char *const[]){"serve", "--listen", "127.0.0.1:0", "--duration", "0.5", NULL},
                        err, sizeof err);
-  if (rc != 0) UL__FAIL_AT("serve --duration 0.5 exited %d: %s", rc, err);
+  if (rc != 0 && !(rc > 0 && only_unloaded_driver_leaks(err)))
+    UL__FAIL_AT("serve --duration 0.5 exited %d: %s", rc, err);
 }
 
 int main(void) {

@@ -283,6 +283,13 @@ void ul__chaos_set_device(ul__chaos *c, WGPUDevice device) {
   pthread_mutex_unlock(&c->mu);
 }
 
+void ul__chaos_forget_device(ul__chaos *c, WGPUDevice device) {
+  if (!c) return;
+  pthread_mutex_lock(&c->mu);
+  if (c->device == device) c->device = NULL;
+  pthread_mutex_unlock(&c->mu);
+}
+
 void ul__chaos_recovering(ul__chaos *c, bool recovering) {
   if (c) atomic_fetch_add(&c->recovering, recovering ? 1 : -1);
 }

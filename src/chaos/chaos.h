@@ -28,6 +28,8 @@ const ul__wgpu *ul__chaos_procs(ul__chaos *c);
 void ul__chaos_set_device(ul__chaos *c, WGPUDevice device);
 /* Adapter requests on this instance count as requests for the fallback. */
 void ul__chaos_set_cpu_instance(ul__chaos *c, WGPUInstance inst);
+/* Stops injecting into `device` if it is the current one (it is released). */
+void ul__chaos_forget_device(ul__chaos *c, WGPUDevice device);
 /* WebGPU calls made through the table so far. */
 uint64_t ul__chaos_calls(const ul__chaos *c);
 /* Faults injected so far. */

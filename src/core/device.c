@@ -173,6 +173,8 @@ typedef struct ul__native {
 
 static void native_release(ul_device *d, ul__native *n) {
   const ul__wgpu *w = d->wgpu;
+  /* Chaos must not inject into a device being released. */
+  if (d->env->chaos && n->device) ul__chaos_forget_device(d->env->chaos, n->device);
   if (n->ctx) {
     pthread_mutex_lock(&g_lost_mu);
     n->ctx->owner = NULL;
@@ -474,6 +476,10 @@ ul_status ul__device_enter_ex(ul_device *d, bool gate) {
                         d->recovery_wait_ms);
       }
     }
+  }
+  if (atomic_load(&d->state) == UL_DEVICE_FAILED) {
+    ul__device_unlock(d);
+    return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
   }
   if (d->recovering) {
     /* This thread is recovering (a restore callback calls in). */

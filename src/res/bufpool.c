@@ -146,7 +146,7 @@ ul_status ul_ring_create(ul_device *d, const ul_ring_desc *desc, ul_ring **out) 
 
 ul_status ul_ring_push(ul_ring *r, const void *data, uint64_t size, ul_buffer *buffer, uint64_t *offset) {
   if (!r || !data || !buffer || !offset) return ul__fail(UL_ERR_INVALID_ARGUMENT, "ring push: NULL argument");
-  uint64_t slice = (size + r->alignment - 1) & ~(uint64_t)(r->alignment - 1);
+  uint64_t slice = size <= r->size ? (size + r->alignment - 1) & ~(uint64_t)(r->alignment - 1) : UINT64_MAX;
   if (size == 0 || slice > r->size || size % 4)
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "ring push: %llu bytes do not fit a ring of %llu (multiples of 4)",
                     (unsigned long long)size, (unsigned long long)r->size);

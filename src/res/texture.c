@@ -119,9 +119,15 @@ static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_textu
   if (t.usage & ~0xFu) return ul__fail(UL_ERR_INVALID_ARGUMENT, "unknown usage bits 0x%x", t.usage & ~0xFu);
   if (t.restore != UL_RESTORE_LOG && t.restore != UL_RESTORE_NONE && t.restore != UL_RESTORE_SHADOW)
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "textures take the LOG, NONE or SHADOW policy");
-  if (t.mip_levels > 16 || t.width > 65536 || t.height > 65536 || t.depth > 65536)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture of %ux%ux%u with %u levels is too large",
-                    t.width, t.height, t.depth, t.mip_levels);
+  /* The device's limits, before anything is allocated for the texture. */
+  const WGPULimits *lim = &d->limits;
+  uint32_t max_wh = t.is_3d ? lim->maxTextureDimension3D : lim->maxTextureDimension2D;
+  uint32_t max_d = t.is_3d ? lim->maxTextureDimension3D : lim->maxTextureArrayLayers;
+  if (t.mip_levels > 16 || t.width > max_wh || t.height > max_wh || t.depth > max_d)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT,
+                    "texture of %ux%ux%u with %u levels exceeds the device's limits (%s %u, %s %u)",
+                    t.width, t.height, t.depth, t.mip_levels, t.is_3d ? "3D size" : "2D size", max_wh,
+                    t.is_3d ? "3D depth" : "array layers", max_d);
   t.usage |= UL_TEXTURE_COPY_SRC | UL_TEXTURE_COPY_DST; /* restore needs both */
   /* Estimate: texels of all levels (a level halves each dimension). */
   uint64_t bytes = 0;
@@ -141,7 +147,14 @@ static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_textu
   o->u.tex.wgpu_format = ul__format_wgpu(t.format);
   o->u.tex.bytes = bytes;
   if (t.restore == UL_RESTORE_SHADOW) {
-    o->u.tex.shadow = calloc(1, (size_t)((uint64_t)t.width * t.height * t.depth * ul_format_bytes(t.format)));
+    /* Level 0's bytes; the limits above keep this product within 64 bits. */
+    uint64_t level0 = (uint64_t)t.width * t.height * t.depth * ul_format_bytes(t.format);
+    if (level0 > d->limits.maxBufferSize) {
+      ul__obj_free(d, o);
+      return ul__fail(UL_ERR_INVALID_ARGUMENT, "a SHADOW texture of %llu bytes is larger than the device's "
+                      "maxBufferSize %llu", (unsigned long long)level0, (unsigned long long)d->limits.maxBufferSize);
+    }
+    o->u.tex.shadow = calloc(1, (size_t)level0);
     if (!o->u.tex.shadow) {
       ul__obj_free(d, o);
       return ul__fail(UL_ERR_OUT_OF_MEMORY, "no host memory for the shadow copy");
