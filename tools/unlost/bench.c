@@ -6,6 +6,7 @@
 
 int bench_recovery(int argc, char **argv, bool json);
 int bench_overhead(int argc, char **argv, bool json);
+int bench_decode_cmd(int argc, char **argv, bool json);
 
 #include <math.h>
 
@@ -24,6 +25,9 @@ static void bench_usage(FILE *f) {
           "  overhead   a frame of N small dispatches, each with a bind group change,\n"
           "             through raw webgpu.h and through unlost, interleaved\n"
           "             [--dispatches N (default 10000)] [--reps R (default 9)]\n"
+          "             and the demo's decode step, raw and through unlost\n"
+          "  decode     tokens/s of the decode step and where its time goes\n"
+          "             [--shape default|stories15M] [--steps N (default 128)]\n"
           "\n"
           "Every figure is a median of several repetitions measured in this run.\n"
           "Exit status: 0 success, 1 failure, 2 usage error.\n");
@@ -142,6 +146,7 @@ int cmd_bench(int argc, char **argv) {
   if (!strcmp(name, "track")) return bench_track(argc - rest, argv + rest, json);
   if (!strcmp(name, "recovery")) return bench_recovery(argc - rest, argv + rest, json);
   if (!strcmp(name, "overhead")) return bench_overhead(argc - rest, argv + rest, json);
+  if (!strcmp(name, "decode")) return bench_decode_cmd(argc - rest, argv + rest, json);
   fprintf(stderr, "unlost bench: unknown benchmark '%s'\n", name);
   bench_usage(stderr);
   return 2;

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The GPU figures of docs/BENCHMARKS.md, on a machine with an NVIDIA GPU and
+# its Vulkan driver. Needs the Vulkan loader: the .deb files in .gl/ are
+# unpacked first (see docs/gpu.md). Writes one JSON file per figure to $OUT.
+set -uo pipefail
+OUT=${OUT:-bench/out}
+mkdir -p "$OUT"
+if ! ldconfig -p | grep -q libvulkan.so.1; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+export XDG_RUNTIME_DIR=/tmp UNLOST_LOG=error
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; uname -r; } > "$OUT/machine.txt" 2>&1
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUL_WERROR=OFF > "$OUT/build.log" 2>&1 &&
+  cmake --build build-gpu -j "$(nproc)" --target unlost_cli >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+B=build-gpu/unlost
+run() { local name=$1; shift; echo "== $name: $*"; "$@" > "$OUT/$name.json" 2> "$OUT/$name.err"; echo "rc=$?"; cat "$OUT/$name.json"; tail -3 "$OUT/$name.err"; }
+run doctor $B doctor --json
+run overhead $B bench overhead --json
+run recovery_256M $B bench recovery --bytes 256M --json
+run recovery_1G $B bench recovery --bytes 1G --json
+run decode_default $B bench decode --json
+run decode_stories15M $B bench decode --shape stories15M --json
+run track $B bench track --json
+echo "== demo"; $B demo --json "$OUT/demo.json" > "$OUT/demo.txt" 2>&1; echo "rc=$?"; tail -12 "$OUT/demo.txt"
+echo "== chaos"; $B chaos --every-call --json "$OUT/chaos.json" > "$OUT/chaos.txt" 2>&1; echo "rc=$?"; tail -3 "$OUT/chaos.txt"
