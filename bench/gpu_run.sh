@@ -5,10 +5,9 @@
 set -uo pipefail
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
-if ! ldconfig -p | grep -q libvulkan.so.1; then
-  for f in .gl/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
+# The loader and the GL vendor-neutral libraries the NVIDIA ICD needs.
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
 export XDG_RUNTIME_DIR=/tmp UNLOST_LOG=error
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; uname -r; } > "$OUT/machine.txt" 2>&1
