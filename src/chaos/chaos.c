@@ -283,6 +283,12 @@ void ul__chaos_set_device(ul__chaos *c, WGPUDevice device) {
   pthread_mutex_unlock(&c->mu);
 }
 
+void ul__chaos_reset_counters(ul__chaos *c) {
+  if (!c) return;
+  atomic_store(&c->calls, 0);
+  atomic_store(&c->injected, 0);
+}
+
 void ul__chaos_forget_device(ul__chaos *c, WGPUDevice device) {
   if (!c) return;
   pthread_mutex_lock(&c->mu);

@@ -40,6 +40,8 @@ void ul__chaos_pause(ul__chaos *c, bool paused);
  * schedule addresses the program's own work, and one denser than a
  * recovery could otherwise never let recovery finish. */
 void ul__chaos_recovering(ul__chaos *c, bool recovering);
+/* Sets the call and fault counters back to zero. */
+void ul__chaos_reset_counters(ul__chaos *c);
 /* Replaces the schedule (same syntax); counters keep running. */
 ul_status ul__chaos_reschedule(ul__chaos *c, const char *spec);
 

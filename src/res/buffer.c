@@ -1,5 +1,6 @@
 /* Buffers: create, write, read back, map, destroy; restore after a loss. */
 #include "exec/oplog.h"
+#include "exec/staging.h"
 #include "res/obj.h"
 
 #include <errno.h>
@@ -15,7 +16,6 @@
 /* Writes up to this size go through wgpuQueueWriteBuffer; larger ones
  * through a mapped staging buffer in chunks of UL__STAGING_CHUNK. */
 #define UL__STAGING_THRESHOLD (1ull << 20)
-#define UL__STAGING_CHUNK (32ull << 20)
 
 static const char *const restore_names[] = {"log", "none", "source", "shadow", "callback"};
 const char *ul_restore_name(ul_restore r) {
@@ -79,45 +79,18 @@ ul_status ul__buffer_upload(ul_device *d, ul__obj *o, uint64_t offset, const voi
     w->QueueWriteBuffer(d->queue, o->native, offset, data, (size_t)size);
     return UL_OK;
   }
-  /* Large: mapped-at-creation staging buffers, copied by the queue. */
-  for (uint64_t done = 0; done < size;) {
-    uint64_t n = UL__MIN(UL__STAGING_CHUNK, size - done);
-    WGPUBufferDescriptor bd = {0};
-    bd.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
-    bd.size = n;
-    bd.mappedAtCreation = 1;
-    WGPUBuffer st = w->DeviceCreateBuffer(d->device, &bd);
-    if (!st) return ul__fail(UL_ERR_OUT_OF_MEMORY, "write: no staging buffer");
-    void *p = w->BufferGetMappedRange(st, 0, (size_t)n);
-    if (!p) {
-      w->BufferRelease(st);
-      return ul__device_loss_pending(d) ? ul__fail(UL_ERR_DEVICE_LOST, "write: device lost")
-                                        : ul__fail(UL_ERR_OUT_OF_MEMORY, "write: staging buffer not mapped");
-    }
-    memcpy(p, (const uint8_t *)data + done, (size_t)n);
-    w->BufferUnmap(st);
-    WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, NULL);
-    w->CommandEncoderCopyBufferToBuffer(e, st, 0, o->native, offset + done, n);
-    WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);
-    ul__queue_submit(d, cb);
-    w->CommandBufferRelease(cb);
-    w->CommandEncoderRelease(e);
-    w->BufferDestroy(st);
-    w->BufferRelease(st);
-    done += n;
-  }
-  return UL_OK;
+  /* Large: the device's reused staging buffers, several in flight. */
+  return ul__staging_upload(d, o->native, offset, data, size);
 }
 
 ul_status ul__buffer_download(ul_device *d, ul__obj *o, uint64_t offset, void *dst,
                               uint64_t size, uint64_t tmo) {
   const ul__wgpu *w = d->wgpu;
   uint64_t asize = (size + 3) & ~3ull;
-  WGPUBufferDescriptor bd = {0};
-  bd.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
-  bd.size = asize;
-  WGPUBuffer st = w->DeviceCreateBuffer(d->device, &bd);
-  if (!st) return ul__fail(UL_ERR_OUT_OF_MEMORY, "read: no staging buffer");
+  WGPUBuffer st;
+  bool temporary;
+  ul_status s0 = ul__staging_read_buffer(d, asize, &st, &temporary);
+  if (s0) return s0;
   WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, NULL);
   w->CommandEncoderCopyBufferToBuffer(e, o->native, offset, st, 0, asize);
   WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);
@@ -131,8 +104,10 @@ ul_status ul__buffer_download(ul_device *d, ul__obj *o, uint64_t offset, void *d
     else s = ul__fail(UL_ERR_INTERNAL, "read: mapped range unavailable");
     w->BufferUnmap(st);
   }
-  w->BufferDestroy(st);
-  w->BufferRelease(st);
+  if (temporary) {
+    w->BufferDestroy(st);
+    w->BufferRelease(st);
+  }
   /* A completion seen after the loss is not proof that the work ran. */
   if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read: device lost");
   return s;

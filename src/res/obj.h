@@ -128,6 +128,7 @@ struct ul__res {
   bool restoring;          /* a restore callback runs: its writes are not logged */
   uint32_t deferred;       /* destroyed objects kept for the log */
   struct ul__oplog *log;   /* src/exec/oplog.c */
+  struct ul__staging *staging; /* src/exec/staging.c */
 };
 
 const char *ul__obj_kind_name(ul__obj_kind k);

@@ -1,6 +1,7 @@
 /* The resource registry of a device: setup, teardown with the leak report,
  * rebuild after a loss, and the accounting API. */
 #include "exec/oplog.h"
+#include "exec/staging.h"
 #include "res/obj.h"
 
 uint32_t ul__res_new_tag(void);
@@ -54,6 +55,7 @@ ul_status ul__res_destroy(ul_device *d) {
     }
   }
   ul__queue_free_reads(d);
+  ul__staging_release(d);
   ul__oplog_destroy(d);
   ul__track_destroy(r->tracker);
   free(r->slots);
@@ -80,6 +82,7 @@ ul_status ul__res_rebuild(ul_device *d, uint64_t old_epoch) {
   ul__res *r = d->res;
   ul_status s = UL_OK;
   r->rebuilding = true;
+  ul__staging_release(d); /* those belonged to the lost device */
   /* 1. Recreate every object not of this epoch, in dependency order
    * (objects the program destroyed but the log still names included),
    * inside one set of error scopes: these descriptors were all valid once. */

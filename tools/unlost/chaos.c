@@ -48,19 +48,25 @@ typedef struct run_result {
 } run_result;
 
 uint64_t cli_env_chaos_calls(ul_env *env);
+int cli_env_chaos_arm(ul_env *env, const char *spec);
 
-static void run_once(workload_fn fn, const char *spec, run_result *r) {
+/* One env for the whole run: the implementation's driver stays loaded (some
+ * drivers cannot be loaded and unloaded hundreds of times in one process),
+ * and each point re-arms its chaos table with the counters at zero. */
+static void run_once(ul_env *env, workload_fn fn, const char *spec, run_result *r) {
   memset(r, 0, sizeof *r);
   double t0 = now_ms();
-  ul_env *env = NULL;
   ul_device *dev = NULL;
-  ul_env_desc ed = {.chaos = spec};
   ul_device_desc dd = {.label = "chaos"};
   dd.recovery.backoff_initial_ms = 1;
   dd.recovery.backoff_max_ms = 4;
   dd.recovery.jitter_seed = 7;
-  r->status = ul_env_create(&ed, &env);
-  if (!r->status) r->status = ul_device_create(env, &dd, &dev);
+  if (cli_env_chaos_arm(env, spec)) {
+    r->status = UL_ERR_INVALID_ARGUMENT;
+    snprintf(r->error, sizeof r->error, "bad chaos schedule '%s': %s", spec, ul_last_error());
+    return;
+  }
+  r->status = ul_device_create(env, &dd, &dev);
   if (!r->status) r->status = fn(dev, &r->out);
   if (r->status) snprintf(r->error, sizeof r->error, "%s: %s", ul_status_name(r->status), ul_last_error());
   if (dev) {
@@ -68,9 +74,9 @@ static void run_once(workload_fn fn, const char *spec, run_result *r) {
     if (!ul_device_memory_stats(dev, &st)) r->leaked_objects = st.live_objects;
     r->recoveries = ul_device_epoch(dev) - 1;
   }
-  if (env) r->calls = cli_env_chaos_calls(env);
+  r->calls = cli_env_chaos_calls(env);
   if (ul_device_destroy(dev) == UL_ERR_BUSY && !r->leaked_objects) r->leaked_objects = 1;
-  ul_env_destroy(env);
+  cli_env_chaos_arm(env, "seed=1");
   r->ms = now_ms() - t0;
 }
 
@@ -112,10 +118,16 @@ int cmd_chaos(int argc, char **argv) {
     return 2;
   }
   bool tty = isatty(1);
+  ul_env *env = NULL;
+  if (ul_env_create(&(ul_env_desc){.chaos = "seed=1"}, &env)) {
+    fprintf(stderr, "unlost chaos: %s: %s\n", ul_status_name(ul_last_status()), ul_last_error());
+    return 1;
+  }
   run_result clean;
-  run_once(fn, "seed=1", &clean);
+  run_once(env, fn, "seed=1", &clean);
   if (clean.status) {
     fprintf(stderr, "unlost chaos: the clean run failed: %s\n", clean.error);
+    ul_env_destroy(env);
     return 1;
   }
   printf("clean run: %llu WebGPU calls, %zu output bytes, hash %016llx, %.1f ms\n",
@@ -135,7 +147,7 @@ int cmd_chaos(int argc, char **argv) {
     char sp[128];
     if (spec) snprintf(sp, sizeof sp, "%s", spec);
     else snprintf(sp, sizeof sp, fmt, i);
-    run_once(fn, sp, &r);
+    run_once(env, fn, sp, &r);
     tested++;
     bool ok = !r.status && r.out.output_size == clean.out.output_size &&
               !memcmp(r.out.output, clean.out.output, clean.out.output_size) && !r.leaked_objects;
@@ -163,6 +175,7 @@ int cmd_chaos(int argc, char **argv) {
          fault, spec ? spec : at ? "one call" : "every call", tested, passed, (unsigned long long)recoveries,
          (unsigned long long)leaked, max_ms);
   if (flen) printf("failures:\n%s", failures);
+  ul_env_destroy(env);
   if (json) {
     FILE *f = fopen(json, "w");
     if (!f) {

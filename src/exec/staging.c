@@ -1,0 +1,175 @@
+/* Staging buffers kept by the device, so that large uploads and reads do
+ * not allocate (and pin) fresh host-visible memory every time: a ring of
+ * write buffers, each mapped again while the next ones are being filled,
+ * and one read buffer reused by every read that fits it. */
+#include "exec/staging.h"
+
+#define UL__UP_SLOTS 4
+#define UL__UP_CHUNK (16ull << 20)
+#define UL__DOWN_MAX (64ull << 20)
+
+typedef struct map_wait {
+  _Atomic bool done;
+  uint32_t status;
+} map_wait;
+
+static void on_map(uint32_t status, WGPUStringView message, void *u1, void *u2) {
+  UL__UNUSED(message);
+  UL__UNUSED(u2);
+  map_wait *m = u1;
+  m->status = status;
+  atomic_store(&m->done, true);
+}
+
+typedef struct up_slot {
+  WGPUBuffer buf;
+  bool mapped;        /* mapped for writing now */
+  map_wait *pending;  /* a map requested after its last copy */
+  WGPUFuture future;
+} up_slot;
+
+struct ul__staging {
+  uint64_t epoch;
+  up_slot up[UL__UP_SLOTS];
+  int next;
+  WGPUBuffer down;
+  uint64_t down_size;
+};
+
+static void slot_release(ul_device *d, up_slot *s) {
+  if (!s->buf) return;
+  d->wgpu->BufferDestroy(s->buf); /* aborts a pending map */
+  if (s->pending) {
+    /* The callback fires once the abort is processed: wait for it. */
+    if (!ul__env_wait(d->env, d->instance, s->future, &s->pending->done, 2000000000ull)) free(s->pending);
+    s->pending = NULL;
+  }
+  d->wgpu->BufferRelease(s->buf);
+  memset(s, 0, sizeof *s);
+}
+
+void ul__staging_release(ul_device *d) {
+  ul__staging *st = d->res ? d->res->staging : NULL;
+  if (!st) return;
+  for (int i = 0; i < UL__UP_SLOTS; i++) slot_release(d, &st->up[i]);
+  if (st->down) {
+    d->wgpu->BufferDestroy(st->down);
+    d->wgpu->BufferRelease(st->down);
+  }
+  free(st);
+  d->res->staging = NULL;
+}
+
+/* The device's staging state for the current epoch (buffers of an older
+ * device are dropped). */
+static ul_status staging(ul_device *d, ul__staging **out) {
+  ul__staging *st = d->res->staging;
+  if (st && st->epoch != d->epoch) {
+    ul__staging_release(d);
+    st = NULL;
+  }
+  if (!st) {
+    st = calloc(1, sizeof *st);
+    if (!st) return ul__fail(UL_ERR_OUT_OF_MEMORY, "staging: out of host memory");
+    st->epoch = d->epoch;
+    d->res->staging = st;
+  }
+  *out = st;
+  return UL_OK;
+}
+
+ul_status ul__staging_upload(ul_device *d, WGPUBuffer dst, uint64_t offset, const void *data,
+                             uint64_t size) {
+  const ul__wgpu *w = d->wgpu;
+  ul__staging *st;
+  ul_status s = staging(d, &st);
+  if (s) return s;
+  for (uint64_t done = 0; done < size;) {
+    uint64_t n = UL__MIN(UL__UP_CHUNK, size - done);
+    up_slot *slot = &st->up[st->next];
+    st->next = (st->next + 1) % UL__UP_SLOTS;
+    if (!slot->buf) {
+      WGPUBufferDescriptor bd = {0};
+      bd.label = ul__sv("unlost staging");
+      bd.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
+      bd.size = UL__UP_CHUNK;
+      bd.mappedAtCreation = 1;
+      slot->buf = w->DeviceCreateBuffer(d->device, &bd);
+      if (!slot->buf) return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: no staging buffer");
+      slot->mapped = true;
+    } else if (!slot->mapped) {
+      /* Its last copy must be done before it is written again. */
+      s = ul__env_wait(d->env, d->instance, slot->future, &slot->pending->done, 60000000000ull);
+      if (s) return ul__wrap(s, "upload: staging map");
+      uint32_t ms = slot->pending->status;
+      free(slot->pending);
+      slot->pending = NULL;
+      if (ms != WGPUMapAsyncStatus_Success) {
+        slot_release(d, slot);
+        return ul__device_loss_pending(d) ? ul__fail(UL_ERR_DEVICE_LOST, "upload: device lost")
+                                          : ul__fail(UL_ERR_INTERNAL, "upload: staging map failed (%u)", ms);
+      }
+      slot->mapped = true;
+    }
+    void *p = w->BufferGetMappedRange(slot->buf, 0, (size_t)n);
+    if (!p) {
+      slot_release(d, slot);
+      return ul__device_loss_pending(d) ? ul__fail(UL_ERR_DEVICE_LOST, "upload: device lost")
+                                        : ul__fail(UL_ERR_INTERNAL, "upload: staging buffer not mapped");
+    }
+    memcpy(p, (const uint8_t *)data + done, (size_t)n);
+    w->BufferUnmap(slot->buf);
+    slot->mapped = false;
+    WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, NULL);
+    w->CommandEncoderCopyBufferToBuffer(e, slot->buf, 0, dst, offset + done, n);
+    WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);
+    ul__queue_submit(d, cb);
+    w->CommandBufferRelease(cb);
+    w->CommandEncoderRelease(e);
+    /* Ask for the map now: it completes when the copy has, while the
+     * next slots are being filled. */
+    slot->pending = calloc(1, sizeof *slot->pending);
+    if (!slot->pending) {
+      slot_release(d, slot);
+      return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: out of host memory");
+    }
+    WGPUBufferMapCallbackInfo mc = {0};
+    mc.mode = WGPUCallbackMode_WaitAnyOnly;
+    mc.callback = on_map;
+    mc.userdata1 = slot->pending;
+    slot->future = w->BufferMapAsync(slot->buf, WGPUMapMode_Write, 0, (size_t)UL__UP_CHUNK, mc);
+    done += n;
+  }
+  return UL_OK;
+}
+
+ul_status ul__staging_read_buffer(ul_device *d, uint64_t size, WGPUBuffer *out, bool *temporary) {
+  *out = NULL;
+  *temporary = false;
+  WGPUBufferDescriptor bd = {0};
+  bd.label = ul__sv("unlost readback");
+  bd.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+  if (size > UL__DOWN_MAX) {
+    bd.size = size;
+    *out = d->wgpu->DeviceCreateBuffer(d->device, &bd);
+    *temporary = true;
+    return *out ? UL_OK : ul__fail(UL_ERR_OUT_OF_MEMORY, "read: no staging buffer");
+  }
+  ul__staging *st;
+  ul_status s = staging(d, &st);
+  if (s) return s;
+  if (!st->down || st->down_size < size) {
+    if (st->down) {
+      d->wgpu->BufferDestroy(st->down);
+      d->wgpu->BufferRelease(st->down);
+    }
+    uint64_t sz = 4096;
+    while (sz < size) sz <<= 1;
+    bd.size = sz;
+    st->down = d->wgpu->DeviceCreateBuffer(d->device, &bd);
+    st->down_size = st->down ? sz : 0;
+    if (!st->down) return ul__fail(UL_ERR_OUT_OF_MEMORY, "read: no staging buffer");
+  }
+  *out = st->down;
+  return UL_OK;
+}

@@ -1,0 +1,19 @@
+/* Internal to unlost: reused staging buffers (src/exec/staging.c). */
+#ifndef UL_EXEC_STAGING_H
+#define UL_EXEC_STAGING_H
+
+#include "res/obj.h"
+
+typedef struct ul__staging ul__staging;
+
+/* Copies `size` bytes to dst+offset through mapped staging buffers, in
+ * chunks, several in flight. Under d->mu. */
+ul_status ul__staging_upload(ul_device *d, WGPUBuffer dst, uint64_t offset, const void *data,
+                             uint64_t size);
+/* A MapRead|CopyDst buffer of at least `size` bytes: the device's reused
+ * one, or (*temporary) a new one the caller releases. Under d->mu. */
+ul_status ul__staging_read_buffer(ul_device *d, uint64_t size, WGPUBuffer *out, bool *temporary);
+/* Releases the staging buffers (device destroy, rebuild). */
+void ul__staging_release(ul_device *d);
+
+#endif
