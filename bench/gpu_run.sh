@@ -24,3 +24,5 @@ run decode_stories15M $B bench decode --shape stories15M --json
 run track $B bench track --json
 echo "== demo"; $B demo --json "$OUT/demo.json" > "$OUT/demo.txt" 2>&1; echo "rc=$?"; tail -12 "$OUT/demo.txt"
 echo "== chaos"; $B chaos --every-call --json "$OUT/chaos.json" > "$OUT/chaos.txt" 2>&1; echo "rc=$?"; tail -3 "$OUT/chaos.txt"
+# One archive, so that every output comes back from a machine that returns few files.
+tar -C "$OUT" -czf "$OUT/all.tgz" --exclude all.tgz . 2>/dev/null || true

@@ -1,5 +1,9 @@
 /* The examples, run as a user would: compute prints the right numbers;
- * leak's report names the leaked objects and the churning call site. */
+ * leak's report names the leaked objects and the churning call site.
+ * Under ASan the children run without LeakSanitizer: Dawn unloads the CPU
+ * Vulkan driver at exit, and what the driver never freed is reported from
+ * an unnamed module (the in-process tests keep the driver loaded instead,
+ * see ul_test.h); unlost's own accounting is what these tests check. */
 #include "internal.h"
 #include "ul_test.h"
 
@@ -15,7 +19,7 @@ static char *slurp(const char *path) {
 
 static void test_compute(void) {
   char cmd[512];
-  snprintf(cmd, sizeof cmd, "UNLOST_LOG=none %s/examples/compute > /tmp/unlost-compute-%d.txt",
+  snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=0 UNLOST_LOG=none %s/examples/compute > /tmp/unlost-compute-%d.txt",
            UL_BINARY_DIR, (int)getpid());
   ASSERT_EQ(system(cmd), 0);
   snprintf(cmd, sizeof cmd, "/tmp/unlost-compute-%d.txt", (int)getpid());
@@ -26,7 +30,7 @@ static void test_compute(void) {
 static void test_leak_report(void) {
   char path[128], cmd[512];
   snprintf(path, sizeof path, "/tmp/unlost-leak-%d.json", (int)getpid());
-  snprintf(cmd, sizeof cmd, "UNLOST_LOG=none UNLOST_REPORT=%s %s/examples/leak > /dev/null", path,
+  snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=0 UNLOST_LOG=none UNLOST_REPORT=%s %s/examples/leak > /dev/null", path,
            UL_BINARY_DIR);
   ASSERT_EQ(system(cmd), 0);
   const char *j = slurp(path);

@@ -25,12 +25,26 @@ typedef struct ul__op {
   uint32_t bytes_per_row;
 } ul__op;
 
+/* What the last successful encode of a list resolved, reused while
+ * nothing was recorded, destroyed or rebuilt since: the fast path of a
+ * list submitted again and again. Dispatch-only lists. */
+typedef struct ul__enc_cache {
+  bool valid;
+  uint64_t version, epoch, destroys;
+  void **pipe;            /* [count] native pipelines */
+  void **group;           /* [count * UL_MAX_BIND_GROUPS] native bind groups */
+  ul__obj **dirty;        /* buffers the list may write */
+  uint32_t ndirty;
+} ul__enc_cache;
+
 struct ul_cmd {
   ul_device *device;
   char *label;
   ul__op *ops;
   uint32_t count, cap;
+  uint64_t version;       /* bumped by every record and reset */
   uint64_t track_id;
+  ul__enc_cache cache;
 };
 
 /* Encodes `n` ops into one command buffer on the current device. Checks

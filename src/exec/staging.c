@@ -4,8 +4,79 @@
  * and one read buffer reused by every read that fits it. */
 #include "exec/staging.h"
 
+#include <errno.h>
+#include <unistd.h>
+
+/* ---- filling a mapped chunk with several threads ----
+ * Host memory and the page cache feed PCIe faster than one core copies, so
+ * large chunks are split over a few threads. */
+#define UL__FILL_THREADS_MAX 8
+#define UL__FILL_MIN_PER_THREAD (4ull << 20)
+
+typedef struct fill_job {
+  const ul__fill *src;
+  uint8_t *dst;
+  uint64_t src_offset, n;
+  ul_status status;
+  char why[128];
+} fill_job;
+
+static void fill_range(fill_job *j) {
+  const ul__fill *f = j->src;
+  if (f->data) {
+    memcpy(j->dst, (const uint8_t *)f->data + j->src_offset, (size_t)j->n);
+    return;
+  }
+  for (uint64_t got = 0; got < j->n;) {
+    ssize_t r = pread(f->fd, j->dst + got, (size_t)(j->n - got), (off_t)(f->file_offset + j->src_offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      j->status = UL_ERR_IO;
+      snprintf(j->why, sizeof j->why, "%s", r < 0 ? strerror(errno) : "the file is shorter than expected");
+      return;
+    }
+    got += (uint64_t)r;
+  }
+}
+
+static void *fill_thread(void *arg) {
+  fill_range(arg);
+  return NULL;
+}
+
+static int fill_threads(void) {
+  static int n;
+  if (!n) {
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    n = c < 1 ? 1 : c > UL__FILL_THREADS_MAX ? UL__FILL_THREADS_MAX : (int)c;
+  }
+  return n;
+}
+
+static ul_status fill_chunk(const ul__fill *src, uint64_t src_offset, uint8_t *dst, uint64_t n) {
+  int t = fill_threads();
+  while (t > 1 && n / (uint64_t)t < UL__FILL_MIN_PER_THREAD) t--;
+  fill_job jobs[UL__FILL_THREADS_MAX];
+  pthread_t th[UL__FILL_THREADS_MAX];
+  bool started[UL__FILL_THREADS_MAX] = {false};
+  uint64_t per = (n / (uint64_t)t + 4095) & ~4095ull;
+  for (int i = 0; i < t; i++) {
+    uint64_t a = (uint64_t)i * per, b = UL__MIN(n, a + per);
+    jobs[i] = (fill_job){src, dst + a, src_offset + a, b > a ? b - a : 0, UL_OK, ""};
+  }
+  for (int i = 1; i < t; i++) started[i] = pthread_create(&th[i], NULL, fill_thread, &jobs[i]) == 0;
+  fill_range(&jobs[0]);
+  for (int i = 1; i < t; i++) {
+    if (started[i]) pthread_join(th[i], NULL);
+    else fill_range(&jobs[i]);
+  }
+  for (int i = 0; i < t; i++)
+    if (jobs[i].status) return ul__fail(jobs[i].status, "read the source: %s", jobs[i].why);
+  return UL_OK;
+}
+
 #define UL__UP_SLOTS 4
-#define UL__UP_CHUNK (16ull << 20)
+#define UL__UP_CHUNK (32ull << 20)
 #define UL__DOWN_MAX (64ull << 20)
 
 typedef struct map_wait {
@@ -80,6 +151,12 @@ static ul_status staging(ul_device *d, ul__staging **out) {
 
 ul_status ul__staging_upload(ul_device *d, WGPUBuffer dst, uint64_t offset, const void *data,
                              uint64_t size) {
+  ul__fill f = {data, -1, 0};
+  return ul__staging_upload_from(d, dst, offset, &f, size);
+}
+
+ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset, const ul__fill *src,
+                                  uint64_t size) {
   const ul__wgpu *w = d->wgpu;
   ul__staging *st;
   ul_status s = staging(d, &st);
@@ -117,9 +194,10 @@ ul_status ul__staging_upload(ul_device *d, WGPUBuffer dst, uint64_t offset, cons
       return ul__device_loss_pending(d) ? ul__fail(UL_ERR_DEVICE_LOST, "upload: device lost")
                                         : ul__fail(UL_ERR_INTERNAL, "upload: staging buffer not mapped");
     }
-    memcpy(p, (const uint8_t *)data + done, (size_t)n);
+    s = fill_chunk(src, done, p, n);
     w->BufferUnmap(slot->buf);
     slot->mapped = false;
+    if (s) return s;
     WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, NULL);
     w->CommandEncoderCopyBufferToBuffer(e, slot->buf, 0, dst, offset + done, n);
     WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);

@@ -6,10 +6,20 @@
 
 typedef struct ul__staging ul__staging;
 
+/* Where an upload's bytes come from: memory, or a range of an open file
+ * (read straight into the mapped staging memory: no host copy). */
+typedef struct ul__fill {
+  const void *data;       /* NULL: the file */
+  int fd;
+  uint64_t file_offset;
+} ul__fill;
+
 /* Copies `size` bytes to dst+offset through mapped staging buffers, in
  * chunks, several in flight. Under d->mu. */
 ul_status ul__staging_upload(ul_device *d, WGPUBuffer dst, uint64_t offset, const void *data,
                              uint64_t size);
+ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset, const ul__fill *src,
+                                  uint64_t size);
 /* A MapRead|CopyDst buffer of at least `size` bytes: the device's reused
  * one, or (*temporary) a new one the caller releases. Under d->mu. */
 ul_status ul__staging_read_buffer(ul_device *d, uint64_t size, WGPUBuffer *out, bool *temporary);

@@ -124,16 +124,26 @@ static ul_status upload_file_range(ul_device *d, ul__obj *o) {
     return ul__fail(UL_ERR_IO, "source '%s': shorter than offset %llu + size %llu", b->source_path,
                     (unsigned long long)b->source_offset, (unsigned long long)b->size);
   }
-  long page = sysconf(_SC_PAGESIZE);
-  uint64_t base = b->source_offset & ~((uint64_t)page - 1);
-  uint64_t skip = b->source_offset - base;
-  void *m = mmap(NULL, (size_t)(b->size + skip), PROT_READ, MAP_PRIVATE, fd, (off_t)base);
+  ul_status s;
+  if (b->size <= UL__STAGING_THRESHOLD) {
+    /* Small: one read into a bounce buffer and a queue write. */
+    void *tmp = malloc((size_t)b->size);
+    if (!tmp) {
+      close(fd);
+      return ul__fail(UL_ERR_OUT_OF_MEMORY, "source '%s': out of host memory", b->source_path);
+    }
+    ssize_t r = pread(fd, tmp, (size_t)b->size, (off_t)b->source_offset);
+    s = r == (ssize_t)b->size ? ul__buffer_upload(d, o, 0, tmp, b->size)
+                              : ul__fail(UL_ERR_IO, "source '%s': short read", b->source_path);
+    free(tmp);
+  } else {
+    /* Large: read straight into the mapped staging memory. */
+    posix_fadvise(fd, (off_t)b->source_offset, (off_t)b->size, POSIX_FADV_SEQUENTIAL);
+    ul__fill f = {NULL, fd, b->source_offset};
+    s = ul__staging_upload_from(d, o->native, 0, &f, b->size);
+  }
   close(fd);
-  if (m == MAP_FAILED) return ul__fail(UL_ERR_IO, "source '%s': mmap: %s", b->source_path, strerror(errno));
-  madvise(m, (size_t)(b->size + skip), MADV_SEQUENTIAL);
-  ul_status s = ul__buffer_upload(d, o, 0, (const uint8_t *)m + skip, b->size);
-  munmap(m, (size_t)(b->size + skip));
-  return s;
+  return s ? ul__wrap(s, "restore '%s' from '%s'", o->label ? o->label : "", b->source_path) : UL_OK;
 }
 
 ul_status ul__buffer_restore(ul_device *d, ul__obj *o) {

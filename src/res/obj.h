@@ -127,6 +127,7 @@ struct ul__res {
   bool rebuilding;         /* lookups see destroyed objects (for the replay) */
   bool restoring;          /* a restore callback runs: its writes are not logged */
   uint32_t deferred;       /* destroyed objects kept for the log */
+  uint64_t destroys;       /* objects destroyed so far (invalidates encode caches) */
   struct ul__oplog *log;   /* src/exec/oplog.c */
   struct ul__staging *staging; /* src/exec/staging.c */
 };

@@ -113,6 +113,7 @@ ul_status ul__obj_new(ul_device *d, ul__obj_kind kind, const char *label, const 
 
 void ul__obj_free(ul_device *d, ul__obj *o) {
   ul__res *r = d->res;
+  r->destroys++;
   uint32_t slot = o->id & SLOT_MASK;
   r->slots[slot] = NULL;
   r->gens[slot] = (uint8_t)((r->gens[slot] + 1) & GEN_MASK);
@@ -242,6 +243,7 @@ void ul__obj_destroy(ul_device *d, ul__obj *o) {
     return;
   }
   ul__res *r = d->res;
+  r->destroys++;
   o->destroyed = true;
   r->live[o->kind]--;
   r->deferred++;

@@ -82,6 +82,7 @@ ul_status ul__res_rebuild(ul_device *d, uint64_t old_epoch) {
   ul__res *r = d->res;
   ul_status s = UL_OK;
   r->rebuilding = true;
+  uint64_t t0 = ul__now_ns();
   ul__staging_release(d); /* those belonged to the lost device */
   /* 1. Recreate every object not of this epoch, in dependency order
    * (objects the program destroyed but the log still names included),
@@ -105,6 +106,7 @@ ul_status ul__res_rebuild(ul_device *d, uint64_t old_epoch) {
     r->rebuilding = false;
     return ul__wrap(s, "rebuild");
   }
+  uint64_t t1 = ul__now_ns();
   /* 2. Restore contents by policy. */
   for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
     ul__obj *o = r->slots[i];
@@ -113,10 +115,15 @@ ul_status ul__res_rebuild(ul_device *d, uint64_t old_epoch) {
     else if (o->kind == UL__OBJ_TEXTURE) s = ul__texture_restore(d, o);
     if (s) s = ul__wrap(s, "restore %s '%s'", ul__obj_kind_name(o->kind), o->label ? o->label : "");
   }
+  uint64_t t2 = ul__now_ns();
   /* 3. The program refills CALLBACK buffers. */
   if (!s) s = run_restore_callbacks(d);
+  uint64_t t3 = ul__now_ns();
   /* 4. Replay the work since the last checkpoint. */
   if (!s) s = ul__oplog_replay(d);
+  ul__log(UL__LOG_INFO, "rebuild of '%s': objects %.1f ms, contents %.1f ms, callbacks %.1f ms, replay %.1f ms",
+          d->label, (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6, (double)(t3 - t2) / 1e6,
+          (double)(ul__now_ns() - t3) / 1e6);
   r->rebuilding = false;
   for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++)
     if (r->slots[i] && r->slots[i]->destroyed) ul__obj_release_native(d, r->slots[i]);

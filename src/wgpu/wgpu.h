@@ -352,6 +352,19 @@ typedef struct WGPUShaderSourceWGSL {
   WGPUStringView code;
 } WGPUShaderSourceWGSL;
 
+/* Dawn's extension (not in the implementation's debug info; the layout of
+ * its dawn.json, measured to work: see docs/webgpu-abi.md). Other
+ * implementations ignore an sType they do not know... or reject it, so it
+ * is chained only when the loaded library is Dawn. */
+#define WGPUSType_DawnTogglesDescriptor 0x0005000Au
+typedef struct WGPUDawnTogglesDescriptor {
+  WGPUChainedStruct chain;
+  size_t enabledToggleCount;
+  const char *const *enabledToggles;
+  size_t disabledToggleCount;
+  const char *const *disabledToggles;
+} WGPUDawnTogglesDescriptor;
+
 typedef struct WGPUBufferBindingLayout {
   WGPUChainedStruct *nextInChain;
   uint32_t type;

@@ -83,7 +83,7 @@ static ul_status naive_rebuild(ul_env *env, const void *data, uint64_t bytes, do
   WGPUBindGroupLayout bgl = w->ComputePipelineGetBindGroupLayout(p, 0);
   WGPUBindGroupEntry e = {0};
   e.buffer = b;
-  e.size = WGPU_WHOLE_SIZE;
+  e.size = UL__MIN(bytes, req.maxStorageBufferBindingSize) & ~255ull;
   WGPUBindGroupDescriptor bgd = {NULL, ul__sv(NULL), bgl, 1, &e};
   WGPUBindGroup bg = w->DeviceCreateBindGroup(dv, &bgd);
   WGPUCommandEncoder enc = w->DeviceCreateCommandEncoder(dv, NULL);
@@ -175,8 +175,12 @@ int bench_recovery(int argc, char **argv, bool json) {
       .restore = UL_RESTORE_SOURCE, .source_path = path}, &w);
   if (!s) s = ul_shader_create(dev, &(ul_shader_desc){.label = "touch", .wgsl = touch_wgsl}, &sh);
   if (!s) s = ul_compute_pipeline_create(dev, &(ul_compute_pipeline_desc){.shader = sh}, &p);
+  ul_limits lim = {0};
+  if (!s) s = ul_device_limits(dev, &lim);
+  /* The kernel touches a window no larger than a storage binding may be. */
+  uint64_t window = UL__MIN(bytes, lim.max_storage_buffer_binding_size & ~255ull);
   if (!s) s = ul_bind_group_create(dev, &(ul_bind_group_desc){.pipeline = p, .entry_count = 1,
-      .entries = {{.binding = 0, .buffer = w}}}, &bg);
+      .entries = {{.binding = 0, .buffer = w, .size = window}}}, &bg);
   if (!s) s = ul_cmd_create(dev, "touch", &cmd);
   if (!s) s = ul_cmd_dispatch(cmd, p, &bg, 1, 1, 1, 1);
   if (!s) {
