@@ -22,6 +22,27 @@ run recovery_1G $B bench recovery --bytes 1G --json
 run decode_default $B bench decode --json
 run decode_stories15M $B bench decode --shape stories15M --json
 run track $B bench track --json
+echo "== demo --kv callback"; $B demo --kv callback --json "$OUT/demo_callback.json" > "$OUT/demo_callback.txt" 2>&1; echo "rc=$?"; tail -12 "$OUT/demo_callback.txt"
+# The host-to-device copy limit of this machine, for comparison with the
+# restore bandwidth: CUDA copies of 1 GiB from pinned and from pageable memory.
+echo "== h2d"
+python3 - > "$OUT/h2d.json" 2>&1 <<'PY'
+import json, time, torch
+n = 1 << 30
+dev = torch.empty(n, dtype=torch.uint8, device="cuda")
+out = {}
+for name, pin in (("pinned", True), ("pageable", False)):
+    host = torch.empty(n, dtype=torch.uint8, pin_memory=pin)
+    host.fill_(1)
+    dev.copy_(host, non_blocking=pin); torch.cuda.synchronize()
+    best = 1e9
+    for _ in range(5):
+        t0 = time.perf_counter(); dev.copy_(host, non_blocking=pin); torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - t0)
+    out[name + "_h2d_gbps"] = round(n / best / 1e9, 2)
+print(json.dumps(out))
+PY
+cat "$OUT/h2d.json"
 echo "== demo"; $B demo --json "$OUT/demo.json" > "$OUT/demo.txt" 2>&1; echo "rc=$?"; tail -12 "$OUT/demo.txt"
 echo "== chaos"; $B chaos --every-call --json "$OUT/chaos.json" > "$OUT/chaos.txt" 2>&1; echo "rc=$?"; tail -3 "$OUT/chaos.txt"
 # One archive, so that every output comes back from a machine that returns few files.
