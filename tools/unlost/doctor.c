@@ -17,6 +17,40 @@ static void doctor_usage(FILE *f) {
           "2 on a usage error.\n");
 }
 
+/* A dispatch whose result is checked: an adapter that hands back zeros
+ * (Dawn's Null backend does) fails it. */
+static ul_status compute_check(ul_device *dev) {
+  static const char *wgsl =
+      "@group(0) @binding(0) var<storage, read_write> v: array<u32>;\n"
+      "@compute @workgroup_size(64)\n"
+      "fn main(@builtin(global_invocation_id) id: vec3u) { v[id.x] = v[id.x] * 3u + 1u; }\n";
+  uint32_t in[64], out[64] = {0};
+  for (uint32_t i = 0; i < 64; i++) in[i] = i + 7;
+  ul_buffer b = {0};
+  ul_shader sh = {0};
+  ul_compute_pipeline p = {0};
+  ul_bind_group bg = {0};
+  ul_cmd *cmd = NULL;
+  ul_status s = ul_buffer_create(dev, &(ul_buffer_desc){.label = "doctor", .size = sizeof in,
+                                                         .restore = UL_RESTORE_NONE, .initial_data = in}, &b);
+  if (!s) s = ul_shader_create(dev, &(ul_shader_desc){.label = "doctor", .wgsl = wgsl}, &sh);
+  if (!s) s = ul_compute_pipeline_create(dev, &(ul_compute_pipeline_desc){.shader = sh}, &p);
+  if (!s) s = ul_bind_group_create(dev, &(ul_bind_group_desc){.pipeline = p, .entry_count = 1,
+      .entries = {{.binding = 0, .buffer = b}}}, &bg);
+  if (!s) s = ul_cmd_create(dev, "doctor", &cmd);
+  if (!s) s = ul_cmd_dispatch(cmd, p, &bg, 1, 1, 1, 1);
+  if (!s) s = ul_cmd_submit(dev, cmd, NULL);
+  if (!s) s = ul_buffer_read(dev, b, 0, out, sizeof out, 10000);
+  for (uint32_t i = 0; !s && i < 64; i++)
+    if (out[i] != in[i] * 3 + 1) s = UL_ERR_INTERNAL;
+  ul_cmd_destroy(cmd);
+  ul_bind_group_destroy(dev, bg);
+  ul_compute_pipeline_destroy(dev, p);
+  ul_shader_destroy(dev, sh);
+  ul_buffer_destroy(dev, b);
+  return s;
+}
+
 int cmd_doctor(int argc, char **argv) {
   bool json = false;
   const char *lib = NULL;
@@ -51,7 +85,13 @@ int cmd_doctor(int argc, char **argv) {
   }
   if (!s) s = ul_device_adapter_info(dev, &ai);
   if (!s) s = ul_device_limits(dev, &lim);
-  if (s) snprintf(error, sizeof error, "%s", ul_last_error());
+  bool computed = false;
+  if (!s) {
+    s = compute_check(dev);
+    computed = !s;
+    if (s == UL_ERR_INTERNAL) ul_clear_error();
+  }
+  if (s) snprintf(error, sizeof error, "%s", ul_last_error()[0] ? ul_last_error() : "the compute check gave wrong results");
   bool ok = s == UL_OK;
   if (ok)
     verdict = ai.type == UL_ADAPTER_CPU
@@ -59,6 +99,8 @@ int cmd_doctor(int argc, char **argv) {
                   : "usable: GPU adapter";
   else if (s == UL_ERR_NO_IMPLEMENTATION)
     verdict = "unusable: no webgpu.h implementation; run `make deps` or set UNLOST_WEBGPU_LIB";
+  else if (dev && !computed)
+    verdict = "unusable: the adapter runs work but gives wrong results (a Null backend?)";
   else if (s == UL_ERR_NO_ADAPTER)
     verdict = "unusable: no adapter; install a Vulkan driver (Debian 12: mesa-vulkan-drivers "
               "from bookworm-backports, as `make deps` does)";
@@ -70,9 +112,9 @@ int cmd_doctor(int argc, char **argv) {
     cli_json_string(stdout, ul_version());
     printf(",\"implementation\":");
     cli_json_string(stdout, ei.implementation ? ei.implementation : lib);
-    printf(",\"force_loss\":%s,\"inject_error\":%s,\"timed_wait\":%s",
+    printf(",\"force_loss\":%s,\"inject_error\":%s,\"timed_wait\":%s,\"compute_check\":%s",
            ei.force_loss ? "true" : "false", ei.inject_error ? "true" : "false",
-           ei.timed_wait ? "true" : "false");
+           ei.timed_wait ? "true" : "false", computed ? "true" : "false");
     if (dev) {
       printf(",\"adapter\":{\"name\":");
       cli_json_string(stdout, ai.name);
@@ -121,6 +163,7 @@ int cmd_doctor(int argc, char **argv) {
       printf("force loss      %s\n", ei.force_loss ? "available (wgpuDeviceForceLoss)" : "not available");
       printf("inject error    %s\n", ei.inject_error ? "available (wgpuDeviceInjectError)" : "not available");
     }
+    if (dev) printf("compute check   %s\n", computed ? "passed (a dispatch gave the right numbers)" : "FAILED");
     if (!ok) printf("error           %s: %s\n", ul_status_name(s), error);
     printf("verdict         %s\n", verdict);
   }
