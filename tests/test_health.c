@@ -1,3 +1,4 @@
+// ctest-labels: threads
 /* The health monitor: breaker transitions under a fake clock, the window, late
  * attribution, the watchdog, the histogram's error bound, and the metrics
  * exposition checked by a strict Prometheus parser. */

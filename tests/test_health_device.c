@@ -1,3 +1,4 @@
+// ctest-labels: threads
 /* The health monitor on a real device: validation errors do not make it
  * sick; a high loss rate opens the breaker, the work moves to the fallback
  * adapter, and returns to the GPU when losses stop — with correct output. */

@@ -1,3 +1,4 @@
+// ctest-labels: threads
 /* `unlost serve`: the real CLI started as a child process, asked over a
  * loopback socket with a minimal HTTP/1.0 client (only the server uses a
  * maintained HTTP library). A clean run must become ready, expose metrics

@@ -1,3 +1,4 @@
+// ctest-labels: threads
 /* Status codes, names and the per-thread error chain. */
 #include "internal.h"
 #include "ul_test.h"
