@@ -79,23 +79,10 @@ static ul_status fill_chunk(const ul__fill *src, uint64_t src_offset, uint8_t *d
 #define UL__UP_CHUNK (32ull << 20)
 #define UL__DOWN_MAX (64ull << 20)
 
-typedef struct map_wait {
-  _Atomic bool done;
-  uint32_t status;
-} map_wait;
-
-static void on_map(uint32_t status, WGPUStringView message, void *u1, void *u2) {
-  UL__UNUSED(message);
-  UL__UNUSED(u2);
-  map_wait *m = u1;
-  m->status = status;
-  atomic_store(&m->done, true);
-}
-
 typedef struct up_slot {
   WGPUBuffer buf;
   bool mapped;        /* mapped for writing now */
-  map_wait *pending;  /* a map requested after its last copy */
+  ul__map_wait *pending; /* a map requested after its last copy */
   WGPUFuture future;
 } up_slot;
 
@@ -213,7 +200,7 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
     }
     WGPUBufferMapCallbackInfo mc = {0};
     mc.mode = WGPUCallbackMode_WaitAnyOnly;
-    mc.callback = on_map;
+    mc.callback = ul__on_map;
     mc.userdata1 = slot->pending;
     slot->future = w->BufferMapAsync(slot->buf, WGPUMapMode_Write, 0, (size_t)UL__UP_CHUNK, mc);
     done += n;

@@ -36,13 +36,7 @@ ul_status ul__buffer_create_native(ul_device *d, ul__obj *o) {
 }
 
 /* ---- waiting for maps ---- */
-typedef struct ul__map_wait {
-  _Atomic bool done;
-  uint32_t status;
-  char message[256];
-} ul__map_wait;
-
-static void on_map(uint32_t status, WGPUStringView message, void *u1, void *u2) {
+void ul__on_map(uint32_t status, WGPUStringView message, void *u1, void *u2) {
   UL__UNUSED(u2);
   ul__map_wait *m = u1;
   m->status = status;
@@ -56,7 +50,7 @@ ul_status ul__wait_map(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, si
   if (!m) return ul__fail(UL_ERR_OUT_OF_MEMORY, "map: out of host memory");
   WGPUBufferMapCallbackInfo cb = {0};
   cb.mode = WGPUCallbackMode_WaitAnyOnly;
-  cb.callback = on_map;
+  cb.callback = ul__on_map;
   cb.userdata1 = m;
   WGPUFuture f = d->wgpu->BufferMapAsync(b, mode, off, size, cb);
   ul_status s = ul__env_wait(d->env, d->instance, f, &m->done, tmo);

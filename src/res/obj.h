@@ -156,6 +156,9 @@ ul_status ul__obj_create_native(ul_device *d, ul__obj *o);
 /* The same without error scopes: the caller holds one scope around many
  * creations (the rebuild). Sets o->epoch when an object was returned. */
 ul_status ul__obj_create_native_unscoped(ul_device *d, ul__obj *o);
+/* Finishes a create whose descriptor was copied into `o` (pending): the
+ * native object with retries, the tracker's record; frees `o` on failure. */
+ul_status ul__obj_finish(ul_device *d, ul__obj *o, uint32_t *out);
 /* Tracker bookkeeping around a create. */
 ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated);
 
@@ -186,6 +189,15 @@ ul_status ul__buffer_download(ul_device *d, ul__obj *o, uint64_t offset, void *d
 uint64_t ul__queue_submit(ul_device *d, WGPUCommandBuffer cb);
 /* Waits until the queue finished everything submitted so far. */
 ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns);
+/* A map's outcome, written by ul__on_map (a WGPUBufferMapCallback whose
+ * userdata1 is the record). Heap-allocated by whoever maps: a callback may
+ * outlive a wait that timed out. */
+typedef struct ul__map_wait {
+  _Atomic bool done;
+  uint32_t status;
+  char message[256];
+} ul__map_wait;
+void ul__on_map(uint32_t status, WGPUStringView message, void *u1, void *u2);
 /* Waits for a map started with WaitAnyOnly. */
 ul_status ul__wait_map(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
                        uint64_t timeout_ns);

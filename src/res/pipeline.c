@@ -130,30 +130,6 @@ ul_status ul__bind_group_create_native(ul_device *d, ul__obj *o) {
   return UL_OK;
 }
 
-/* Creates an object whose descriptor was copied into `o`: native, tracker. */
-static ul_status finish_create(ul_device *d, ul__obj *o, uint32_t *out) {
-  ul_status s;
-  bool retried = false;
-  for (int attempt = 0;; attempt++) {
-    s = ul__obj_create_native(d, o);
-    if (UL__RETRY_ONCE(s) && !retried) {
-      retried = true;
-      continue;
-    }
-    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
-    if ((s = ul__device_recover_locked(d))) break;
-  }
-  if (!s) s = ul__obj_track(d, o, 0, false);
-  if (s) {
-    ul__obj_release_native(d, o);
-    ul__obj_free(d, o);
-    return s;
-  }
-  o->pending = false;
-  *out = o->id;
-  return UL_OK;
-}
-
 ul_status ul_shader_create_at(ul_device *d, const ul_shader_desc *desc, ul_shader *out,
                               const ul_site *site) {
   if (out) out->id = 0;
@@ -170,7 +146,7 @@ ul_status ul_shader_create_at(ul_device *d, const ul_shader_desc *desc, ul_shade
       ul__obj_free(d, o);
       s = ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
     } else {
-      s = finish_create(d, o, &out->id);
+      s = ul__obj_finish(d, o, &out->id);
       /* A validation error on a shader module is a compile error. */
       if (s == UL_ERR_VALIDATION) {
         char msg[2048];
@@ -209,7 +185,7 @@ ul_status ul_bind_group_layout_create_at(ul_device *d, const ul_bind_group_layou
     o->pending = true;
     o->u.bgl.desc = *desc;
     o->u.bgl.desc.label = NULL;
-    s = finish_create(d, o, &out->id);
+    s = ul__obj_finish(d, o, &out->id);
   }
   ul__device_unlock(d);
   return s;
@@ -233,7 +209,7 @@ ul_status ul_pipeline_layout_create_at(ul_device *d, const ul_pipeline_layout_de
     o->pending = true;
     o->u.pl.desc = *desc;
     o->u.pl.desc.label = NULL;
-    s = finish_create(d, o, &out->id);
+    s = ul__obj_finish(d, o, &out->id);
   }
   ul__device_unlock(d);
   return s;
@@ -269,7 +245,7 @@ ul_status ul_compute_pipeline_create_at(ul_device *d, const ul_compute_pipeline_
       ul__obj_free(d, o);
       s = ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
     } else {
-      s = finish_create(d, o, &out->id);
+      s = ul__obj_finish(d, o, &out->id);
     }
   }
   ul__device_unlock(d);
@@ -304,7 +280,7 @@ ul_status ul_bind_group_create_at(ul_device *d, const ul_bind_group_desc *desc, 
     o->pending = true;
     o->u.bg.desc = *desc;
     o->u.bg.desc.label = NULL;
-    s = finish_create(d, o, &out->id);
+    s = ul__obj_finish(d, o, &out->id);
   }
   ul__device_unlock(d);
   return s;

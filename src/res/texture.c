@@ -309,17 +309,10 @@ ul_status ul_texture_view_create_at(ul_device *d, const ul_texture_view_desc *de
   ul__obj *t, *o = NULL;
   if (!(s = ul__obj_get(d, desc->texture.id, UL__OBJ_TEXTURE, "create texture view", &t)) &&
       !(s = ul__obj_new(d, UL__OBJ_VIEW, desc->label, site, &o))) {
+    o->pending = true;
     o->u.view.desc = *desc;
     o->u.view.desc.label = NULL;
-    s = ul__obj_create_native(d, o);
-    if (UL__RETRY_ONCE(s)) s = ul__obj_create_native(d, o);
-    if (!s) s = ul__obj_track(d, o, 0, false);
-    if (s) {
-      ul__obj_release_native(d, o);
-      ul__obj_free(d, o);
-    } else {
-      *out = (ul_texture_view){o->id};
-    }
+    s = ul__obj_finish(d, o, &out->id);
   }
   ul__device_unlock(d);
   return s ? ul__wrap(s, "create texture view") : UL_OK;
@@ -352,17 +345,10 @@ ul_status ul_sampler_create_at(ul_device *d, const ul_sampler_desc *desc, ul_sam
   if (s) return ul__wrap(s, "create sampler");
   ul__obj *o = NULL;
   if (!(s = ul__obj_new(d, UL__OBJ_SAMPLER, desc->label, site, &o))) {
+    o->pending = true;
     o->u.smp.desc = *desc;
     o->u.smp.desc.label = NULL;
-    s = ul__obj_create_native(d, o);
-    if (UL__RETRY_ONCE(s)) s = ul__obj_create_native(d, o);
-    if (!s) s = ul__obj_track(d, o, 0, false);
-    if (s) {
-      ul__obj_release_native(d, o);
-      ul__obj_free(d, o);
-    } else {
-      *out = (ul_sampler){o->id};
-    }
+    s = ul__obj_finish(d, o, &out->id);
   }
   ul__device_unlock(d);
   return s ? ul__wrap(s, "create sampler") : UL_OK;
