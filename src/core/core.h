@@ -90,7 +90,9 @@ struct ul_device {
   int hev_count;
   uint64_t last_watchdog_ns;
   bool moved_for_health;       /* on the fallback because the GPU was BROKEN */
-  _Atomic bool evict_requested;
+  /* Bumped when the health monitor asks for eviction (memory pressure):
+   * each buffer pool empties its free list when it sees a new value. */
+  _Atomic uint32_t evict_generation;
   struct ul__tracker *tracker; /* accounting (src/track) */
 };
 

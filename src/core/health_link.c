@@ -29,7 +29,7 @@ static void on_health_event(void *user, const ul__health_event *ev) {
 
 static void on_evict(void *user) {
   ul_device *d = user;
-  atomic_store(&d->evict_requested, true);
+  atomic_fetch_add(&d->evict_generation, 1);
 }
 
 ul_status ul__device_health_init(ul_device *d) {

@@ -1,5 +1,5 @@
 /* A buffer pool with power-of-two size classes, and a ring of slices. */
-#include "internal.h"
+#include "core/core.h"
 
 #define UL__POOL_CLASSES 40 /* 256 B .. 128 TiB */
 
@@ -16,6 +16,7 @@ struct ul_buffer_pool {
   pool_entry *e;
   uint32_t count, cap;
   uint64_t free_bytes;
+  uint32_t evict_seen;     /* the device's evict_generation last acted on */
 };
 
 static uint64_t class_size(uint64_t size) {
@@ -38,6 +39,7 @@ ul_status ul_buffer_pool_create(ul_device *d, const ul_buffer_pool_desc *desc, u
   p->desc.label = p->label;
   if (!p->desc.max_free_bytes) p->desc.max_free_bytes = 64ull << 20;
   p->device = d;
+  p->evict_seen = atomic_load(&d->evict_generation);
   *out = p;
   return UL_OK;
 }
@@ -47,6 +49,12 @@ ul_status ul_buffer_pool_acquire(ul_buffer_pool *p, uint64_t size, ul_buffer *ou
   out->id = 0;
   if (size == 0) return ul__fail(UL_ERR_INVALID_ARGUMENT, "pool acquire: size 0");
   uint64_t cs = class_size(size);
+  /* Out-of-memory was reported: give back what is not in use first. */
+  uint32_t gen = atomic_load(&p->device->evict_generation);
+  if (gen != p->evict_seen) {
+    p->evict_seen = gen;
+    ul_buffer_pool_trim(p);
+  }
   for (uint32_t i = 0; i < p->count; i++) {
     if (!p->e[i].in_use && p->e[i].size == cs) {
       p->e[i].in_use = true;
