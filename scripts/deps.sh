@@ -57,6 +57,13 @@ if [ -n "$missing" ] || ! mesa_ok; then
   fi
 fi
 
+# npm (to install the pinned Dawn) when the machine has none.
+if ! command -v npm >/dev/null 2>&1; then
+  echo "deps: installing npm"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq npm >/dev/null
+fi
+
 # Dawn, pinned by version and integrity in package-lock.json.
 lib="$here/third_party/dawn/node_modules/bun-webgpu-linux-x64/libwebgpu_wrapper.so"
 if [ ! -f "$lib" ]; then
