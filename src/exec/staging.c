@@ -10,7 +10,7 @@
 /* ---- filling a mapped chunk with several threads ----
  * Host memory and the page cache feed PCIe faster than one core copies, so
  * large chunks are split over a few threads. */
-#define UL__FILL_THREADS_MAX 8
+#define UL__FILL_THREADS_MAX 16
 #define UL__FILL_MIN_PER_THREAD (4ull << 20)
 
 typedef struct fill_job {
@@ -44,10 +44,12 @@ static void *fill_thread(void *arg) {
   return NULL;
 }
 
+/* Threads: $UNLOST_FILL_THREADS (1..16), else the online CPUs, at most 8. */
 static int fill_threads(void) {
   static int n;
   if (!n) {
-    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *e = getenv("UNLOST_FILL_THREADS");
+    long c = e && atol(e) > 0 ? atol(e) : UL__MIN(sysconf(_SC_NPROCESSORS_ONLN), 8);
     n = c < 1 ? 1 : c > UL__FILL_THREADS_MAX ? UL__FILL_THREADS_MAX : (int)c;
   }
   return n;
@@ -76,7 +78,17 @@ static ul_status fill_chunk(const ul__fill *src, uint64_t src_offset, uint8_t *d
 }
 
 #define UL__UP_SLOTS 4
-#define UL__UP_CHUNK (32ull << 20)
+/* Chunk size: $UNLOST_STAGING_CHUNK_MB (1..256), else 32 MiB. */
+static uint64_t up_chunk(void) {
+  static uint64_t c;
+  if (!c) {
+    const char *e = getenv("UNLOST_STAGING_CHUNK_MB");
+    long mb = e ? atol(e) : 0;
+    c = (uint64_t)(mb >= 1 && mb <= 256 ? mb : 32) << 20;
+  }
+  return c;
+}
+#define UL__UP_CHUNK up_chunk()
 #define UL__DOWN_MAX (64ull << 20)
 
 typedef struct up_slot {
