@@ -44,12 +44,12 @@ static void *fill_thread(void *arg) {
   return NULL;
 }
 
-/* Threads: $UNLOST_FILL_THREADS (1..16), else the online CPUs, at most 8. */
+/* Threads: $UNLOST_FILL_THREADS (1..16), else the online CPUs, at most 16. */
 static int fill_threads(void) {
   static int n;
   if (!n) {
     const char *e = getenv("UNLOST_FILL_THREADS");
-    long c = e && atol(e) > 0 ? atol(e) : UL__MIN(sysconf(_SC_NPROCESSORS_ONLN), 8);
+    long c = e && atol(e) > 0 ? atol(e) : UL__MIN(sysconf(_SC_NPROCESSORS_ONLN), 16);
     n = c < 1 ? 1 : c > UL__FILL_THREADS_MAX ? UL__FILL_THREADS_MAX : (int)c;
   }
   return n;
@@ -78,21 +78,29 @@ static ul_status fill_chunk(const ul__fill *src, uint64_t src_offset, uint8_t *d
 }
 
 #define UL__UP_SLOTS 4
-/* Chunk size: $UNLOST_STAGING_CHUNK_MB (1..256), else 32 MiB. */
-static uint64_t up_chunk(void) {
-  static uint64_t c;
-  if (!c) {
+/* Chunk size for an upload of `size` bytes: an eighth of it, a power of two
+ * from 16 to 128 MiB (on an H200, 1 GiB restores at 13-18 GB/s in 16-64 MiB
+ * chunks and at 28-29 GB/s in 128 MiB ones: docs/bench/h200/restore-sweep.txt),
+ * or $UNLOST_STAGING_CHUNK_MB (1..256). Slots above 32 MiB are given back
+ * after the upload, so only small ones stay mapped between uploads. */
+#define UL__KEEP_CHUNK (32ull << 20)
+static uint64_t up_chunk(uint64_t size) {
+  static long forced = -1;
+  if (forced < 0) {
     const char *e = getenv("UNLOST_STAGING_CHUNK_MB");
     long mb = e ? atol(e) : 0;
-    c = (uint64_t)(mb >= 1 && mb <= 256 ? mb : 32) << 20;
+    forced = mb >= 1 && mb <= 256 ? mb : 0;
   }
+  if (forced) return (uint64_t)forced << 20;
+  uint64_t c = 16ull << 20;
+  while (c < (128ull << 20) && c * 8 < size) c <<= 1;
   return c;
 }
-#define UL__UP_CHUNK up_chunk()
 #define UL__DOWN_MAX (64ull << 20)
 
 typedef struct up_slot {
   WGPUBuffer buf;
+  uint64_t size;
   bool mapped;        /* mapped for writing now */
   ul__map_wait *pending; /* a map requested after its last copy */
   WGPUFuture future;
@@ -160,18 +168,21 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
   ul__staging *st;
   ul_status s = staging(d, &st);
   if (s) return s;
+  const uint64_t chunk = up_chunk(size);
   for (uint64_t done = 0; done < size;) {
-    uint64_t n = UL__MIN(UL__UP_CHUNK, size - done);
+    uint64_t n = UL__MIN(chunk, size - done);
     up_slot *slot = &st->up[st->next];
     st->next = (st->next + 1) % UL__UP_SLOTS;
+    if (slot->buf && slot->size != chunk) slot_release(d, slot);
     if (!slot->buf) {
       WGPUBufferDescriptor bd = {0};
       bd.label = ul__sv("unlost staging");
       bd.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
-      bd.size = UL__UP_CHUNK;
+      bd.size = chunk;
       bd.mappedAtCreation = 1;
       slot->buf = w->DeviceCreateBuffer(d->device, &bd);
       if (!slot->buf) return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: no staging buffer");
+      slot->size = chunk;
       slot->mapped = true;
     } else if (!slot->mapped) {
       /* Its last copy must be done before it is written again. */
@@ -214,9 +225,12 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
     mc.mode = WGPUCallbackMode_WaitAnyOnly;
     mc.callback = ul__on_map;
     mc.userdata1 = slot->pending;
-    slot->future = w->BufferMapAsync(slot->buf, WGPUMapMode_Write, 0, (size_t)UL__UP_CHUNK, mc);
+    slot->future = w->BufferMapAsync(slot->buf, WGPUMapMode_Write, 0, (size_t)chunk, mc);
     done += n;
   }
+  if (chunk > UL__KEEP_CHUNK)
+    for (int i = 0; i < UL__UP_SLOTS; i++)
+      if (st->up[i].size > UL__KEEP_CHUNK) slot_release(d, &st->up[i]);
   return UL_OK;
 }
 
