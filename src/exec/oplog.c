@@ -1,6 +1,7 @@
 /* The operation log: writes and submissions since the last checkpoint, in
  * queue order, replayed after a rebuild. */
 #include "exec/oplog.h"
+#include "exec/staging.h"
 
 typedef struct ul__entry {
   bool is_write;
@@ -146,7 +147,10 @@ ul_status ul__oplog_replay(ul_device *d) {
 ul_status ul__oplog_checkpoint(ul_device *d) {
   ul__oplog *l = d->res->log;
   ul__res *r = d->res;
-  if (l->count == 0) return UL_OK;
+  if (l->count == 0) {
+    ul__staging_trim(d);
+    return UL_OK;
+  }
   ul_status s = UL_OK;
   for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
     ul__obj *o = r->slots[i];
@@ -170,6 +174,7 @@ ul_status ul__oplog_checkpoint(ul_device *d) {
   }
   truncate_log(l);
   ul__obj_free_deferred(d);
+  ul__staging_trim(d);
   l->checkpoints++;
   return UL_OK;
 }

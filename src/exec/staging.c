@@ -81,8 +81,9 @@ static ul_status fill_chunk(const ul__fill *src, uint64_t src_offset, uint8_t *d
 /* Chunk size for an upload of `size` bytes: an eighth of it, a power of two
  * from 16 to 128 MiB (on an H200, 1 GiB restores at 13-18 GB/s in 16-64 MiB
  * chunks and at 28-29 GB/s in 128 MiB ones: docs/bench/h200/restore-sweep.txt),
- * or $UNLOST_STAGING_CHUNK_MB (1..256). Slots above 32 MiB are given back
- * after the upload, so only small ones stay mapped between uploads. */
+ * or $UNLOST_STAGING_CHUNK_MB (1..256). Slots above 32 MiB are given back at
+ * the next checkpoint or rebuild (ul__staging_trim), so that back-to-back
+ * large uploads reuse them but they do not stay pinned for long. */
 #define UL__KEEP_CHUNK (32ull << 20)
 static uint64_t up_chunk(uint64_t size) {
   static long forced = -1;
@@ -124,6 +125,13 @@ static void slot_release(ul_device *d, up_slot *s) {
   }
   d->wgpu->BufferRelease(s->buf);
   memset(s, 0, sizeof *s);
+}
+
+void ul__staging_trim(ul_device *d) {
+  ul__staging *st = d->res ? d->res->staging : NULL;
+  if (!st || st->epoch != d->epoch) return;
+  for (int i = 0; i < UL__UP_SLOTS; i++)
+    if (st->up[i].size > UL__KEEP_CHUNK) slot_release(d, &st->up[i]);
 }
 
 void ul__staging_release(ul_device *d) {
@@ -228,9 +236,6 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
     slot->future = w->BufferMapAsync(slot->buf, WGPUMapMode_Write, 0, (size_t)chunk, mc);
     done += n;
   }
-  if (chunk > UL__KEEP_CHUNK)
-    for (int i = 0; i < UL__UP_SLOTS; i++)
-      if (st->up[i].size > UL__KEEP_CHUNK) slot_release(d, &st->up[i]);
   return UL_OK;
 }
 

@@ -23,6 +23,8 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
 /* A MapRead|CopyDst buffer of at least `size` bytes: the device's reused
  * one, or (*temporary) a new one the caller releases. Under d->mu. */
 ul_status ul__staging_read_buffer(ul_device *d, uint64_t size, WGPUBuffer *out, bool *temporary);
+/* Gives back the large staging buffers (checkpoints, after a rebuild). */
+void ul__staging_trim(ul_device *d);
 /* Releases the staging buffers (device destroy, rebuild). */
 void ul__staging_release(ul_device *d);
 

@@ -129,6 +129,7 @@ ul_status ul__res_rebuild(ul_device *d, uint64_t old_epoch) {
     if (r->slots[i] && r->slots[i]->destroyed) ul__obj_release_native(d, r->slots[i]);
   if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost again during rebuild");
   if (!s) r->rebuilds++;
+  ul__staging_trim(d);
   return s;
 }
 
