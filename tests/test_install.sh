@@ -109,8 +109,11 @@ for p in "${progs[@]}"; do
   run "$tmp/consumer/build/$name" "$name"
   run "$tmp/consumer/build/${name}_static" "$name"
 done
-ldd "$tmp/consumer/build/install_smoke" | grep -q "$libdir/libunlost.so" \
-  || fail "unlost::unlost did not link the installed libunlost.so"
+# ldd to a file first: grep -q quits at the first match, and under pipefail
+# the SIGPIPE that ldd may then get would fail the check at random.
+ldd "$tmp/consumer/build/install_smoke" >"$tmp/ldd.txt" || fail "ldd install_smoke"
+grep -q "$libdir/libunlost.so" "$tmp/ldd.txt" \
+  || { cat "$tmp/ldd.txt"; fail "unlost::unlost did not link the installed libunlost.so"; }
 
 step "the installed CLI"
 "$prefix/bin/unlost" --version
