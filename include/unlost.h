@@ -408,9 +408,14 @@ UL_API void ul_device_set_recovery_wait(ul_device *device, uint32_t ms);
 
 
 /* ---- resources -------------------------------------------------------------
- * Handles are values: a slot index, a generation and a device tag in 32
- * bits. A zero, stale, destroyed or other device's handle is answered with
- * UL_ERR_INVALID_HANDLE (and the call site is logged), never a crash. */
+ * Handles are values: a slot index (20 bits), a generation (8 bits) and a
+ * device tag (4 bits) in 32 bits. A zero, stale, destroyed or other device's
+ * handle is answered with UL_ERR_INVALID_HANDLE (and the misuse is logged
+ * with the call that made it), never a crash. Limits of the scheme: freed
+ * slots are reused oldest first, so a stale handle can only alias a new
+ * object after its slot was reused 256 times; devices are told apart by 15
+ * tags, so a handle of another device is recognised as foreign only while
+ * fewer than 16 devices were created after it. */
 /* A buffer (ul_buffer_create). */
 typedef struct ul_buffer { uint32_t id; /* 0: none */ } ul_buffer;
 /* A texture (ul_texture_create). */
