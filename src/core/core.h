@@ -90,6 +90,7 @@ struct ul_device {
   int hev_count;
   uint64_t last_watchdog_ns;
   bool moved_for_health;       /* on the fallback because the GPU was BROKEN */
+  _Atomic uint64_t last_submit_serial; /* newest submission the monitor follows */
   /* Bumped when the health monitor asks for eviction (memory pressure):
    * each buffer pool empties its free list when it sees a new value. */
   _Atomic uint32_t evict_generation;
@@ -148,7 +149,9 @@ ul_status ul__device_health_gate(ul_device *d);
 void ul__device_health_loss(ul_device *d);
 void ul__device_health_recovered(ul_device *d, double seconds);
 void ul__device_health_submitted(ul_device *d, uint64_t serial, bool first_use);
-void ul__device_health_error(ul_device *d, ul_status s);
+/* An error from an error scope (late=false: the call that made it knows
+ * it), or one that arrived late through the uncaptured-error callback. */
+void ul__device_health_error(ul_device *d, ul_status s, bool late);
 void ul__device_health_read(ul_device *d, ul_status s, uint64_t latency_ns);
 /* Moves queued health events into the device's event list (under d->mu). */
 void ul__device_health_events(ul_device *d);

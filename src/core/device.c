@@ -63,7 +63,8 @@ static void on_uncaptured_error(WGPUDevice const *device, uint32_t type, WGPUStr
     atomic_fetch_add(&d->uncaptured_errors, 1);
     ul__device_health_error(d, type == WGPUErrorType_OutOfMemory ? UL_ERR_OUT_OF_MEMORY
                                : type == WGPUErrorType_Validation ? UL_ERR_VALIDATION
-                                                                  : UL_ERR_INTERNAL);
+                                                                  : UL_ERR_INTERNAL,
+                            true);
   }
   pthread_mutex_unlock(&g_lost_mu);
   ul__log(UL__LOG_WARN, "uncaptured WebGPU error (type %u): %s", type, msg);

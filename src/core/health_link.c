@@ -108,12 +108,25 @@ void ul__device_health_recovered(ul_device *d, double seconds) {
   if (d->recovery_hist) ul__prom_hist_observe(d->recovery_hist, seconds);
 }
 
-void ul__device_health_error(ul_device *d, ul_status s) {
+void ul__device_health_error(ul_device *d, ul_status s, bool late) {
   if (!d->health) return;
   ul__health_outcome o = s == UL_ERR_OUT_OF_MEMORY ? UL__HEALTH_OUT_OF_MEMORY
                          : s == UL_ERR_VALIDATION || s == UL_ERR_SHADER_COMPILE ? UL__HEALTH_VALIDATION
                                                                                 : UL__HEALTH_INTERNAL;
-  ul__health_record(d->health, UL__HEALTH_OP_WRITE, UL__HEALTH_FIRST_USE, o, 0, UL__HEALTH_NOW, NULL);
+  /* An error that arrives late (submissions run without error scopes) is
+   * the newest unfinished submission's outcome when there is one; else it
+   * is counted on its own. */
+  uint64_t serial = late ? atomic_load(&d->last_submit_serial) : 0;
+  /* The monitor reports a serial that is no longer pending through the
+   * thread's error, which must stay the caller's: keep it aside. */
+  ul_status keep_status = ul_last_status();
+  char keep[2048];
+  snprintf(keep, sizeof keep, "%s", ul_last_error());
+  bool attributed = serial && !ul__health_end(d->health, serial, o, UL__HEALTH_NOW, NULL);
+  if (!attributed)
+    ul__health_record(d->health, UL__HEALTH_OP_WRITE, UL__HEALTH_FIRST_USE, o, 0, UL__HEALTH_NOW, NULL);
+  if (keep_status) ul__fail(keep_status, "%s", keep);
+  else ul_clear_error();
 }
 
 void ul__device_health_read(ul_device *d, ul_status s, uint64_t latency_ns) {
@@ -160,6 +173,7 @@ void ul__device_health_submitted(ul_device *d, uint64_t serial, bool first_use) 
   }
   r->ctx = ul__native_ctx_ref(d);
   r->serial = serial;
+  atomic_store(&d->last_submit_serial, serial);
   WGPUQueueWorkDoneCallbackInfo cb = {0};
   cb.mode = WGPUCallbackMode_AllowSpontaneous;
   cb.callback = on_submit_done;

@@ -62,7 +62,7 @@ ul_status ul__scope_pop(ul_device *d, const char *what) {
       for (char *c = p[i]->message; *c; c++)
         if (*c == '\n' || *c == '\r') *c = ' ';
       result = ul__fail(st, "%s: %s", what, p[i]->message);
-      ul__device_health_error(d, st);
+      ul__device_health_error(d, st, false);
     }
     free(p[i]);
   }
