@@ -21,7 +21,6 @@ struct ul__chaos {
   pthread_mutex_t mu;
   _Atomic uint64_t calls;
   _Atomic uint64_t injected;
-  _Atomic bool paused;
   _Atomic int recovering;
   WGPUDevice device;
   WGPUInstance cpu_instance;
@@ -132,7 +131,6 @@ static void before_call(ul__chaos *c) {
    * never let recovery finish. */
   if (atomic_load(&c->recovering) > 0) return;
   uint64_t n = atomic_fetch_add(&c->calls, 1) + 1;
-  if (atomic_load(&c->paused)) return;
   fault_kind todo[4];
   int ntodo = 0;
   pthread_mutex_lock(&c->mu);
@@ -173,7 +171,6 @@ static void before_call(ul__chaos *c) {
 }
 
 static bool take(ul__chaos *c, uint32_t *counter) {
-  if (atomic_load(&c->paused)) return false;
   pthread_mutex_lock(&c->mu);
   bool fail = *counter > 0;
   if (fail && *counter != UL__FAIL_ALL) (*counter)--;
@@ -309,10 +306,6 @@ void ul__chaos_set_cpu_instance(ul__chaos *c, WGPUInstance inst) {
 
 uint64_t ul__chaos_calls(const ul__chaos *c) { return c ? atomic_load(&c->calls) : 0; }
 uint64_t ul__chaos_injected(const ul__chaos *c) { return c ? atomic_load(&c->injected) : 0; }
-void ul__chaos_pause(ul__chaos *c, bool paused) {
-  if (c) atomic_store(&c->paused, paused);
-}
-
 ul_status ul__chaos_reschedule(ul__chaos *c, const char *spec) {
   ul__chaos tmp;
   memset(&tmp, 0, sizeof tmp);

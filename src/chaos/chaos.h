@@ -34,8 +34,6 @@ void ul__chaos_forget_device(ul__chaos *c, WGPUDevice device);
 uint64_t ul__chaos_calls(const ul__chaos *c);
 /* Faults injected so far. */
 uint64_t ul__chaos_injected(const ul__chaos *c);
-/* Stops injecting (calls are still counted). */
-void ul__chaos_pause(ul__chaos *c, bool paused);
 /* While a device recovers, its calls are neither counted nor faulted: a
  * schedule addresses the program's own work, and one denser than a
  * recovery could otherwise never let recovery finish. */

@@ -126,9 +126,6 @@ ul_status ul__device_recover_locked(ul_device *d);
 
 /* True when a loss was recorded and not yet processed (any thread). */
 bool ul__device_loss_pending(ul_device *d);
-/* Checks for a loss right after a WebGPU call that may have caused or
- * observed one; returns UL_ERR_DEVICE_LOST when the device is gone. */
-ul_status ul__device_check_lost(ul_device *d);
 
 /* The leaf lock that guards loss records and callback contexts, for the
  * callbacks of src/core/health_link.c. */
@@ -140,8 +137,9 @@ struct ul__native_ctx *ul__native_ctx_ref(ul_device *d);
 void ul__native_ctx_unref(struct ul__native_ctx *c);
 ul_device *ul__native_ctx_owner(struct ul__native_ctx *c, uint64_t *epoch);
 
-/* ul_device_checkpoint under d->mu (src/res/res.c). */
-ul_status ul_device_checkpoint_locked(ul_device *d);
+/* Moves a working device to the fallback adapter or back to the preferred
+ * one (one try; no change on failure). Under d->mu. */
+ul_status ul__device_move_locked(ul_device *d, bool to_fallback);
 /* Health (src/core/health_link.c). All but the first two under d->mu. */
 ul_status ul__device_health_init(ul_device *d);
 void ul__device_health_fini(ul_device *d);

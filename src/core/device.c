@@ -519,15 +519,8 @@ ul_status ul__device_enter_ex(ul_device *d, bool gate) {
   return UL_OK;
 }
 
-/* Health moves the device between adapters (health_link.c). */
-ul_status ul__device_move_locked(ul_device *d, bool to_fallback);
 ul_status ul__device_move_locked(ul_device *d, bool to_fallback) {
   return recover_locked(d, to_fallback ? UL__TO_FALLBACK : UL__TO_PRIMARY);
-}
-
-ul_status ul__device_check_lost(ul_device *d) {
-  if (!atomic_load(&d->lost)) return UL_OK;
-  return ul__fail(UL_ERR_DEVICE_LOST, "device '%s' was lost: %s", d->label, d->lost_message);
 }
 
 /* ---- public -------------------------------------------------------------------- */

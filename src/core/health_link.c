@@ -4,9 +4,8 @@
  * src/health/; this file is the device's side. */
 #include "core/core.h"
 #include "health/health.h"
+#include "exec/oplog.h"
 #include "res/obj.h"
-
-ul_status ul__device_move_locked(ul_device *d, bool to_fallback);
 
 static const double recovery_bounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
 
@@ -181,6 +180,13 @@ void ul__device_health_submitted(ul_device *d, uint64_t serial, bool first_use) 
   d->wgpu->QueueOnSubmittedWorkDone(d->queue, cb);
 }
 
+/* Takes the freshest state along (a checkpoint on the old device, whose
+ * failure only means a longer replay), then moves. */
+static ul_status checkpoint_and_move(ul_device *d, bool to_fallback) {
+  if (ul__oplog_checkpoint(d)) ul__log(UL__LOG_INFO, "checkpoint before moving: %s", ul_last_error());
+  return ul__device_move_locked(d, to_fallback);
+}
+
 ul_status ul__device_health_gate(ul_device *d) {
   uint64_t now = ul__now_ns();
   if (now - d->last_watchdog_ns > 50000000ull) {
@@ -214,9 +220,7 @@ ul_status ul__device_health_gate(ul_device *d) {
   }
   if (dec == UL__HEALTH_REJECT) {
     if (!d->on_fallback && d->desc.power != UL_POWER_FALLBACK_ONLY) {
-      /* Take the freshest state along, then move. */
-      if (ul_device_checkpoint_locked(d)) ul__log(UL__LOG_INFO, "checkpoint before moving: %s", ul_last_error());
-      if (ul__device_move_locked(d, true)) {
+      if (checkpoint_and_move(d, true)) {
         ul__log(UL__LOG_WARN, "device '%s' is BROKEN and could not move to the fallback: %s", d->label,
                 ul_last_error());
       } else {
@@ -228,8 +232,7 @@ ul_status ul__device_health_gate(ul_device *d) {
   /* PROBE: on the fallback because of the breaker, the probe is the move
    * back; its outcome decides. */
   if (d->moved_for_health && d->on_fallback) {
-    if (ul_device_checkpoint_locked(d)) ul__log(UL__LOG_INFO, "checkpoint before moving: %s", ul_last_error());
-    ul_status s = ul__device_move_locked(d, false);
+    ul_status s = checkpoint_and_move(d, false);
     ul__health_record(d->health, UL__HEALTH_OP_SUBMIT, UL__HEALTH_FIRST_USE, s ? UL__HEALTH_LOSS : UL__HEALTH_OK,
                       0, UL__HEALTH_NOW, NULL);
     if (!s) d->moved_for_health = false;

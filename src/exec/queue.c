@@ -222,7 +222,6 @@ int ul_device_poll(ul_device *d) {
   return count;
 }
 
-void ul__queue_free_reads(ul_device *d);
 void ul__queue_free_reads(ul_device *d) {
   ul__read *r = d->res->reads;
   while (r) {

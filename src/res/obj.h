@@ -159,6 +159,14 @@ ul_status ul__obj_create_native_unscoped(ul_device *d, ul__obj *o);
 /* Finishes a create whose descriptor was copied into `o` (pending): the
  * native object with retries, the tracker's record; frees `o` on failure. */
 ul_status ul__obj_finish(ul_device *d, ul__obj *o, uint32_t *out);
+/* The destroy of objects with no contents (texture.c). */
+ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what);
+/* WebGPU's value of a ul_format; 0 for an unknown one (texture.c). */
+uint32_t ul__format_wgpu(ul_format f);
+/* A tag for a new device's handles, 1..15 (pool.c). */
+uint32_t ul__res_new_tag(void);
+/* Frees the asynchronous reads still queued (queue.c). */
+void ul__queue_free_reads(ul_device *d);
 /* Tracker bookkeeping around a create. */
 ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated);
 

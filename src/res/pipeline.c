@@ -2,9 +2,6 @@
  * groups: objects that hold no contents, only references. */
 #include "res/obj.h"
 
-uint32_t ul__format_wgpu(ul_format f);
-uint32_t ul__format_sample_type(ul_format f);
-ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what);
 
 ul_status ul__shader_create_native(ul_device *d, ul__obj *o) {
   WGPUShaderSourceWGSL src = {{NULL, WGPUSType_ShaderSourceWGSL}, ul__sv(o->u.sh.wgsl)};

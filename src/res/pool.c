@@ -35,7 +35,6 @@ ul__track_kind ul__obj_track_kind(ul__obj_kind k) {
   }
 }
 
-uint32_t ul__res_new_tag(void);
 uint32_t ul__res_new_tag(void) { return atomic_fetch_add(&g_next_tag, 1) % 15 + 1; }
 
 static ul_status grow(ul__res *r) {

@@ -4,8 +4,6 @@
 #include "exec/staging.h"
 #include "res/obj.h"
 
-uint32_t ul__res_new_tag(void);
-void ul__queue_free_reads(ul_device *d);
 
 ul_status ul__res_create(ul_device *d) {
   ul__res *r = calloc(1, sizeof *r);
@@ -211,8 +209,6 @@ ul_status ul_device_set_budget(ul_device *d, uint64_t bytes) {
   ul__device_unlock(d);
   return UL_OK;
 }
-
-ul_status ul_device_checkpoint_locked(ul_device *d) { return ul__oplog_checkpoint(d); }
 
 ul_status ul_device_checkpoint(ul_device *d) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "checkpoint: device is NULL");

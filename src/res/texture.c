@@ -4,31 +4,25 @@
 typedef struct format_info {
   uint32_t wgpu;
   uint32_t bytes;
-  uint32_t sample_type;
 } format_info;
 
 /* ul_format -> WebGPU format: the values of this Dawn's WGPUTextureFormat,
  * each measured against the implementation (docs/webgpu-abi.md). */
 static const format_info formats[UL_FORMAT_COUNT_] = {
-    [UL_FORMAT_R32_FLOAT] = {0x0C, 4, WGPUTextureSampleType_UnfilterableFloat},
-    [UL_FORMAT_R32_UINT] = {0x0D, 4, WGPUTextureSampleType_Uint},
-    [UL_FORMAT_RG32_FLOAT] = {0x1D, 8, WGPUTextureSampleType_UnfilterableFloat},
-    [UL_FORMAT_RGBA8_UNORM] = {0x12, 4, WGPUTextureSampleType_Float},
-    [UL_FORMAT_RGBA16_FLOAT] = {0x22, 8, WGPUTextureSampleType_Float},
-    [UL_FORMAT_RGBA32_FLOAT] = {0x23, 16, WGPUTextureSampleType_UnfilterableFloat},
-    [UL_FORMAT_RGBA32_UINT] = {0x24, 16, WGPUTextureSampleType_Uint},
-    [UL_FORMAT_R8_UNORM] = {0x01, 1, WGPUTextureSampleType_Float},
+    [UL_FORMAT_R32_FLOAT] = {0x0C, 4},
+    [UL_FORMAT_R32_UINT] = {0x0D, 4},
+    [UL_FORMAT_RG32_FLOAT] = {0x1D, 8},
+    [UL_FORMAT_RGBA8_UNORM] = {0x12, 4},
+    [UL_FORMAT_RGBA16_FLOAT] = {0x22, 8},
+    [UL_FORMAT_RGBA32_FLOAT] = {0x23, 16},
+    [UL_FORMAT_RGBA32_UINT] = {0x24, 16},
+    [UL_FORMAT_R8_UNORM] = {0x01, 1},
 };
 
 uint32_t ul_format_bytes(ul_format f) {
   return (unsigned)f < UL_FORMAT_COUNT_ ? formats[f].bytes : 0;
 }
-uint32_t ul__format_wgpu(ul_format f);
 uint32_t ul__format_wgpu(ul_format f) { return (unsigned)f < UL_FORMAT_COUNT_ ? formats[f].wgpu : 0; }
-uint32_t ul__format_sample_type(ul_format f);
-uint32_t ul__format_sample_type(ul_format f) {
-  return (unsigned)f < UL_FORMAT_COUNT_ ? formats[f].sample_type : 0;
-}
 
 ul_status ul__texture_create_native(ul_device *d, ul__obj *o) {
   const ul_texture_desc *t = &o->u.tex.desc;
@@ -318,8 +312,6 @@ ul_status ul_texture_view_create_at(ul_device *d, const ul_texture_view_desc *de
   return s ? ul__wrap(s, "create texture view") : UL_OK;
 }
 
-/* Destroy functions for objects with no contents share one shape. */
-ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what);
 ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "%s: device is NULL", what);
   if (!id) return UL_OK;
