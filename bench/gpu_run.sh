@@ -3,16 +3,8 @@
 # its Vulkan driver. Needs the Vulkan loader: the .deb files in .gl/ are
 # unpacked first (see docs/gpu.md). Writes one JSON file per figure to $OUT.
 set -uo pipefail
-OUT=${OUT:-bench/out}
-mkdir -p "$OUT"
-# The loader and the GL vendor-neutral libraries the NVIDIA ICD needs.
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
-export XDG_RUNTIME_DIR=/tmp UNLOST_LOG=error
+. "$(dirname "$0")/gpu_env.sh"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; uname -r; } > "$OUT/machine.txt" 2>&1
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUL_WERROR=OFF > "$OUT/build.log" 2>&1 &&
-  cmake --build build-gpu -j "$(nproc)" --target unlost_cli >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 B=build-gpu/unlost
 run() { local name=$1; shift; echo "== $name: $*"; "$@" > "$OUT/$name.json" 2> "$OUT/$name.err"; echo "rc=$?"; cat "$OUT/$name.json"; tail -3 "$OUT/$name.err"; }
 run doctor $B doctor --json
