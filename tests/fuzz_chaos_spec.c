@@ -131,6 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef UL_LIBFUZZER
+#include "fuzz_replay.h"
 /* ---- standalone driver: grammar + mutations for a bounded time ------------ */
 
 static uint64_t rnd(uint64_t *s) {
@@ -289,35 +290,6 @@ static size_t mutate(uint64_t *s, uint8_t *buf, size_t n) {
   return n;
 }
 
-static uint64_t replay_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  uint8_t *buf = malloc(1 << 20);
-  size_t n = buf ? fread(buf, 1, 1 << 20, f) : 0;
-  fclose(f);
-  if (buf) LLVMFuzzerTestOneInput(buf, n);
-  free(buf);
-  return buf ? 1 : 0;
-}
-
-/* Replays a file, or every file of a directory; a missing path is skipped. */
-static uint64_t replay(const char *path) {
-  struct stat st;
-  if (stat(path, &st) != 0) return 0;
-  if (!S_ISDIR(st.st_mode)) return replay_file(path);
-  DIR *d = opendir(path);
-  if (!d) return 0;
-  uint64_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] == '.') continue;
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-    n += replay_file(p);
-  }
-  closedir(d);
-  return n;
-}
 
 static void on_signal(int sig) {
   static const char msg[] = "fuzz_chaos_spec: fatal signal; input saved to crash-fuzz_chaos_spec-sig\n";
@@ -351,7 +323,7 @@ int main(int argc, char **argv) {
     else if (argv[i][0] == '-') {
       fprintf(stderr, "usage: %s [--seconds N] [--seed N] [FILE|DIR ...]\n", argv[0]);
       return 2;
-    } else replayed += replay(argv[i]);
+    } else replayed += fuzz_replay(argv[i], 0);
   }
   /* Fixed inputs: every documented item, and the edges. */
   static const char *const fixed[] = {

@@ -995,6 +995,7 @@ static void teardown(void) {
 }
 
 #ifndef UL_LIBFUZZER
+#include "fuzz_replay.h"
 /* ---- standalone driver: random programs and mutations, bounded time -------- */
 
 static uint64_t rnd(uint64_t *s) {
@@ -1050,36 +1051,6 @@ static size_t mutate(uint64_t *s, uint8_t *buf, size_t n) {
   return n;
 }
 
-static uint64_t replay_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  uint8_t *buf = malloc(1 << 20);
-  size_t n = buf ? fread(buf, 1, 1 << 20, f) : 0;
-  fclose(f);
-  if (!buf) return 0;
-  if (g_trace) fprintf(stderr, "replay %s (%zu bytes)\n", path, n);
-  LLVMFuzzerTestOneInput(buf, n);
-  free(buf);
-  return 1;
-}
-
-static uint64_t replay(const char *path) {
-  struct stat st;
-  if (stat(path, &st) != 0) return 0;
-  if (!S_ISDIR(st.st_mode)) return replay_file(path);
-  DIR *d = opendir(path);
-  if (!d) return 0;
-  uint64_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (e->d_name[0] == '.') continue;
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-    n += replay_file(p);
-  }
-  closedir(d);
-  return n;
-}
 
 static void on_signal(int sig) {
   static const char msg[] = "fuzz_descriptors: fatal signal or hang; input saved to crash-fuzz_descriptors-sig\n";
@@ -1129,7 +1100,7 @@ int main(int argc, char **argv) {
   uint64_t replayed = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--seconds") || !strcmp(argv[i], "--seed")) i++;
-    else if (argv[i][0] != '-') replayed += replay(argv[i]);
+    else if (argv[i][0] != '-') replayed += fuzz_replay(argv[i], g_trace);
   }
   printf("fuzz_descriptors: seed %llu, %.0f s, %llu replayed\n", (unsigned long long)seed, seconds,
          (unsigned long long)replayed);
