@@ -345,11 +345,16 @@ fail:
   cache_free(k);
 }
 
+/* Whether the cache still describes the list on the current device. */
+static bool cache_holds(ul_device *d, const ul_cmd *c) {
+  const ul__enc_cache *k = &c->cache;
+  return k->valid && k->version == c->version && k->epoch == d->epoch && k->destroys == d->res->destroys;
+}
+
 /* Encodes from the cache when it still holds (under d->mu). */
 static bool cache_encode(ul_device *d, ul_cmd *c, WGPUCommandBuffer *out) {
   ul__enc_cache *k = &c->cache;
-  if (!k->valid || k->version != c->version || k->epoch != d->epoch || k->destroys != d->res->destroys)
-    return false;
+  if (!cache_holds(d, c)) return false;
   const ul__wgpu *w = d->wgpu;
   WGPUCommandEncoderDescriptor ed = {NULL, ul__sv(c->label)};
   WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, &ed);
@@ -386,9 +391,11 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
   ul_status s = ul__device_enter(d);
   if (s) return ul__wrap(s, "submit");
   const char *what = c->label ? c->label : "";
-  /* The first use of a pipeline compiles it: kept out of latency windows. */
+  /* The first use of a pipeline compiles it: kept out of latency windows.
+   * A list whose encode cache holds was submitted before: none is new. */
   bool first_use = false;
-  for (uint32_t i = 0; i < c->count; i++) {
+  uint32_t check = cache_holds(d, c) ? 0 : c->count;
+  for (uint32_t i = 0; i < check; i++) {
     ul__obj *po;
     if ((c->ops[i].kind == UL__OP_DISPATCH || c->ops[i].kind == UL__OP_DISPATCH_INDIRECT) &&
         !ul__obj_get(d, c->ops[i].pipeline, UL__OBJ_PIPELINE, "submit", &po) && !po->u.pipe.first_use_done) {
