@@ -126,6 +126,10 @@ ul_status ul__device_recover_locked(ul_device *d);
 
 /* True when a loss was recorded and not yet processed (any thread). */
 bool ul__device_loss_pending(ul_device *d);
+/* Records a loss of the current native device that arrived as an error
+ * (a map or wait that says the device is lost) as if the lost callback had
+ * run; a loss already recorded is kept. */
+void ul__device_note_loss(ul_device *d, const char *message);
 
 /* The leaf lock that guards loss records and callback contexts, for the
  * callbacks of src/core/health_link.c. */

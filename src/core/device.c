@@ -7,6 +7,7 @@
 #include "core/adapter.h"
 #include "core/core.h"
 #include "chaos/chaos.h"
+#include "recover/recover.h"
 #include "res/res.h"
 
 #include <errno.h>
@@ -21,12 +22,27 @@ typedef struct ul__native_ctx {
   _Atomic int refs;
   ul_device *owner; /* NULL once the ul_device let go of this native device */
   uint64_t epoch;
+  /* The loss of this native device, recorded whether or not it is the
+   * device's current one yet: a device lost while recovery builds it is
+   * lost when it is adopted (no loss is ever dropped). */
+  bool lost;
+  uint32_t lost_reason;
+  uint64_t lost_at_ns;
+  char lost_message[256];
 } ul__native_ctx;
 
 static pthread_mutex_t g_lost_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void ctx_unref(ul__native_ctx *c) {
   if (c && atomic_fetch_sub(&c->refs, 1) == 1) free(c);
+}
+
+/* Makes the loss recorded in `c` the device's (under g_lost_mu). */
+static void loss_take_locked(ul_device *d, const ul__native_ctx *c) {
+  d->lost_reason = c->lost_reason;
+  d->lost_at_ns = c->lost_at_ns;
+  snprintf(d->lost_message, sizeof d->lost_message, "%s", c->lost_message);
+  atomic_store(&d->lost, true);
 }
 
 static void on_device_lost(WGPUDevice const *device, uint32_t reason, WGPUStringView message,
@@ -38,13 +54,15 @@ static void on_device_lost(WGPUDevice const *device, uint32_t reason, WGPUString
   ul_device *d = c->owner;
   /* CallbackCancelled: the instance went away; Destroyed with no owner: our
    * own release. Neither is a loss to recover from. */
-  if (d && !d->destroying && reason != WGPUDeviceLostReason_CallbackCancelled &&
-      c->epoch == d->epoch && !atomic_load(&d->lost)) {
-    d->lost_reason = reason;
-    d->lost_at_ns = ul__now_ns();
-    ul__sv_copy(message, d->lost_message, sizeof d->lost_message);
+  if (d && !d->destroying && reason != WGPUDeviceLostReason_CallbackCancelled && !c->lost) {
+    c->lost = true;
+    c->lost_reason = reason;
+    c->lost_at_ns = ul__now_ns();
+    ul__sv_copy(message, c->lost_message, sizeof c->lost_message);
     d->losses_total++;
-    atomic_store(&d->lost, true);
+    /* The current native device: the loss is the device's now. One still
+     * being built is marked lost when it is adopted (native_adopt). */
+    if (d->native_ctx == c) loss_take_locked(d, c);
   }
   pthread_mutex_unlock(&g_lost_mu);
   ctx_unref(c);
@@ -71,6 +89,20 @@ static void on_uncaptured_error(WGPUDevice const *device, uint32_t type, WGPUStr
 }
 
 bool ul__device_loss_pending(ul_device *d) { return atomic_load(&d->lost); }
+
+void ul__device_note_loss(ul_device *d, const char *message) {
+  pthread_mutex_lock(&g_lost_mu);
+  ul__native_ctx *c = d->native_ctx;
+  if (c && !c->lost) {
+    c->lost = true;
+    c->lost_reason = WGPUDeviceLostReason_Unknown;
+    c->lost_at_ns = ul__now_ns();
+    snprintf(c->lost_message, sizeof c->lost_message, "%s", message ? message : "device lost");
+    d->losses_total++;
+    loss_take_locked(d, c);
+  }
+  pthread_mutex_unlock(&g_lost_mu);
+}
 
 void ul__lost_lock(void) { pthread_mutex_lock(&g_lost_mu); }
 void ul__lost_unlock(void) { pthread_mutex_unlock(&g_lost_mu); }
@@ -265,6 +297,9 @@ static ul_status native_build(ul_device *d, bool fallback, uint64_t epoch, ul__n
     if (atomic_load(&n->ctx->refs) == 2) atomic_fetch_sub(&n->ctx->refs, 1);
     goto fail;
   }
+  /* Faults of a fault schedule go to the device being built from here on,
+   * so that a loss during recovery hits the device that recovery uses. */
+  if (env->chaos) ul__chaos_set_device(env->chaos, n->device);
   n->queue = w->DeviceGetQueue(n->device);
   memset(&n->limits, 0, sizeof n->limits);
   if (w->DeviceGetLimits(n->device, &n->limits) != WGPUStatus_Success) {
@@ -285,9 +320,14 @@ static void native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
   d->queue = n->queue;
   d->limits = n->limits;
   d->info = n->info;
-  d->native_ctx = n->ctx;
   pthread_mutex_lock(&g_lost_mu);
+  d->native_ctx = n->ctx;
+  if (n->ctx) n->ctx->epoch = epoch;
   d->epoch = epoch;
+  /* The device's loss state is that of the native device it now uses: a
+   * loss of the new device before this point is kept, never cleared. */
+  if (n->ctx && n->ctx->lost) loss_take_locked(d, n->ctx);
+  else atomic_store(&d->lost, false);
   pthread_mutex_unlock(&g_lost_mu);
   d->on_fallback = n->info.is_fallback;
   if (d->env->chaos) ul__chaos_set_device(d->env->chaos, n->device);
@@ -356,7 +396,6 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
   bool only_fallback = d->desc.power == UL_POWER_FALLBACK_ONLY;
   ul__native old;
   native_current(d, &old);
-  uint64_t old_epoch = d->epoch;
   char why[512] = "";
   ul_status s = UL_ERR_NO_ADAPTER;
 
@@ -372,14 +411,17 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
        * that was lost again mid-rebuild are never taken for current. */
       uint64_t epoch = ++d->epoch_seq;
       uint64_t tb = ul__now_ns();
+      /* No lock across the request: other callers wait on `recovered` for
+       * at most their recovery wait, and state, health and metrics answer. */
+      pthread_mutex_unlock(&d->mu);
       s = native_build(d, fallback, epoch, &n);
+      pthread_mutex_lock(&d->mu);
       ul__log(UL__LOG_INFO, "recovery of '%s': new adapter and device %.1f ms (%s)", d->label,
               (double)(ul__now_ns() - tb) / 1e6, s ? "failed" : "ok");
       if (!s) {
         /* Swap in the new device, then rebuild every live object on it. */
         native_adopt(d, &n, epoch);
-        atomic_store(&d->lost, false);
-        s = ul__res_rebuild(d, old_epoch);
+        s = ul__recover_rebuild(d);
         if (!s && !atomic_load(&d->lost)) {
           native_release(d, &old);
           d->recoveries_total++;
@@ -398,8 +440,16 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
           /* The old device still works: bring its objects back to it,
            * under a fresh epoch (some were rebuilt on the dropped one). */
           native_adopt(d, &old, ++d->epoch_seq);
-          atomic_store(&d->lost, false);
-          if (ul__res_rebuild(d, epoch)) atomic_store(&d->lost, true);
+          if (ul__recover_rebuild(d) && !atomic_load(&d->lost)) {
+            /* The old device works but its objects could not be brought
+             * back: recover it like a loss at the next call. */
+            pthread_mutex_lock(&g_lost_mu);
+            snprintf(d->lost_message, sizeof d->lost_message, "%s", "a failed move left objects unbuilt");
+            d->lost_at_ns = ul__now_ns();
+            d->lost_reason = WGPUDeviceLostReason_Unknown;
+            atomic_store(&d->lost, true);
+            pthread_mutex_unlock(&g_lost_mu);
+          }
         } else {
           native_adopt(d, &old, epoch);
         }
@@ -409,7 +459,9 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
       if (a < attempts) {
         uint64_t delay = backoff_ns(d, a);
         ul__device_emit(d, UL_EVENT_RETRY, a, (double)delay / 1e6, why);
+        pthread_mutex_unlock(&d->mu);
         ul__sleep_ns(delay);
+        pthread_mutex_lock(&d->mu);
       }
     }
   }

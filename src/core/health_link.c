@@ -4,7 +4,7 @@
  * src/health/; this file is the device's side. */
 #include "core/core.h"
 #include "health/health.h"
-#include "exec/oplog.h"
+#include "recover/recover.h"
 #include "res/obj.h"
 
 static const double recovery_bounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
@@ -183,7 +183,12 @@ void ul__device_health_submitted(ul_device *d, uint64_t serial, bool first_use) 
 /* Takes the freshest state along (a checkpoint on the old device, whose
  * failure only means a longer replay), then moves. */
 static ul_status checkpoint_and_move(ul_device *d, bool to_fallback) {
-  if (ul__oplog_checkpoint(d)) ul__log(UL__LOG_INFO, "checkpoint before moving: %s", ul_last_error());
+  /* A failed checkpoint commits nothing: the move then starts from the last
+   * committed one and replays the whole log. A loss is not moved from:
+   * the call that follows recovers from it. */
+  ul_status s = ul__checkpoint_locked(d);
+  if (s == UL_ERR_DEVICE_LOST) return s;
+  if (s) ul__log(UL__LOG_INFO, "checkpoint before moving: %s", ul_last_error());
   return ul__device_move_locked(d, to_fallback);
 }
 

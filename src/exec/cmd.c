@@ -1,6 +1,7 @@
 /* Command lists: recorded as data, encoded at submit. */
 #include "exec/cmd.h"
 #include "exec/oplog.h"
+#include "recover/recover.h"
 
 static void cache_free(ul__enc_cache *k) {
   free(k->pipe);
@@ -403,6 +404,12 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
       first_use = true;
     }
   }
+  /* Room in the log first (a checkpoint may recover): the encode below
+   * must be of the device the work is submitted to. */
+  if ((s = ul__checkpoint_make_room(d, sizeof(ul__op) * c->count))) {
+    ul__device_unlock(d);
+    return ul__wrap(s, "submit '%s'", what);
+  }
   WGPUCommandBuffer cb = NULL;
   bool retried = false;
   for (int attempt = 0;; attempt++) {
@@ -432,13 +439,15 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
     if ((s = ul__device_recover_locked(d))) break;
   }
   if (!s) {
-    /* Logged before it is submitted: a loss from here on is replayed. */
+    /* Logged before it is submitted: a loss from here on is replayed. Work
+     * that could not be logged is not submitted. */
     s = ul__oplog_submit(d, c->ops, c->count);
-    uint64_t ser = ul__queue_submit(d, cb);
+    if (!s) {
+      uint64_t ser = ul__queue_submit(d, cb);
+      ul__device_health_submitted(d, ser, first_use);
+      if (serial) *serial = ser;
+    }
     d->wgpu->CommandBufferRelease(cb);
-    ul__device_health_submitted(d, ser, first_use);
-    if (serial) *serial = ser;
-    if (!s) s = ul__oplog_maybe_checkpoint(d);
   }
   ul__device_unlock(d);
   return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;

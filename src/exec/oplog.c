@@ -1,12 +1,15 @@
-/* The operation log: writes and submissions since the last checkpoint, in
- * queue order, replayed after a rebuild. */
+/* The operation log: writes, submissions and reads since the last
+ * checkpoint, in queue order, replayed after a rebuild. */
 #include "exec/oplog.h"
+#include "exec/read.h"
 #include "exec/staging.h"
 
+typedef enum ul__entry_kind { UL__ENTRY_WRITE = 0, UL__ENTRY_SUBMIT, UL__ENTRY_READ } ul__entry_kind;
+
 typedef struct ul__entry {
-  bool is_write;
+  ul__entry_kind kind;
   uint32_t obj;            /* write: the buffer */
-  uint64_t offset;
+  uint64_t offset;         /* write: where; read: the read's id */
   uint64_t size;           /* write: bytes; submit: op count */
   void *data;              /* write: the bytes; submit: the ops */
 } ul__entry;
@@ -68,11 +71,49 @@ ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void 
   if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: no host memory for a write of %llu bytes",
                              (unsigned long long)size);
   memcpy(copy, data, (size_t)size);
-  ul__entry e = {true, o->id, offset, size, copy};
+  ul__entry e = {UL__ENTRY_WRITE, o->id, offset, size, copy};
   ul_status s = append(l, e, size);
   if (s) free(copy);
   return s;
 }
+
+ul_status ul__oplog_read(ul_device *d, uint64_t id, bool *logged) {
+  ul__oplog *l = d->res->log;
+  *logged = false;
+  if (l->replaying || d->res->restoring) return UL_OK;
+  ul__entry e = {UL__ENTRY_READ, 0, id, 0, NULL};
+  ul_status s = append(l, e, 0);
+  *logged = !s;
+  return s;
+}
+
+void ul__oplog_drop_last(ul_device *d) {
+  ul__oplog *l = d->res->log;
+  if (!l->count) return;
+  ul__entry *e = &l->e[--l->count];
+  l->bytes -= sizeof *e + (e->kind == UL__ENTRY_WRITE ? e->size
+                           : e->kind == UL__ENTRY_SUBMIT ? sizeof(ul__op) * e->size : 0);
+  free(e->data);
+}
+
+void ul__oplog_truncate(ul_device *d) {
+  ul__oplog *l = d->res->log;
+  truncate_log(l);
+  l->checkpoints++;
+}
+
+bool ul__oplog_over_bound(ul_device *d) {
+  ul__oplog *l = d->res->log;
+  return l->bytes > l->max_bytes || l->count > l->max_entries;
+}
+
+bool ul__oplog_would_exceed(ul_device *d, uint64_t bytes) {
+  ul__oplog *l = d->res->log;
+  if (l->count == 0) return false;
+  return l->bytes + bytes + sizeof(ul__entry) > l->max_bytes || l->count + 1 > l->max_entries;
+}
+
+bool ul__oplog_empty(ul_device *d) { return d->res->log->count == 0; }
 
 ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n) {
   ul__oplog *l = d->res->log;
@@ -82,7 +123,7 @@ ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n) {
   void *copy = malloc(sizeof *ops * n);
   if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
   memcpy(copy, ops, sizeof *ops * n);
-  ul__entry e = {false, 0, 0, n, copy};
+  ul__entry e = {UL__ENTRY_SUBMIT, 0, 0, n, copy};
   ul_status s = append(l, e, sizeof *ops * n);
   if (s) free(copy);
   return s;
@@ -105,7 +146,8 @@ bool ul__oplog_names(ul_device *d, ul__obj *o) {
   if (o->kind != UL__OBJ_BIND_GROUP && o->kind != UL__OBJ_PIPELINE) return true;
   for (uint32_t i = 0; i < l->count; i++) {
     const ul__entry *e = &l->e[i];
-    if (e->is_write) {
+    if (e->kind == UL__ENTRY_READ) continue;
+    if (e->kind == UL__ENTRY_WRITE) {
       if (e->obj == o->id) return true;
       continue;
     }
@@ -122,10 +164,12 @@ ul_status ul__oplog_replay(ul_device *d) {
   ul_status s = UL_OK;
   for (uint32_t i = 0; i < l->count && !s; i++) {
     const ul__entry *e = &l->e[i];
-    if (e->is_write) {
-      ul__obj *o;
-      if (ul__obj_get(d, e->obj, UL__OBJ_BUFFER, "replay write", &o)) {
-        s = ul__wrap(UL_ERR_INTERNAL, "replay write");
+    if (e->kind == UL__ENTRY_READ) {
+      s = ul__read_replay(d, e->offset);
+    } else if (e->kind == UL__ENTRY_WRITE) {
+      ul__obj *o = ul__obj_find(d, e->obj, UL__OBJ_BUFFER);
+      if (!o) {
+        s = ul__fail(UL_ERR_INTERNAL, "replay write: buffer 0x%08x is gone", e->obj);
         break;
       }
       if (!o->native) continue; /* being created: its creator writes it */
@@ -142,47 +186,6 @@ ul_status ul__oplog_replay(ul_device *d) {
   }
   l->replaying = false;
   return s ? ul__wrap(s, "replay the operation log (%u entries)", l->count) : UL_OK;
-}
-
-ul_status ul__oplog_checkpoint(ul_device *d) {
-  ul__oplog *l = d->res->log;
-  ul__res *r = d->res;
-  if (l->count == 0) {
-    ul__staging_trim(d);
-    return UL_OK;
-  }
-  ul_status s = UL_OK;
-  for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
-    ul__obj *o = r->slots[i];
-    if (!o || o->kind != UL__OBJ_BUFFER || o->pending || o->destroyed) continue;
-    ul__buffer_data *b = &o->u.buf;
-    if (b->restore != UL_RESTORE_LOG || !b->dirty || (b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE)))
-      continue;
-    if (!b->checkpoint && !(b->checkpoint = malloc((size_t)b->size)))
-      return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint '%s': no host memory for %llu bytes",
-                      o->label ? o->label : "", (unsigned long long)b->size);
-    s = ul__buffer_download(d, o, 0, b->checkpoint, b->size, 60000000000ull);
-    if (!s) b->dirty = false;
-  }
-  if (s) return ul__wrap(s, "checkpoint");
-  /* SHADOW buffers: the host copy is the checkpoint. */
-  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
-    ul__obj *o = r->slots[i];
-    if (o && o->kind == UL__OBJ_BUFFER && !o->pending && o->u.buf.restore == UL_RESTORE_SHADOW &&
-        o->u.buf.checkpoint && o->u.buf.shadow)
-      memcpy(o->u.buf.checkpoint, o->u.buf.shadow, (size_t)o->u.buf.size);
-  }
-  truncate_log(l);
-  ul__obj_free_deferred(d);
-  ul__staging_trim(d);
-  l->checkpoints++;
-  return UL_OK;
-}
-
-ul_status ul__oplog_maybe_checkpoint(ul_device *d) {
-  ul__oplog *l = d->res->log;
-  if (l->bytes <= l->max_bytes && l->count <= l->max_entries) return UL_OK;
-  return ul__oplog_checkpoint(d);
 }
 
 uint64_t ul__oplog_bytes(ul_device *d) { return d->res && d->res->log ? d->res->log->bytes : 0; }

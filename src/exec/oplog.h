@@ -12,16 +12,25 @@ void ul__oplog_destroy(ul_device *d);
 /* Records a write (the data is copied). */
 ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void *data,
                           uint64_t size);
+/* Records an asynchronous read (*logged false: not logged, as in a
+ * restore callback or the replay). */
+ul_status ul__oplog_read(ul_device *d, uint64_t id, bool *logged);
+/* Removes the newest entry (a call whose work was not started after all). */
+void ul__oplog_drop_last(ul_device *d);
 /* Records a submission (the ops are copied). */
 ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n);
 /* Whether a replay could need `o` (then its destroy is deferred). */
 bool ul__oplog_names(ul_device *d, ul__obj *o);
 /* Replays the log on the current device, after contents were restored. */
 ul_status ul__oplog_replay(ul_device *d);
-/* Checkpoints when the log has grown past its bounds. */
-ul_status ul__oplog_maybe_checkpoint(ul_device *d);
-/* Copies dirty LOG buffers back to the host and truncates the log. */
-ul_status ul__oplog_checkpoint(ul_device *d);
+/* Whether the log holds more than its bounds (bytes or entries). */
+bool ul__oplog_over_bound(ul_device *d);
+/* Whether an entry of `bytes` more would take the log past its bounds
+ * (an empty log takes any one entry). */
+bool ul__oplog_would_exceed(ul_device *d, uint64_t bytes);
+bool ul__oplog_empty(ul_device *d);
+/* Empties the log: the commit of a checkpoint (src/recover/checkpoint.c). */
+void ul__oplog_truncate(ul_device *d);
 uint64_t ul__oplog_bytes(ul_device *d);
 
 #endif

@@ -117,12 +117,9 @@ struct ul__staging {
 
 static void slot_release(ul_device *d, up_slot *s) {
   if (!s->buf) return;
-  d->wgpu->BufferDestroy(s->buf); /* aborts a pending map */
-  if (s->pending) {
-    /* The callback fires once the abort is processed: wait for it. */
-    if (!ul__env_wait(d->env, d->instance, s->future, &s->pending->done, 2000000000ull)) free(s->pending);
-    s->pending = NULL;
-  }
+  d->wgpu->BufferDestroy(s->buf); /* aborts a pending map; its callback keeps its reference */
+  ul__map_wait_unref(s->pending);
+  s->pending = NULL;
   d->wgpu->BufferRelease(s->buf);
   memset(s, 0, sizeof *s);
 }
@@ -195,15 +192,19 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
     } else if (!slot->mapped) {
       /* Its last copy must be done before it is written again. */
       s = ul__env_wait(d->env, d->instance, slot->future, &slot->pending->done, 60000000000ull);
-      if (s) return ul__wrap(s, "upload: staging map");
-      uint32_t ms = slot->pending->status;
-      free(slot->pending);
-      slot->pending = NULL;
-      if (ms != WGPUMapAsyncStatus_Success) {
-        slot_release(d, slot);
-        return ul__device_loss_pending(d) ? ul__fail(UL_ERR_DEVICE_LOST, "upload: device lost")
-                                          : ul__fail(UL_ERR_INTERNAL, "upload: staging map failed (%u)", ms);
+      if (s) {
+        slot_release(d, slot); /* never left with a map pending */
+        return ul__wrap(s, "upload: staging map");
       }
+      if (slot->pending->status != WGPUMapAsyncStatus_Success) {
+        bool lost = ul__map_says_lost(d, slot->pending);
+        uint32_t ms = slot->pending->status;
+        slot_release(d, slot);
+        return lost ? ul__fail(UL_ERR_DEVICE_LOST, "upload: device lost")
+                    : ul__fail(UL_ERR_INTERNAL, "upload: staging map failed (%u)", ms);
+      }
+      ul__map_wait_unref(slot->pending);
+      slot->pending = NULL;
       slot->mapped = true;
     }
     void *p = w->BufferGetMappedRange(slot->buf, 0, (size_t)n);
@@ -216,27 +217,27 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
     w->BufferUnmap(slot->buf);
     slot->mapped = false;
     if (s) return s;
-    WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, NULL);
-    w->CommandEncoderCopyBufferToBuffer(e, slot->buf, 0, dst, offset + done, n);
-    WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);
-    ul__queue_submit(d, cb);
-    w->CommandBufferRelease(cb);
-    w->CommandEncoderRelease(e);
+    if ((s = ul__copy_submit(d, slot->buf, 0, dst, offset + done, n))) return s;
     /* Ask for the map now: it completes when the copy has, while the
      * next slots are being filled. */
-    slot->pending = calloc(1, sizeof *slot->pending);
+    slot->future = ul__map_start(d, slot->buf, WGPUMapMode_Write, 0, (size_t)chunk,
+                                 WGPUCallbackMode_WaitAnyOnly, &slot->pending);
     if (!slot->pending) {
       slot_release(d, slot);
       return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: out of host memory");
     }
-    WGPUBufferMapCallbackInfo mc = {0};
-    mc.mode = WGPUCallbackMode_WaitAnyOnly;
-    mc.callback = ul__on_map;
-    mc.userdata1 = slot->pending;
-    slot->future = w->BufferMapAsync(slot->buf, WGPUMapMode_Write, 0, (size_t)chunk, mc);
     done += n;
   }
   return UL_OK;
+}
+
+void ul__staging_drop_read(ul_device *d, WGPUBuffer b) {
+  ul__staging *st = d->res ? d->res->staging : NULL;
+  if (!st || st->down != b || !b) return;
+  d->wgpu->BufferDestroy(st->down); /* aborts the pending map */
+  d->wgpu->BufferRelease(st->down);
+  st->down = NULL;
+  st->down_size = 0;
 }
 
 ul_status ul__staging_read_buffer(ul_device *d, uint64_t size, WGPUBuffer *out, bool *temporary) {

@@ -23,6 +23,9 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
 /* A MapRead|CopyDst buffer of at least `size` bytes: the device's reused
  * one, or (*temporary) a new one the caller releases. Under d->mu. */
 ul_status ul__staging_read_buffer(ul_device *d, uint64_t size, WGPUBuffer *out, bool *temporary);
+/* Drops the reused read buffer `b` (one whose map is still pending after a
+ * wait timed out), so that the next read gets a fresh one. */
+void ul__staging_drop_read(ul_device *d, WGPUBuffer b);
 /* Gives back the large staging buffers (checkpoints, after a rebuild). */
 void ul__staging_trim(ul_device *d);
 /* Releases the staging buffers (device destroy, rebuild). */

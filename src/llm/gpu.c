@@ -115,13 +115,9 @@ static ul_status kv_refill(ul_device *dev, ul_buffer buffer, void *user) {
     }
     if (!s && !g->refill_again)
       s = ul_buffer_write(dev, g->state, 0, g->cur_state, sizeof g->cur_state);
-    /* Workaround: unlost logs the submissions a restore callback makes (not
-     * its writes), so the replay that follows would run all n again, each
-     * reading the current state. The refill has recomputed everything the
-     * log holds (positions < kv_len, the logits included), so empty the
-     * log. Correct only while nothing else on this device is a LOG buffer
-     * (true here: the state is SHADOW with this policy). */
-    if (!s && !g->refill_again) s = ul_device_checkpoint(dev);
+    /* Neither these writes nor these submissions are logged (they come
+     * from a restore callback); the replay that follows runs only the work
+     * logged since the last checkpoint, on top of this refill. */
   } while (!s && g->refill_again && ++rounds < 8);
   if (!s && g->refill_again)
     s = ul__fail(UL_ERR_DEVICE_LOST, "re-prefill of %d positions: lost %d times while refilling", n, rounds);

@@ -1,6 +1,7 @@
 /* Buffers: create, write, read back, map, destroy; restore after a loss. */
 #include "exec/oplog.h"
 #include "exec/staging.h"
+#include "recover/recover.h"
 #include "res/obj.h"
 
 #include <errno.h>
@@ -36,32 +37,54 @@ ul_status ul__buffer_create_native(ul_device *d, ul__obj *o) {
 }
 
 /* ---- waiting for maps ---- */
+ul__map_wait *ul__map_wait_new(void) {
+  ul__map_wait *m = calloc(1, sizeof *m);
+  if (m) atomic_store(&m->refs, 2);
+  return m;
+}
+
+void ul__map_wait_unref(ul__map_wait *m) {
+  if (m && atomic_fetch_sub(&m->refs, 1) == 1) free(m);
+}
+
 void ul__on_map(uint32_t status, WGPUStringView message, void *u1, void *u2) {
   UL__UNUSED(u2);
   ul__map_wait *m = u1;
   m->status = status;
   ul__sv_copy(message, m->message, sizeof m->message);
   atomic_store(&m->done, true);
+  ul__map_wait_unref(m);
+}
+
+WGPUFuture ul__map_start(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
+                         uint32_t callback_mode, ul__map_wait **out) {
+  WGPUFuture none = {0};
+  ul__map_wait *m = *out = ul__map_wait_new();
+  if (!m) return none;
+  WGPUBufferMapCallbackInfo cb = {0};
+  cb.mode = callback_mode;
+  cb.callback = ul__on_map;
+  cb.userdata1 = m;
+  return d->wgpu->BufferMapAsync(b, mode, off, size, cb);
+}
+
+bool ul__map_says_lost(ul_device *d, const ul__map_wait *m) {
+  if (ul__device_loss_pending(d)) return true;
+  if (!m || !strstr(m->message, "lost")) return false;
+  ul__device_note_loss(d, m->message);
+  return true;
 }
 
 ul_status ul__wait_map(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
                        uint64_t tmo) {
-  ul__map_wait *m = calloc(1, sizeof *m);
+  ul__map_wait *m;
+  WGPUFuture f = ul__map_start(d, b, mode, off, size, WGPUCallbackMode_WaitAnyOnly, &m);
   if (!m) return ul__fail(UL_ERR_OUT_OF_MEMORY, "map: out of host memory");
-  WGPUBufferMapCallbackInfo cb = {0};
-  cb.mode = WGPUCallbackMode_WaitAnyOnly;
-  cb.callback = ul__on_map;
-  cb.userdata1 = m;
-  WGPUFuture f = d->wgpu->BufferMapAsync(b, mode, off, size, cb);
   ul_status s = ul__env_wait(d->env, d->instance, f, &m->done, tmo);
-  if (s) return s; /* m is left to the callback that may still come */
-  if (m->status != WGPUMapAsyncStatus_Success) {
-    s = ul__device_loss_pending(d) || m->status == WGPUMapAsyncStatus_Aborted
-            ? ul__fail(ul__device_loss_pending(d) ? UL_ERR_DEVICE_LOST : UL_ERR_VALIDATION,
-                       "map: %s", m->message)
-            : ul__fail(UL_ERR_VALIDATION, "map: %s", m->message);
-  }
-  free(m);
+  if (!s && m->status != WGPUMapAsyncStatus_Success)
+    s = ul__map_says_lost(d, m) ? ul__fail(UL_ERR_DEVICE_LOST, "map: %s", m->message)
+                                : ul__fail(UL_ERR_VALIDATION, "map: %s", m->message);
+  ul__map_wait_unref(m);
   return s;
 }
 
@@ -85,25 +108,27 @@ ul_status ul__buffer_download(ul_device *d, ul__obj *o, uint64_t offset, void *d
   bool temporary;
   ul_status s0 = ul__staging_read_buffer(d, asize, &st, &temporary);
   if (s0) return s0;
-  WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, NULL);
-  w->CommandEncoderCopyBufferToBuffer(e, o->native, offset, st, 0, asize);
-  WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);
-  ul__queue_submit(d, cb);
-  w->CommandBufferRelease(cb);
-  w->CommandEncoderRelease(e);
-  ul_status s = ul__wait_map(d, st, WGPUMapMode_Read, 0, (size_t)asize, tmo);
-  if (!s) {
+  ul_status s = ul__copy_submit(d, o->native, offset, st, 0, asize);
+  if (!s) s = ul__wait_map(d, st, WGPUMapMode_Read, 0, (size_t)asize, tmo);
+  /* A completion seen after the loss is not proof that the work ran:
+   * nothing reaches dst unless the device was still there. */
+  if (!s && ul__device_loss_pending(d)) {
+    w->BufferUnmap(st);
+    s = ul__fail(UL_ERR_DEVICE_LOST, "read: device lost");
+  } else if (!s) {
     const void *p = w->BufferGetConstMappedRange(st, 0, (size_t)asize);
     if (p) memcpy(dst, p, (size_t)size);
     else s = ul__fail(UL_ERR_INTERNAL, "read: mapped range unavailable");
     w->BufferUnmap(st);
+  } else if (!temporary) {
+    /* Timed out (or refused) with the map still pending: never leave the
+     * shared read buffer unusable for the reads that follow. */
+    ul__staging_drop_read(d, st);
   }
   if (temporary) {
     w->BufferDestroy(st);
     w->BufferRelease(st);
   }
-  /* A completion seen after the loss is not proof that the work ran. */
-  if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read: device lost");
   return s;
 }
 
@@ -358,11 +383,15 @@ ul_status ul_buffer_write(ul_device *d, ul_buffer buf, uint64_t offset, const vo
                  o->label ? o->label : "");
     goto out;
   }
-  /* Record first: what is recorded survives a loss during the write. */
-  if (b->shadow) memcpy(b->shadow + offset, data, (size_t)size);
+  /* Record first: what is recorded survives a loss during the write. The
+   * log makes room first (a checkpoint), so its bound holds here too. */
   if (!(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE))) {
+    if ((s = ul__checkpoint_make_room(d, size))) goto out;
+    if ((s = get_buffer(d, buf, "write buffer", &o))) goto out;
+    b = &o->u.buf;
     if ((s = ul__oplog_write(d, o, offset, data, size))) goto out;
   }
+  if (b->shadow) memcpy(b->shadow + offset, data, (size_t)size);
   if ((s = ul__buffer_upload(d, o, offset, data, size))) goto out;
   if (ul__device_loss_pending(d)) {
     /* The write is kept (shadow or log); recovery will put it back. */

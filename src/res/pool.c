@@ -126,6 +126,14 @@ void ul__obj_free(ul_device *d, ul__obj *o) {
   free(o);
 }
 
+ul__obj *ul__obj_find(ul_device *d, uint32_t id, ul__obj_kind kind) {
+  ul__res *r = d->res;
+  uint32_t slot = id & SLOT_MASK;
+  if (!id || (id >> (SLOT_BITS + GEN_BITS)) != r->tag || slot >= r->cap) return NULL;
+  ul__obj *o = r->slots[slot];
+  return o && o->id == id && o->kind == kind ? o : NULL;
+}
+
 ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what,
                       ul__obj **out) {
   ul__res *r = d->res;

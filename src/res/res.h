@@ -9,9 +9,5 @@ ul_status ul__res_create(ul_device *d);
 /* Destroys every live object, reporting each as a leak; UL_ERR_BUSY when
  * there were any. Frees the registry. Under d->mu. */
 ul_status ul__res_destroy(ul_device *d);
-/* Rebuilds every live object on the device's new native device (epoch
- * d->epoch) in dependency order and restores contents; objects of
- * `old_epoch` are released. Under d->mu. */
-ul_status ul__res_rebuild(ul_device *d, uint64_t old_epoch);
 
 #endif

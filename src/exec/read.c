@@ -1,0 +1,235 @@
+/* Asynchronous reads. A read is an entry of the operation log: the copy is
+ * submitted at once, after the work already submitted, and the staging
+ * buffer's map requested; ul_device_poll delivers reads in the order they
+ * were issued. A read caught by a loss is started again by the replay at
+ * its place in the queue, so it gets the contents it would have had
+ * without the loss. A checkpoint settles every read in flight first (its
+ * data copied out), so a read the log no longer holds never needs one. */
+#include "exec/oplog.h"
+#include "exec/read.h"
+
+typedef struct ul__read {
+  struct ul__read *next;
+  uint64_t id;               /* the log's name for it */
+  ul__map_wait *map;         /* the staging buffer's map (our reference) */
+  WGPUFuture future;         /* of the map */
+  bool unlogged;             /* issued by a restore callback: not replayed */
+  WGPUBuffer staging;        /* NULL: nothing in flight */
+  uint64_t epoch;            /* of `staging` */
+  uint32_t buffer;
+  uint64_t offset, size;
+  bool settled;              /* dst holds the data: deliver as it is */
+  ul_status status;
+  void *dst;
+  ul_read_fn done;
+  void *user;
+  char message[256];
+} ul__read;
+
+typedef struct ul__reads {
+  ul__read *head, *tail;     /* in issue order */
+  uint64_t next_id;
+} ul__reads;
+
+static ul__reads *reads_of(ul_device *d, bool create) {
+  if (!d->res->reads && create) d->res->reads = calloc(1, sizeof(ul__reads));
+  return d->res->reads;
+}
+
+static void drop_staging(ul_device *d, ul__read *r) {
+  if (r->staging) {
+    d->wgpu->BufferDestroy(r->staging); /* a pending map resolves as aborted */
+    d->wgpu->BufferRelease(r->staging);
+    r->staging = NULL;
+  }
+  ul__map_wait_unref(r->map);
+  r->map = NULL;
+}
+
+/* Submits the copy into a new staging buffer and asks for its map, on the
+ * current device (under mu). */
+static ul_status read_start(ul_device *d, ul__read *r) {
+  const ul__wgpu *w = d->wgpu;
+  drop_staging(d, r);
+  ul__obj *o = ul__obj_find(d, r->buffer, UL__OBJ_BUFFER);
+  if (!o || !o->native) return ul__fail(UL_ERR_INVALID_HANDLE, "read async: the buffer is gone");
+  uint64_t asize = (r->size + 3) & ~3ull;
+  WGPUBufferDescriptor bd = {0};
+  bd.label = ul__sv("unlost async read");
+  bd.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+  bd.size = asize;
+  r->staging = w->DeviceCreateBuffer(d->device, &bd);
+  if (!r->staging) return ul__fail(UL_ERR_OUT_OF_MEMORY, "read async: no staging buffer");
+  ul_status s = ul__copy_submit(d, o->native, r->offset, r->staging, 0, asize);
+  if (s) return s;
+  r->epoch = d->epoch;
+  r->future = ul__map_start(d, r->staging, WGPUMapMode_Read, 0, (size_t)asize,
+                            WGPUCallbackMode_AllowProcessEvents, &r->map);
+  if (!r->map) return ul__fail(UL_ERR_OUT_OF_MEMORY, "read async: out of host memory");
+  return UL_OK;
+}
+
+ul_status ul_buffer_read_async(ul_device *d, ul_buffer buf, uint64_t offset, void *dst,
+                               uint64_t size, ul_read_fn done, void *user) {
+  if (!d || !done || (!dst && size)) return ul__fail(UL_ERR_INVALID_ARGUMENT, "read async: NULL argument");
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "read async");
+  ul__obj *o;
+  ul__reads *rs;
+  ul__read *r = NULL;
+  if ((s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "read async", &o))) goto out;
+  if (offset % 4 || size % 4 || offset > o->u.buf.size || size > o->u.buf.size - offset || !size) {
+    s = ul__fail(UL_ERR_INVALID_ARGUMENT, "read async: range %llu+%llu outside buffer '%s' of %llu bytes (multiples of 4)",
+                 (unsigned long long)offset, (unsigned long long)size, o->label ? o->label : "",
+                 (unsigned long long)o->u.buf.size);
+    goto out;
+  }
+  if (o->u.buf.usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE)) {
+    s = ul__fail(UL_ERR_INVALID_ARGUMENT, "read async: use ul_buffer_map for mappable buffers");
+    goto out;
+  }
+  if (o->state == UL__OBJ_LOST) {
+    s = ul__fail(UL_ERR_DEVICE_LOST, "read async: buffer '%s' lost its contents in a device loss",
+                 o->label ? o->label : "");
+    goto out;
+  }
+  if (!(rs = reads_of(d, true)) || !(r = calloc(1, sizeof *r))) {
+    s = ul__fail(UL_ERR_OUT_OF_MEMORY, "read async: out of host memory");
+    goto out;
+  }
+  r->id = ++rs->next_id;
+  r->buffer = buf.id;
+  r->offset = offset;
+  r->size = size;
+  r->dst = dst;
+  r->done = done;
+  r->user = user;
+  /* Logged and queued first: a loss from here on is replayed, and the
+   * replay starts this read again at its place. */
+  bool logged = false;
+  if ((s = ul__oplog_read(d, r->id, &logged))) {
+    free(r);
+    goto out;
+  }
+  r->unlogged = !logged;
+  if (rs->tail) rs->tail->next = r;
+  else rs->head = r;
+  rs->tail = r;
+  s = read_start(d, r);
+  if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read async: device lost");
+  for (int attempt = 0; s == UL_ERR_DEVICE_LOST && logged && attempt < UL__MAX_RETRIES_PER_CALL; attempt++) {
+    s = ul__device_recover_locked(d);
+    if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read async: device lost");
+  }
+  if (s) {
+    /* Not started: out of the queue (its log entry finds nothing to do). */
+    ul__read **pp = &rs->head, *prev = NULL;
+    while (*pp != r) {
+      prev = *pp;
+      pp = &(*pp)->next;
+    }
+    *pp = r->next;
+    if (rs->tail == r) rs->tail = prev;
+    drop_staging(d, r);
+    free(r);
+  }
+out:
+  ul__device_unlock(d);
+  return s;
+}
+
+/* Copies a mapped read out (under mu): true when it is finished, with or
+ * without an error; false when it waits for a replay after a loss. */
+static bool read_collect(ul_device *d, ul__read *r) {
+  if (r->settled) return true;
+  if (r->unlogged && r->epoch != d->epoch) {
+    /* A restore callback's read: the callback runs again, the read does not. */
+    r->status = ul__fail(UL_ERR_DEVICE_LOST, "read async: issued during a recovery that was lost again");
+    snprintf(r->message, sizeof r->message, "%s", ul_last_error());
+    drop_staging(d, r);
+    r->settled = true;
+    return true;
+  }
+  if (!r->staging || r->epoch != d->epoch || !r->map || !atomic_load(&r->map->done)) return false;
+  if (r->map->status != WGPUMapAsyncStatus_Success) {
+    if (ul__map_says_lost(d, r->map)) return false; /* the replay starts it again */
+    r->status = ul__fail(UL_ERR_INTERNAL, "read async: map failed: %s", r->map->message);
+    snprintf(r->message, sizeof r->message, "%s", ul_last_error());
+    drop_staging(d, r);
+    r->settled = true;
+    return true;
+  }
+  /* A map completed after the loss is not proof that the copy ran. */
+  if (ul__device_loss_pending(d)) return false;
+  const void *p = d->wgpu->BufferGetConstMappedRange(r->staging, 0, (size_t)((r->size + 3) & ~3ull));
+  if (p) memcpy(r->dst, p, (size_t)r->size);
+  r->status = p ? UL_OK : ul__fail(UL_ERR_INTERNAL, "read async: mapped range unavailable");
+  if (r->status) snprintf(r->message, sizeof r->message, "%s", ul_last_error());
+  d->wgpu->BufferUnmap(r->staging);
+  drop_staging(d, r);
+  r->settled = true;
+  return true;
+}
+
+ul_status ul__reads_settle(ul_device *d, uint64_t timeout_ns) {
+  ul__reads *rs = reads_of(d, false);
+  if (!rs) return UL_OK;
+  for (ul__read *r = rs->head; r; r = r->next) {
+    if (r->settled) continue;
+    if (!r->staging || r->epoch != d->epoch || !r->map)
+      return ul__fail(UL_ERR_DEVICE_LOST, "read async: caught by a loss");
+    ul_status s = ul__env_wait(d->env, d->instance, r->future, &r->map->done, timeout_ns);
+    if (s) return ul__wrap(s, "settle an asynchronous read");
+    if (!read_collect(d, r)) return ul__fail(UL_ERR_DEVICE_LOST, "read async: device lost");
+  }
+  return UL_OK;
+}
+
+ul_status ul__read_replay(ul_device *d, uint64_t id) {
+  ul__reads *rs = reads_of(d, false);
+  for (ul__read *r = rs ? rs->head : NULL; r; r = r->next)
+    if (r->id == id) return r->settled ? UL_OK : read_start(d, r);
+  return UL_OK; /* delivered already */
+}
+
+int ul_device_poll(ul_device *d) {
+  if (!d) return 0;
+  if (ul__device_enter_ex(d, false)) return 0;
+  if (d->device) d->wgpu->InstanceProcessEvents(d->instance);
+  ul__reads *rs = reads_of(d, false);
+  /* Only the oldest reads that are finished: delivery keeps issue order. */
+  ul__read *ready = NULL, **tail = &ready;
+  while (rs && rs->head && read_collect(d, rs->head)) {
+    ul__read *r = rs->head;
+    rs->head = r->next;
+    if (!rs->head) rs->tail = NULL;
+    r->next = NULL;
+    *tail = r;
+    tail = &r->next;
+  }
+  ul__device_unlock(d);
+  int count = 0;
+  while (ready) {
+    ul__read *n = ready->next;
+    if (ready->status) ul__fail(ready->status, "%s", ready->message);
+    ready->done(d, ready->status, ready->dst, ready->user);
+    free(ready);
+    ready = n;
+    count++;
+  }
+  return count;
+}
+
+void ul__queue_free_reads(ul_device *d) {
+  ul__reads *rs = reads_of(d, false);
+  if (!rs) return;
+  ul__read *r = rs->head;
+  while (r) {
+    ul__read *n = r->next;
+    drop_staging(d, r);
+    free(r);
+    r = n;
+  }
+  free(rs);
+  d->res->reads = NULL;
+}

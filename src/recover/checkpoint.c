@@ -1,0 +1,105 @@
+/* Checkpoints: the state a replay starts from, committed as a transaction. */
+#include "recover/recover.h"
+#include "exec/oplog.h"
+#include "exec/read.h"
+#include "exec/staging.h"
+
+#define UL__CHECKPOINT_TIMEOUT_NS 60000000000ull
+
+typedef struct snapshot {
+  ul__obj *o;
+  uint8_t *data;
+} snapshot;
+
+static bool takes_part(const ul__obj *o) {
+  if (!o || o->kind != UL__OBJ_BUFFER || o->pending || o->destroyed || o->state != UL__OBJ_VALID) return false;
+  const ul__buffer_data *b = &o->u.buf;
+  return b->restore == UL_RESTORE_LOG && b->dirty && !(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE));
+}
+
+ul_status ul__checkpoint_locked(ul_device *d) {
+  ul__res *r = d->res;
+  if (d->recovering || r->rebuilding)
+    return ul__fail(UL_ERR_WRONG_STATE, "checkpoint: device '%s' is recovering (not from a restore callback)",
+                    d->label);
+  if (ul__device_loss_pending(d)) return ul__fail(UL_ERR_DEVICE_LOST, "checkpoint: device '%s' is lost", d->label);
+  if (ul__oplog_empty(d)) {
+    ul__staging_trim(d);
+    return UL_OK;
+  }
+  const uint64_t epoch = d->epoch;
+  uint32_t n = 0;
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) n += takes_part(r->slots[i]);
+  snapshot *snap = calloc(n ? n : 1, sizeof *snap);
+  if (!snap) return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+  ul_status s = UL_OK;
+  uint32_t k = 0;
+  /* 1. Read into fresh memory: the committed copies stay as they are. */
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
+    ul__obj *o = r->slots[i];
+    if (!takes_part(o)) continue;
+    snapshot *sn = &snap[k++];
+    sn->o = o;
+    if (!(sn->data = malloc((size_t)o->u.buf.size))) {
+      s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint '%s': no host memory for %llu bytes",
+                   o->label ? o->label : "", (unsigned long long)o->u.buf.size);
+      break;
+    }
+    s = ul__buffer_download(d, o, 0, sn->data, o->u.buf.size, UL__CHECKPOINT_TIMEOUT_NS);
+    if (s) s = ul__wrap(s, "checkpoint '%s'", o->label ? o->label : "");
+  }
+  /* 2. Reads in flight get their data now: the log will not hold them. */
+  if (!s) s = ul__reads_settle(d, UL__CHECKPOINT_TIMEOUT_NS);
+  /* 3. Commit only if the device was there all along. */
+  if (!s && (d->epoch != epoch || ul__device_loss_pending(d)))
+    s = ul__fail(UL_ERR_DEVICE_LOST, "device '%s' lost during the checkpoint", d->label);
+  if (s) {
+    for (uint32_t i = 0; i < k; i++) free(snap[i].data);
+    free(snap);
+    return ul__wrap(s, "checkpoint (nothing committed)");
+  }
+  for (uint32_t i = 0; i < k; i++) {
+    ul__buffer_data *b = &snap[i].o->u.buf;
+    free(b->checkpoint);
+    b->checkpoint = snap[i].data;
+    b->dirty = false;
+  }
+  free(snap);
+  /* SHADOW buffers: the host copy is the checkpoint. */
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
+    ul__obj *o = r->slots[i];
+    if (o && o->kind == UL__OBJ_BUFFER && !o->pending && o->u.buf.restore == UL_RESTORE_SHADOW &&
+        o->u.buf.checkpoint && o->u.buf.shadow)
+      memcpy(o->u.buf.checkpoint, o->u.buf.shadow, (size_t)o->u.buf.size);
+  }
+  ul__oplog_truncate(d);
+  ul__obj_free_deferred(d);
+  ul__staging_trim(d);
+  return UL_OK;
+}
+
+ul_status ul__checkpoint_retry(ul_device *d) {
+  ul_status s;
+  for (int attempt = 0;; attempt++) {
+    s = ul__checkpoint_locked(d);
+    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
+    if ((s = ul__device_recover_locked(d))) break;
+  }
+  return s;
+}
+
+ul_status ul__checkpoint_make_room(ul_device *d, uint64_t bytes) {
+  if (d->recovering || d->res->rebuilding) return UL_OK;
+  if (!ul__oplog_would_exceed(d, bytes)) return UL_OK;
+  ul_status s = ul__checkpoint_retry(d);
+  return s ? ul__wrap(s, "make room in the operation log") : UL_OK;
+}
+
+ul_status ul_device_checkpoint(ul_device *d) {
+  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "checkpoint: device is NULL");
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "checkpoint");
+  s = ul__checkpoint_retry(d);
+  ul__device_unlock(d);
+  return s;
+}

@@ -1,0 +1,118 @@
+/* Rebuild after a loss: objects in dependency order, contents by policy,
+ * the program's restore callbacks, then the replay of the operation log.
+ * Starts from the last committed checkpoint every time, so a loss at any
+ * point of it only means another attempt. */
+#include "recover/recover.h"
+#include "exec/oplog.h"
+#include "exec/staging.h"
+
+typedef struct restore_call {
+  ul_restore_fn fn;
+  void *user;
+  uint32_t id;
+} restore_call;
+
+static ul_status run_restore_callbacks(ul_device *d);
+
+ul_status ul__recover_rebuild(ul_device *d) {
+  ul__res *r = d->res;
+  ul_status s = UL_OK;
+  r->rebuilding = true;
+  uint64_t t0 = ul__now_ns();
+  ul__staging_release(d); /* those belonged to the lost device */
+  /* 1. Recreate every object not of this epoch, in dependency order
+   * (objects the program destroyed but the log still names included),
+   * inside one set of error scopes: these descriptors were all valid once. */
+  ul__scope_push(d);
+  for (int k = 0; k < UL__OBJ_KIND_COUNT && !s; k++) {
+    for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
+      ul__obj *o = r->slots[i];
+      if (!o || (int)o->kind != k || o->pending || o->epoch == d->epoch) continue;
+      ul__obj_release_native(d, o);
+      s = ul__obj_create_native_unscoped(d, o);
+      if (!s && !o->native) s = ul__fail(UL_ERR_INTERNAL, "%s '%s': no object", ul__obj_kind_name(o->kind),
+                                         o->label ? o->label : "");
+      if (!s) o->epoch = d->epoch;
+    }
+  }
+  ul_status sp = ul__scope_pop(d, "rebuild");
+  if (!s) s = sp;
+  if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost during rebuild");
+  if (s) {
+    r->rebuilding = false;
+    return ul__wrap(s, "rebuild");
+  }
+  uint64_t t1 = ul__now_ns();
+  /* 2. Restore contents by policy. */
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
+    ul__obj *o = r->slots[i];
+    if (!o || o->pending || !o->native) continue;
+    if (o->kind == UL__OBJ_BUFFER) s = ul__buffer_restore(d, o);
+    else if (o->kind == UL__OBJ_TEXTURE) s = ul__texture_restore(d, o);
+    if (s) s = ul__wrap(s, "restore %s '%s'", ul__obj_kind_name(o->kind), o->label ? o->label : "");
+  }
+  uint64_t t2 = ul__now_ns();
+  /* 3. The program refills CALLBACK buffers. */
+  if (!s) s = run_restore_callbacks(d);
+  uint64_t t3 = ul__now_ns();
+  /* 4. Replay the work since the last checkpoint. */
+  if (!s) s = ul__oplog_replay(d);
+  ul__log(UL__LOG_INFO, "rebuild of '%s': objects %.1f ms, contents %.1f ms, callbacks %.1f ms, replay %.1f ms",
+          d->label, (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6, (double)(t3 - t2) / 1e6,
+          (double)(ul__now_ns() - t3) / 1e6);
+  r->rebuilding = false;
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++)
+    if (r->slots[i] && r->slots[i]->destroyed) ul__obj_release_native(d, r->slots[i]);
+  if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost again during rebuild");
+  if (!s) r->rebuilds++;
+  ul__staging_trim(d);
+  return s;
+}
+
+/* CALLBACK buffers are refilled by the program before the replay, with
+ * d->mu dropped around each call (other callers wait for the recovery to
+ * end; the recovering thread's own calls go through). Their writes are not
+ * logged: the callback can make them again at the next loss. */
+static ul_status run_restore_callbacks(ul_device *d) {
+  ul__res *r = d->res;
+  uint32_t n = 0;
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
+    ul__obj *o = r->slots[i];
+    n += o && o->kind == UL__OBJ_BUFFER && !o->pending && !o->destroyed &&
+         o->u.buf.restore == UL_RESTORE_CALLBACK && o->u.buf.restore_fn;
+  }
+  if (!n) return UL_OK;
+  /* Taken first: a callback may create or destroy buffers. */
+  restore_call *calls = malloc(sizeof *calls * n);
+  if (!calls) return ul__fail(UL_ERR_OUT_OF_MEMORY, "restore callbacks: out of host memory");
+  n = 0;
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
+    ul__obj *o = r->slots[i];
+    if (!o || o->kind != UL__OBJ_BUFFER || o->pending || o->destroyed) continue;
+    if (o->u.buf.restore != UL_RESTORE_CALLBACK || !o->u.buf.restore_fn) continue;
+    calls[n++] = (restore_call){o->u.buf.restore_fn, o->u.buf.restore_user, o->id};
+  }
+  ul_status result = UL_OK;
+  for (uint32_t i = 0; i < n && !result; i++) {
+    r->restoring = true;
+    pthread_mutex_unlock(&d->mu);
+    ul_status s = calls[i].fn(d, (ul_buffer){calls[i].id}, calls[i].user);
+    pthread_mutex_lock(&d->mu);
+    r->restoring = false;
+    if (ul__device_loss_pending(d)) {
+      result = ul__fail(UL_ERR_DEVICE_LOST, "lost during a restore callback");
+      break;
+    }
+    if (s) {
+      ul__obj *o = ul__obj_find(d, calls[i].id, UL__OBJ_BUFFER);
+      if (o && !o->destroyed) {
+        o->state = UL__OBJ_LOST;
+        ul__log(UL__LOG_WARN, "restore callback of buffer '%s' failed (%s): the buffer is LOST",
+                o->label ? o->label : "", ul_status_name(s));
+      }
+    }
+  }
+  free(calls);
+  return result;
+}
+
