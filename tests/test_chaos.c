@@ -1,56 +1,91 @@
-/* The chaos CLI end to end: a fault injected at every WebGPU call index of
- * the basic workload; every run must match the clean run, leak nothing,
- * and not hang (the watchdog fails a hang). */
+/* The chaos CLI end to end, strided: a fault injected at call indices of
+ * the basic workload, pairs of losses (the second inside the recovery of
+ * the first), storms from another thread, and the harness's own test: with
+ * nothing injected it must report failure. */
 #include "internal.h"
 #include "ul_test.h"
+#include "chaos_cli.h"
 
-static long json_num(const char *json, const char *key) {
-  char k[64];
-  snprintf(k, sizeof k, "\"%s\":", key);
-  const char *p = strstr(json, k);
-  return p ? strtol(p + strlen(k), NULL, 10) : -1;
-}
-
-static void run_chaos(const char *fault, int stride, long *tested, long *passed, long *calls,
-                      long *leaked) {
-  char out[256], cmd[1024], json[4096] = "";
-  snprintf(out, sizeof out, "/tmp/unlost-test-chaos-%s-%d.json", fault, (int)getpid());
-  snprintf(cmd, sizeof cmd, "UNLOST_LOG=none %s/unlost chaos --workload basic --every-call --stride %d "
-           "--fault %s --json %s > /dev/null", UL_BINARY_DIR, stride, fault, out);
-  int rc = system(cmd);
-  FILE *f = fopen(out, "r");
-  if (f) {
-    size_t n = fread(json, 1, sizeof json - 1, f);
-    json[n] = '\0';
-    fclose(f);
-  }
-  unlink(out);
-  printf("  %s (exit %d): %s", fault, rc, json);
-  *tested = json_num(json, "points_tested");
-  *passed = json_num(json, "points_passed");
-  *calls = json_num(json, "calls");
-  *leaked = json_num(json, "leaked_objects");
-}
-
-static void check(const char *fault, int stride) {
-  long tested, passed, calls, leaked;
-  run_chaos(fault, stride, &tested, &passed, &calls, &leaked);
+/* Every applicable point passed, and the counts are honest. */
+static void check_points(const char *fault, int stride) {
+  char args[256];
+  snprintf(args, sizeof args, "--workload basic --every-call --stride %d --fault %s", stride, fault);
+  chaos_run r;
+  chaos_cli(&r, args);
+  long calls = chaos_num(&r, "calls"), applicable = chaos_num(&r, "points_applicable");
   ASSERT_GE(calls, 200);
-  ASSERT_EQ(tested, (calls + stride - 1) / stride);
-  ASSERT_EQ(passed, tested);
-  ASSERT_EQ(leaked, 0);
+  ASSERT_EQ(chaos_num(&r, "points_tested"), (calls + stride - 1) / stride);
+  ASSERT_GE(applicable, 1);
+  ASSERT_EQ(chaos_num(&r, "points_passed"), applicable);
+  ASSERT_EQ(chaos_num(&r, "points_wrong"), 0);
+  ASSERT_GE(chaos_num(&r, "injected"), applicable);
+  if (!strcmp(fault, "loss") || !strcmp(fault, "request")) {
+    /* Almost every call can meet a loss; each must end in a recovery. */
+    ASSERT_GE(applicable, chaos_num(&r, "points_tested") * 9 / 10);
+    ASSERT_GE(chaos_num(&r, "recoveries"), applicable);
+  }
+  if (!strcmp(fault, "request")) ASSERT_GE(chaos_num(&r, "injected"), 2 * applicable);
+  ASSERT_EQ(chaos_num(&r, "leaked_objects"), 0);
+  ASSERT_EQ(r.exit_code, 0);
 }
 
-static void test_loss_at_every_call(void) { check("loss", 1); }
-static void test_oom_at_every_third_call(void) { check("oom", 3); }
-static void test_validation_at_every_third_call(void) { check("validation", 3); }
-static void test_failed_request_at_every_third_call(void) { check("request", 3); }
+static void test_loss_at_every_call(void) { check_points("loss", 1); }
+static void test_oom_at_every_third_call(void) { check_points("oom", 3); }
+static void test_validation_at_every_third_call(void) { check_points("validation", 3); }
+static void test_failed_request_at_every_third_call(void) { check_points("request", 3); }
+
+static void test_pairs_strided(void) {
+  chaos_run r;
+  chaos_cli(&r, "--pairs --stride 37 --pair-stride 7");
+  ASSERT_GE(chaos_num(&r, "points_applicable"), 100);
+  ASSERT_EQ(chaos_num(&r, "points_wrong"), 0);
+  ASSERT_EQ(chaos_num(&r, "points_hung"), 0);
+  ASSERT_EQ(chaos_num(&r, "points_passed"), chaos_num(&r, "points_applicable"));
+  /* Two losses a point. */
+  ASSERT_GE(chaos_num(&r, "injected"), 2 * chaos_num(&r, "points_applicable"));
+  ASSERT_EQ(r.exit_code, 0);
+}
+
+static void storm(const char *args) {
+  chaos_run r;
+  chaos_cli(&r, args);
+  ASSERT_GE(chaos_num(&r, "runs_ok"), 1);
+  ASSERT_GE(chaos_num(&r, "losses_forced"), 1);
+  ASSERT_GE(chaos_num(&r, "recoveries"), 1);
+  ASSERT_EQ(chaos_num(&r, "runs_wrong"), 0);
+  ASSERT_EQ(chaos_num(&r, "runs_hung"), 0);
+  ASSERT_EQ(chaos_num(&r, "leaked_objects"), 0);
+  ASSERT_EQ(r.exit_code, 0);
+}
+
+static void test_storm_health_on(void) { storm("--storm 5 --seed 11"); }
+static void test_storm_health_off(void) { storm("--storm 5 --seed 12 --no-health"); }
+
+/* The harness can fail: with injection switched off nothing is applicable,
+ * and that is a failure, not a pass. */
+static void test_harness_fails_without_injection(void) {
+  chaos_run r;
+  chaos_cli(&r, "--every-call --stride 5 --no-inject");
+  ASSERT_EQ(chaos_num(&r, "points_applicable"), 0);
+  ASSERT_EQ(chaos_num(&r, "points_passed"), 0);
+  ASSERT_EQ(r.exit_code, 1);
+  chaos_cli(&r, "--pairs --stride 97 --no-inject");
+  ASSERT_EQ(chaos_num(&r, "points_passed"), 0);
+  ASSERT_EQ(r.exit_code, 1);
+  chaos_cli(&r, "--storm 1 --no-inject");
+  ASSERT_EQ(chaos_num(&r, "losses_forced"), 0);
+  ASSERT_EQ(r.exit_code, 1);
+}
 
 int main(void) {
   ul_test_watchdog(600);
+  RUN_TEST(test_harness_fails_without_injection);
   RUN_TEST(test_loss_at_every_call);
   RUN_TEST(test_oom_at_every_third_call);
   RUN_TEST(test_validation_at_every_third_call);
   RUN_TEST(test_failed_request_at_every_third_call);
+  RUN_TEST(test_pairs_strided);
+  RUN_TEST(test_storm_health_on);
+  RUN_TEST(test_storm_health_off);
   TEST_MAIN_END();
 }

@@ -1,32 +1,26 @@
 // ctest-labels: full
-/* The long form: every fault kind at every call index. */
+/* The long form: every fault kind at every call index, pairs of losses
+ * densely (the second at every other call of the recovery that follows the
+ * first), and longer storms with the health monitor on and off. */
 #include "internal.h"
 #include "ul_test.h"
-
-static long json_num(const char *json, const char *key) {
-  char k[64];
-  snprintf(k, sizeof k, "\"%s\":", key);
-  const char *p = strstr(json, k);
-  return p ? strtol(p + strlen(k), NULL, 10) : -1;
-}
+#include "chaos_cli.h"
 
 static void check(const char *fault) {
-  char out[256], cmd[1024], json[4096] = "";
-  snprintf(out, sizeof out, "/tmp/unlost-test-chaos-full-%s-%d.json", fault, (int)getpid());
-  snprintf(cmd, sizeof cmd, "UNLOST_LOG=none %s/unlost chaos --every-call --fault %s --json %s > /dev/null",
-           UL_BINARY_DIR, fault, out);
-  (void)!system(cmd);
-  FILE *f = fopen(out, "r");
-  if (f) {
-    json[fread(json, 1, sizeof json - 1, f)] = '\0';
-    fclose(f);
-  }
-  unlink(out);
-  printf("  %s: %s", fault, json);
-  ASSERT_GE(json_num(json, "calls"), 200);
-  ASSERT_EQ(json_num(json, "points_tested"), json_num(json, "calls"));
-  ASSERT_EQ(json_num(json, "points_passed"), json_num(json, "points_tested"));
-  ASSERT_EQ(json_num(json, "leaked_objects"), 0);
+  char args[128];
+  snprintf(args, sizeof args, "--every-call --fault %s", fault);
+  chaos_run r;
+  chaos_cli(&r, args);
+  long applicable = chaos_num(&r, "points_applicable");
+  ASSERT_GE(chaos_num(&r, "calls"), 200);
+  ASSERT_EQ(chaos_num(&r, "points_tested"), chaos_num(&r, "calls"));
+  ASSERT_GE(applicable, 1);
+  ASSERT_EQ(chaos_num(&r, "points_passed"), applicable);
+  ASSERT_EQ(chaos_num(&r, "points_wrong"), 0);
+  ASSERT_GE(chaos_num(&r, "injected"), applicable);
+  if (!strcmp(fault, "loss") || !strcmp(fault, "request")) ASSERT_GE(chaos_num(&r, "recoveries"), applicable);
+  ASSERT_EQ(chaos_num(&r, "leaked_objects"), 0);
+  ASSERT_EQ(r.exit_code, 0);
 }
 
 static void test_every_fault_every_call(void) {
@@ -36,8 +30,33 @@ static void test_every_fault_every_call(void) {
   check("request");
 }
 
+static void test_pairs(void) {
+  chaos_run r;
+  chaos_cli(&r, "--pairs --stride 3 --pair-stride 2");
+  ASSERT_GE(chaos_num(&r, "points_applicable"), 1000);
+  ASSERT_EQ(chaos_num(&r, "points_wrong"), 0);
+  ASSERT_EQ(chaos_num(&r, "points_hung"), 0);
+  ASSERT_EQ(chaos_num(&r, "points_passed"), chaos_num(&r, "points_applicable"));
+  ASSERT_EQ(r.exit_code, 0);
+}
+
+static void test_storms(void) {
+  const char *runs[] = {"--storm 30 --seed 1", "--storm 30 --seed 2 --no-health"};
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    chaos_run r;
+    chaos_cli(&r, runs[i]);
+    ASSERT_EQ(chaos_num(&r, "runs_wrong"), 0);
+    ASSERT_EQ(chaos_num(&r, "runs_hung"), 0);
+    ASSERT_EQ(chaos_num(&r, "leaked_objects"), 0);
+    ASSERT_GE(chaos_num(&r, "losses_forced"), 1);
+    ASSERT_EQ(r.exit_code, 0);
+  }
+}
+
 int main(void) {
-  ul_test_watchdog(1800);
+  ul_test_watchdog(3000);
   RUN_TEST(test_every_fault_every_call);
+  RUN_TEST(test_pairs);
+  RUN_TEST(test_storms);
   TEST_MAIN_END();
 }

@@ -11,6 +11,14 @@
  *   loss-rate=P       lose the device before each call with probability P
  *   loss-every=N      lose the device every N calls
  *   seed=S            seed of loss-rate's generator (default 1)
+ *   recovery-fail=K   the next K device requests made by a recovery fail
+ *                     (a request fault that only recovery can meet)
+ *   count-recovery=1  calls made while a device recovers are counted and
+ *                     faulted too (pairs: a second fault inside recovery)
+ *
+ * oom and validation are injected only while an error scope of unlost is
+ * open on the device, where the implementation reports them to the call
+ * that made the error; elsewhere they are not injected (and not counted).
  *
  * Items are separated by commas: "loss@120,gpu-fail=3". Call indices start
  * at 1. One chaos table may be active per process at a time. */
@@ -34,9 +42,9 @@ void ul__chaos_forget_device(ul__chaos *c, WGPUDevice device);
 uint64_t ul__chaos_calls(const ul__chaos *c);
 /* Faults injected so far. */
 uint64_t ul__chaos_injected(const ul__chaos *c);
-/* While a device recovers, its calls are neither counted nor faulted: a
- * schedule addresses the program's own work, and one denser than a
- * recovery could otherwise never let recovery finish. */
+/* While a device recovers, its calls are neither counted nor faulted
+ * (unless count-recovery=1): a schedule addresses the program's own work,
+ * and one denser than a recovery could otherwise never let it finish. */
 void ul__chaos_recovering(ul__chaos *c, bool recovering);
 /* Sets the call and fault counters back to zero. */
 void ul__chaos_reset_counters(ul__chaos *c);

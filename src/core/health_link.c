@@ -4,7 +4,6 @@
  * src/health/; this file is the device's side. */
 #include "core/core.h"
 #include "health/health.h"
-#include "recover/recover.h"
 #include "res/obj.h"
 
 static const double recovery_bounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
@@ -180,15 +179,11 @@ void ul__device_health_submitted(ul_device *d, uint64_t serial, bool first_use) 
   d->wgpu->QueueOnSubmittedWorkDone(d->queue, cb);
 }
 
-/* Takes the freshest state along (a checkpoint on the old device, whose
- * failure only means a longer replay), then moves. */
-static ul_status checkpoint_and_move(ul_device *d, bool to_fallback) {
-  /* A failed checkpoint commits nothing: the move then starts from the last
-   * committed one and replays the whole log. A loss is not moved from:
-   * the call that follows recovers from it. */
-  ul_status s = ul__checkpoint_locked(d);
-  if (s == UL_ERR_DEVICE_LOST) return s;
-  if (s) ul__log(UL__LOG_INFO, "checkpoint before moving: %s", ul_last_error());
+/* A move is a recovery: the new device starts from the last committed
+ * checkpoint and replays the log since, exactly as after a loss (no
+ * checkpoint first: that would change what comes back, e.g. of NONE
+ * buffers whose writers are in the log). */
+static ul_status health_move(ul_device *d, bool to_fallback) {
   return ul__device_move_locked(d, to_fallback);
 }
 
@@ -225,7 +220,7 @@ ul_status ul__device_health_gate(ul_device *d) {
   }
   if (dec == UL__HEALTH_REJECT) {
     if (!d->on_fallback && d->desc.power != UL_POWER_FALLBACK_ONLY) {
-      if (checkpoint_and_move(d, true)) {
+      if (health_move(d, true)) {
         ul__log(UL__LOG_WARN, "device '%s' is BROKEN and could not move to the fallback: %s", d->label,
                 ul_last_error());
       } else {
@@ -237,7 +232,7 @@ ul_status ul__device_health_gate(ul_device *d) {
   /* PROBE: on the fallback because of the breaker, the probe is the move
    * back; its outcome decides. */
   if (d->moved_for_health && d->on_fallback) {
-    ul_status s = checkpoint_and_move(d, false);
+    ul_status s = health_move(d, false);
     ul__health_record(d->health, UL__HEALTH_OP_SUBMIT, UL__HEALTH_FIRST_USE, s ? UL__HEALTH_LOSS : UL__HEALTH_OK,
                       0, UL__HEALTH_NOW, NULL);
     if (!s) d->moved_for_health = false;

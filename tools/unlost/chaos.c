@@ -1,8 +1,12 @@
 /* unlost chaos: run a workload once clean, then once per WebGPU call index
- * with a fault injected there, and compare. */
+ * with a fault injected there (or a pair of faults, or a storm of losses),
+ * and check each run against the clean run and the CPU. A point where
+ * nothing was injected is not applicable: it is never counted as passed. */
 #include "cli.h"
 #include "workload.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -10,12 +14,13 @@ static void chaos_usage(FILE *f) {
   fprintf(f,
           "usage: unlost chaos [--workload NAME] [--every-call | --at N | --spec SPEC]\n"
           "                    [--fault loss|oom|validation|request] [--stride K]\n"
-          "                    [--json FILE]\n"
+          "                    [--pairs [--pair-stride M]] [--storm SECONDS --seed S\n"
+          "                    [--no-health]] [--json FILE]\n"
           "\n"
           "Runs the workload once without faults and counts its WebGPU calls, then\n"
           "once for each call index 1..calls with a fault injected at that call,\n"
-          "and checks that every run ends with the clean run's output, no leaked\n"
-          "object and no hang.\n"
+          "and checks that every run ends with the clean run's output (which must\n"
+          "equal the workload's CPU reference), no leaked object and no hang.\n"
           "\n"
           "  --workload NAME  built-in workload (default: basic)\n"
           "  --every-call     inject at every call index (the default)\n"
@@ -23,12 +28,24 @@ static void chaos_usage(FILE *f) {
           "  --at N           inject at call N only\n"
           "  --spec SPEC      one run with this chaos schedule (see docs)\n"
           "  --fault KIND     loss (default): the device is lost;\n"
-          "                   oom, validation: an error is injected;\n"
-          "                   request: the device is lost and the next device\n"
-          "                   request fails once\n"
+          "                   oom, validation: an error inside unlost's error scopes;\n"
+          "                   request: the device is lost and the device request of\n"
+          "                   the recovery that follows fails once\n"
+          "  --pairs          a loss at call i, then a second loss at every call j of\n"
+          "                   the recovery, checkpoint and replay that follow\n"
+          "  --pair-stride M  every M-th j only (default 1)\n"
+          "  --storm SECONDS  run the workload again and again on one device while\n"
+          "                   another thread forces losses at random times and a\n"
+          "                   loss-every schedule runs; every run is checked\n"
+          "                   against the CPU\n"
+          "  --seed S         the storm's seed (default 1)\n"
+          "  --no-health      storm with the health monitor off\n"
           "  --json FILE      write the summary as JSON\n"
           "\n"
-          "Exit status: 0 when every point passed, 1 otherwise, 2 usage error.\n");
+          "A point passes only when a fault was injected there, the run recovered\n"
+          "(for loss and request) and its output is the clean run's. Exit status:\n"
+          "0 when every applicable point passed and no run was wrong, 1 otherwise,\n"
+          "2 usage error.\n");
 }
 
 static double now_ms(void) {
@@ -42,13 +59,33 @@ typedef struct run_result {
   char error[512];
   workload_result out;
   uint64_t calls;
+  uint64_t injected;
   uint64_t leaked_objects;
   uint64_t recoveries;
   double ms;
 } run_result;
 
 uint64_t cli_env_chaos_calls(ul_env *env);
+uint64_t cli_env_chaos_injected(ul_env *env);
+uint64_t cli_device_recoveries(ul_device *d);
 int cli_env_chaos_arm(ul_env *env, const char *spec);
+
+/* A point that takes longer than this is reported as hung. */
+#define CHAOS_HUNG_MS 60000.0
+
+static ul_device_desc chaos_device_desc(bool health) {
+  ul_device_desc dd = {.label = "chaos"};
+  dd.recovery.backoff_initial_ms = 1;
+  dd.recovery.backoff_max_ms = 4;
+  dd.recovery.jitter_seed = 7;
+  dd.health.disabled = !health;
+  return dd;
+}
+
+static bool output_ok(const workload_result *o, const workload_result *clean) {
+  return o->output_size == clean->output_size && !memcmp(o->output, clean->output, o->output_size) &&
+         o->output_size == o->expected_size && !memcmp(o->output, o->expected, o->output_size);
+}
 
 /* One env for the whole run: the implementation's driver stays loaded (some
  * drivers cannot be loaded and unloaded hundreds of times in one process),
@@ -57,10 +94,7 @@ static void run_once(ul_env *env, workload_fn fn, const char *spec, run_result *
   memset(r, 0, sizeof *r);
   double t0 = now_ms();
   ul_device *dev = NULL;
-  ul_device_desc dd = {.label = "chaos"};
-  dd.recovery.backoff_initial_ms = 1;
-  dd.recovery.backoff_max_ms = 4;
-  dd.recovery.jitter_seed = 7;
+  ul_device_desc dd = chaos_device_desc(true);
   if (cli_env_chaos_arm(env, spec)) {
     r->status = UL_ERR_INVALID_ARGUMENT;
     snprintf(r->error, sizeof r->error, "bad chaos schedule '%s': %s", spec, ul_last_error());
@@ -68,21 +102,203 @@ static void run_once(ul_env *env, workload_fn fn, const char *spec, run_result *
   }
   r->status = ul_device_create(env, &dd, &dev);
   if (!r->status) r->status = fn(dev, &r->out);
+  /* A loss during the workload's teardown is recovered here, as the next
+   * call of a program would: every loss must end in a recovery. */
+  if (!r->status) r->status = ul_device_recover(dev);
   if (r->status) snprintf(r->error, sizeof r->error, "%s: %s", ul_status_name(r->status), ul_last_error());
   if (dev) {
     ul_memory_stats st;
     if (!ul_device_memory_stats(dev, &st)) r->leaked_objects = st.live_objects;
-    r->recoveries = ul_device_epoch(dev) - 1;
+    r->recoveries = cli_device_recoveries(dev);
   }
   r->calls = cli_env_chaos_calls(env);
+  r->injected = cli_env_chaos_injected(env);
   if (ul_device_destroy(dev) == UL_ERR_BUSY && !r->leaked_objects) r->leaked_objects = 1;
   cli_env_chaos_arm(env, "seed=1");
   r->ms = now_ms() - t0;
 }
 
+typedef struct tally {
+  long tested, applicable, passed, wrong, failed, hung;
+  uint64_t injected, recoveries, leaked;
+  double max_ms, total_ms;
+  char failures[4096];
+  size_t flen;
+} tally;
+
+static void note_failure(tally *t, const char *spec, const char *why) {
+  if (t->flen < sizeof t->failures - 256)
+    t->flen += (size_t)snprintf(t->failures + t->flen, sizeof t->failures - t->flen, "  %s: %s\n", spec, why);
+}
+
+/* Classifies one run. `need_recovery`: a loss was injected, so passing
+ * needs a recovery. */
+static void count_point(tally *t, const char *spec, const run_result *r, const run_result *clean,
+                        bool need_recovery) {
+  t->tested++;
+  t->injected += r->injected;
+  t->recoveries += r->recoveries;
+  t->leaked += r->leaked_objects;
+  t->total_ms += r->ms;
+  if (r->ms > t->max_ms) t->max_ms = r->ms;
+  bool applicable = r->injected > 0;
+  bool good = !r->status && output_ok(&r->out, &clean->out);
+  if (!r->status && !good) {
+    /* UL_OK with wrong data: the one outcome that is never allowed. */
+    t->wrong++;
+    size_t at = 0;
+    while (at < r->out.output_size && at < clean->out.output_size && r->out.output[at] == clean->out.output[at]) at++;
+    char why[96];
+    snprintf(why, sizeof why, "UL_OK with wrong output (differs from byte %zu)", at);
+    note_failure(t, spec, why);
+  }
+  if (r->ms > CHAOS_HUNG_MS) {
+    t->hung++;
+    note_failure(t, spec, "hung");
+  }
+  if (r->leaked_objects) note_failure(t, spec, "leaked objects");
+  if (!applicable) return;
+  t->applicable++;
+  if (good && !r->leaked_objects && r->ms <= CHAOS_HUNG_MS && (!need_recovery || r->recoveries >= 1)) {
+    t->passed++;
+    return;
+  }
+  t->failed++;
+  if (r->status) note_failure(t, spec, r->error);
+  else if (good && need_recovery && !r->recoveries) note_failure(t, spec, "a loss was injected but nothing recovered");
+}
+
+static void print_tally(const char *what, const tally *t) {
+  printf("%s: %ld points tested, %ld applicable, %ld passed, %ld wrong, %ld failed, %ld hung, "
+         "%llu injected, %llu recoveries, %llu leaked objects, max %.1f ms per point\n",
+         what, t->tested, t->applicable, t->passed, t->wrong, t->failed, t->hung,
+         (unsigned long long)t->injected, (unsigned long long)t->recoveries, (unsigned long long)t->leaked,
+         t->max_ms);
+  if (t->flen) printf("failures:\n%s", t->failures);
+}
+
+static void json_tally(FILE *f, const tally *t) {
+  fprintf(f,
+          "\"points_tested\":%ld,\"points_applicable\":%ld,\"points_passed\":%ld,\"points_wrong\":%ld,"
+          "\"points_failed\":%ld,\"points_hung\":%ld,\"injected\":%llu,\"recoveries\":%llu,"
+          "\"leaked_objects\":%llu,\"max_point_ms\":%.1f,\"mean_point_ms\":%.1f",
+          t->tested, t->applicable, t->passed, t->wrong, t->failed, t->hung, (unsigned long long)t->injected,
+          (unsigned long long)t->recoveries, (unsigned long long)t->leaked, t->max_ms,
+          t->tested ? t->total_ms / (double)t->tested : 0);
+}
+
+/* ---- storms ---- */
+typedef struct storm_ctx {
+  ul_device *dev;
+  _Atomic bool stop;
+  uint64_t rng;
+  _Atomic uint64_t forced;
+} storm_ctx;
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static void *storm_thread(void *arg) {
+  storm_ctx *c = arg;
+  while (!atomic_load(&c->stop)) {
+    uint64_t us = 500 + splitmix(&c->rng) % 20000;
+    usleep((useconds_t)us);
+    if (atomic_load(&c->stop)) break;
+    if (!ul_device_force_loss(c->dev, "unlost chaos: storm")) atomic_fetch_add(&c->forced, 1);
+  }
+  return NULL;
+}
+
+static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed, bool health,
+                     bool inject, const run_result *clean, const char *json) {
+  uint64_t rng = seed;
+  char spec[128];
+  snprintf(spec, sizeof spec, "loss-every=%llu,seed=%llu", (unsigned long long)(29 + splitmix(&rng) % 70),
+           (unsigned long long)seed);
+  if (!inject) snprintf(spec, sizeof spec, "seed=1");
+  if (cli_env_chaos_arm(env, spec)) {
+    fprintf(stderr, "unlost chaos: bad schedule '%s'\n", spec);
+    return 2;
+  }
+  ul_device_desc dd = chaos_device_desc(health);
+  ul_device *dev = NULL;
+  if (ul_device_create(env, &dd, &dev)) {
+    fprintf(stderr, "unlost chaos: storm: create device: %s\n", ul_last_error());
+    return 1;
+  }
+  storm_ctx sc = {.dev = dev, .rng = splitmix(&rng)};
+  pthread_t th;
+  bool started = inject && pthread_create(&th, NULL, storm_thread, &sc) == 0;
+  static workload_result out;
+  long runs = 0, ok = 0, wrong = 0, errors = 0, hung = 0;
+  double t0 = now_ms(), max_ms = 0;
+  char first_error[512] = "";
+  while (now_ms() - t0 < seconds * 1000.0) {
+    double r0 = now_ms();
+    ul_status s = fn(dev, &out);
+    double ms = now_ms() - r0;
+    runs++;
+    if (ms > max_ms) max_ms = ms;
+    if (ms > CHAOS_HUNG_MS) hung++;
+    if (s) {
+      errors++;
+      if (!first_error[0]) snprintf(first_error, sizeof first_error, "%s: %s", ul_status_name(s), ul_last_error());
+      if (ul_device_get_state(dev) == UL_DEVICE_FAILED) break;
+    } else if (!output_ok(&out, &clean->out)) {
+      wrong++;
+    } else {
+      ok++;
+    }
+  }
+  atomic_store(&sc.stop, true);
+  if (started) pthread_join(th, NULL);
+  uint64_t injected = cli_env_chaos_injected(env);
+  uint64_t recoveries = cli_device_recoveries(dev);
+  ul_memory_stats st = {0};
+  ul_device_memory_stats(dev, &st);
+  uint64_t leaked = st.live_objects;
+  ul_device_state final_state = ul_device_get_state(dev);
+  if (ul_device_destroy(dev) == UL_ERR_BUSY && !leaked) leaked = 1;
+  cli_env_chaos_arm(env, "seed=1");
+  uint64_t forced = atomic_load(&sc.forced);
+  printf("storm %.0f s, seed %llu, health %s, schedule %s: %ld runs, %ld ok, %ld wrong, %ld errors, %ld hung, "
+         "%llu losses forced from another thread, %llu injected by the schedule, %llu recoveries, "
+         "%llu leaked objects, final state %s, max %.1f ms per run\n",
+         seconds, (unsigned long long)seed, health ? "on" : "off", spec, runs, ok, wrong, errors, hung,
+         (unsigned long long)forced, (unsigned long long)injected, (unsigned long long)recoveries,
+         (unsigned long long)leaked, ul_device_state_name(final_state), max_ms);
+  if (first_error[0]) printf("first error: %s\n", first_error);
+  if (json) {
+    FILE *f = fopen(json, "w");
+    if (!f) {
+      perror(json);
+      return 1;
+    }
+    fprintf(f,
+            "{\"mode\":\"storm\",\"seconds\":%.1f,\"seed\":%llu,\"health\":%s,\"schedule\":\"%s\",\"runs\":%ld,"
+            "\"runs_ok\":%ld,\"runs_wrong\":%ld,\"runs_error\":%ld,\"runs_hung\":%ld,\"losses_forced\":%llu,"
+            "\"injected\":%llu,\"recoveries\":%llu,\"leaked_objects\":%llu,\"final_state\":\"%s\","
+            "\"max_run_ms\":%.1f,\"points_wrong\":%ld,\"points_hung\":%ld}\n",
+            seconds, (unsigned long long)seed, health ? "true" : "false", spec, runs, ok, wrong, errors, hung,
+            (unsigned long long)forced, (unsigned long long)injected, (unsigned long long)recoveries,
+            (unsigned long long)leaked, ul_device_state_name(final_state), max_ms, wrong, hung);
+    fclose(f);
+  }
+  /* Errors are honest (a status, not wrong data); the storm must still
+   * have been one (losses happened) and have finished runs. */
+  return !wrong && !hung && !leaked && ok > 0 && (forced + injected) > 0 ? 0 : 1;
+}
+
 int cmd_chaos(int argc, char **argv) {
   const char *workload = "basic", *json = NULL, *fault = "loss", *spec = NULL;
-  long at = 0, stride = 1;
+  long at = 0, stride = 1, pair_stride = 1;
+  bool pairs = false, health = true, inject = true;
+  double storm = 0;
+  uint64_t seed = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool has = i + 1 < argc;
@@ -97,6 +313,14 @@ int cmd_chaos(int argc, char **argv) {
     else if (!strcmp(a, "--spec") && has) spec = argv[++i];
     else if (!strcmp(a, "--at") && has) at = atol(argv[++i]);
     else if (!strcmp(a, "--stride") && has) stride = atol(argv[++i]);
+    else if (!strcmp(a, "--pairs")) pairs = true;
+    else if (!strcmp(a, "--pair-stride") && has) pair_stride = atol(argv[++i]);
+    else if (!strcmp(a, "--storm") && has) storm = atof(argv[++i]);
+    else if (!strcmp(a, "--seed") && has) seed = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--no-health")) health = false;
+    /* Hidden: the harness's own test. Nothing is injected, so no point is
+     * applicable and the run must fail. */
+    else if (!strcmp(a, "--no-inject")) inject = false;
     else {
       fprintf(stderr, "unlost chaos: unknown or incomplete option '%s'\n", a);
       chaos_usage(stderr);
@@ -111,70 +335,79 @@ int cmd_chaos(int argc, char **argv) {
   const char *fmt = !strcmp(fault, "loss")         ? "loss@%ld"
                     : !strcmp(fault, "oom")        ? "oom@%ld"
                     : !strcmp(fault, "validation") ? "validation@%ld"
-                    : !strcmp(fault, "request")    ? "loss@%ld,device-fail=1"
+                    : !strcmp(fault, "request")    ? "loss@%ld,recovery-fail=1"
                                                    : NULL;
-  if (!fmt || stride < 1 || at < 0) {
-    fprintf(stderr, "unlost chaos: bad --fault, --stride or --at\n");
+  if (!fmt || stride < 1 || pair_stride < 1 || at < 0 || storm < 0 || (storm > 0 && pairs)) {
+    fprintf(stderr, "unlost chaos: bad --fault, --stride, --pair-stride, --at or --storm\n");
     return 2;
   }
+  bool need_recovery = !strcmp(fault, "loss") || !strcmp(fault, "request");
   bool tty = isatty(1);
   ul_env *env = NULL;
   if (ul_env_create(&(ul_env_desc){.chaos = "seed=1"}, &env)) {
     fprintf(stderr, "unlost chaos: %s: %s\n", ul_status_name(ul_last_status()), ul_last_error());
     return 1;
   }
-  run_result clean;
+  static run_result clean, r;
   run_once(env, fn, "seed=1", &clean);
   if (clean.status) {
     fprintf(stderr, "unlost chaos: the clean run failed: %s\n", clean.error);
     ul_env_destroy(env);
     return 1;
   }
-  printf("clean run: %llu WebGPU calls, %zu output bytes, hash %016llx, %.1f ms\n",
+  bool clean_cpu = clean.out.output_size == clean.out.expected_size &&
+                   !memcmp(clean.out.output, clean.out.expected, clean.out.output_size);
+  printf("clean run: %llu WebGPU calls, %zu output bytes, hash %016llx, %s the CPU reference, %.1f ms\n",
          (unsigned long long)clean.calls, clean.out.output_size, (unsigned long long)clean.out.hash,
-         clean.ms);
-  long first = at ? at : 1, last = at ? at : (long)clean.calls;
-  long tested = 0, passed = 0;
-  uint64_t leaked = 0, recoveries = 0;
-  double max_ms = 0, total_ms = 0;
-  char failures[4096] = "";
-  size_t flen = 0;
-  run_result r;
-  if (spec) {
-    first = last = 1;
+         clean_cpu ? "equal to" : "DIFFERENT FROM", clean.ms);
+  if (!clean_cpu) {
+    fprintf(stderr, "unlost chaos: the clean run does not match the CPU reference\n");
+    ul_env_destroy(env);
+    return 1;
   }
+  if (storm > 0) {
+    int rc = run_storm(env, fn, storm, seed, health, inject, &clean, json);
+    ul_env_destroy(env);
+    return rc;
+  }
+  static tally t;
+  memset(&t, 0, sizeof t);
+  long first = at ? at : 1, last = at ? at : (long)clean.calls;
+  if (spec) first = last = 1;
+  long total = (last - first) / stride + 1;
   for (long i = first; i <= last; i += stride) {
-    char sp[128];
-    if (spec) snprintf(sp, sizeof sp, "%s", spec);
-    else snprintf(sp, sizeof sp, fmt, i);
-    run_once(env, fn, sp, &r);
-    tested++;
-    bool ok = !r.status && r.out.output_size == clean.out.output_size &&
-              !memcmp(r.out.output, clean.out.output, clean.out.output_size) && !r.leaked_objects;
-    if (ok) passed++;
-    else if (flen < sizeof failures - 200) {
-      size_t at_byte = 0;
-      while (at_byte < clean.out.output_size && r.out.output[at_byte] == clean.out.output[at_byte]) at_byte++;
-      char why[64];
-      snprintf(why, sizeof why, "output differs from byte %zu", at_byte);
-      flen += (size_t)snprintf(failures + flen, sizeof failures - flen, "  %s: %s\n", sp,
-                               r.status ? r.error : r.leaked_objects ? "leaked objects" : why);
+    char sp[160];
+    if (!pairs) {
+      if (spec) snprintf(sp, sizeof sp, "%s", spec);
+      else snprintf(sp, sizeof sp, fmt, i);
+      run_once(env, fn, inject ? sp : "seed=1", &r);
+      count_point(&t, sp, &r, &clean, need_recovery);
+    } else {
+      /* The first loss alone, counting recovery's calls: how long the
+       * recovery, checkpoint and replay after call i are. */
+      snprintf(sp, sizeof sp, "loss@%ld,count-recovery=1", i);
+      run_once(env, fn, inject ? sp : "seed=1", &r);
+      if (!r.injected) {
+        count_point(&t, sp, &r, &clean, true); /* not applicable */
+        continue;
+      }
+      long window = (long)(r.calls > clean.calls ? r.calls - clean.calls : 0) + 2;
+      for (long j = i + 1; j <= i + window; j += pair_stride) {
+        snprintf(sp, sizeof sp, "loss@%ld,loss@%ld,count-recovery=1", i, j);
+        run_once(env, fn, inject ? sp : "seed=1", &r);
+        count_point(&t, sp, &r, &clean, true);
+      }
     }
-    leaked += r.leaked_objects;
-    recoveries += r.recoveries;
-    total_ms += r.ms;
-    if (r.ms > max_ms) max_ms = r.ms;
     if (tty) {
-      printf("\r%ld/%ld points, %ld passed", tested, (last - first) / stride + 1, passed);
+      printf("\r%ld/%ld first points, %ld tested, %ld passed", (i - first) / stride + 1, total, t.tested, t.passed);
       fflush(stdout);
     }
   }
   if (tty) printf("\n");
-  printf("fault %s at %s: %ld points tested, %ld passed, %llu recoveries, %llu leaked objects, "
-         "max %.1f ms per point\n",
-         fault, spec ? spec : at ? "one call" : "every call", tested, passed, (unsigned long long)recoveries,
-         (unsigned long long)leaked, max_ms);
-  if (flen) printf("failures:\n%s", failures);
+  char what[128];
+  snprintf(what, sizeof what, "%s %s at %s", pairs ? "pairs: loss then loss" : "fault", pairs ? "" : fault,
+           spec ? spec : at ? "one call" : "every call");
+  print_tally(what, &t);
   ul_env_destroy(env);
   if (json) {
     FILE *f = fopen(json, "w");
@@ -182,14 +415,13 @@ int cmd_chaos(int argc, char **argv) {
       perror(json);
       return 1;
     }
-    fprintf(f,
-            "{\"workload\":\"%s\",\"fault\":\"%s\",\"calls\":%llu,\"stride\":%ld,\"points_tested\":%ld,"
-            "\"points_passed\":%ld,\"leaked_objects\":%llu,\"recoveries\":%llu,\"max_point_ms\":%.1f,"
-            "\"mean_point_ms\":%.1f,\"clean_ms\":%.1f,\"output_hash\":\"%016llx\"}\n",
-            workload, fault, (unsigned long long)clean.calls, stride, tested, passed,
-            (unsigned long long)leaked, (unsigned long long)recoveries, max_ms,
-            tested ? total_ms / (double)tested : 0, clean.ms, (unsigned long long)clean.out.hash);
+    fprintf(f, "{\"mode\":\"%s\",\"workload\":\"%s\",\"fault\":\"%s\",\"calls\":%llu,\"stride\":%ld,", pairs ? "pairs" : "points",
+            workload, pairs ? "loss+loss" : fault, (unsigned long long)clean.calls, stride);
+    if (pairs) fprintf(f, "\"pair_stride\":%ld,", pair_stride);
+    json_tally(f, &t);
+    fprintf(f, ",\"clean_ms\":%.1f,\"output_hash\":\"%016llx\",\"clean_matches_cpu\":true}\n", clean.ms,
+            (unsigned long long)clean.out.hash);
     fclose(f);
   }
-  return passed == tested ? 0 : 1;
+  return t.applicable > 0 && t.passed == t.applicable && !t.wrong && !t.hung && !t.leaked ? 0 : 1;
 }

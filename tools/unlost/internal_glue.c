@@ -13,3 +13,18 @@ int cli_env_chaos_arm(ul_env *env, const char *spec) {
   ul__chaos_reset_counters(env->chaos);
   return 0;
 }
+
+uint64_t cli_env_chaos_injected(ul_env *env);
+uint64_t cli_env_chaos_injected(ul_env *env) {
+  return env && env->chaos ? ul__chaos_injected(env->chaos) : 0;
+}
+
+/* Recoveries onto a new device so far (epochs count attempts, not these). */
+uint64_t cli_device_recoveries(ul_device *d);
+uint64_t cli_device_recoveries(ul_device *d) {
+  if (!d) return 0;
+  ul__device_lock(d);
+  uint64_t n = d->recoveries_total;
+  ul__device_unlock(d);
+  return n;
+}

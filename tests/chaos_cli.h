@@ -1,0 +1,42 @@
+/* Internal to unlost's tests: runs `unlost chaos` with arguments and reads
+ * the numbers of its JSON summary. */
+#ifndef UL_TEST_CHAOS_CLI_H
+#define UL_TEST_CHAOS_CLI_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct chaos_run {
+  int exit_code;
+  char json[4096];
+} chaos_run;
+
+static long chaos_num(const chaos_run *r, const char *key) {
+  char k[64];
+  snprintf(k, sizeof k, "\"%s\":", key);
+  const char *p = strstr(r->json, k);
+  return p ? strtol(p + strlen(k), NULL, 10) : -1;
+}
+
+/* Runs `unlost chaos ARGS --json FILE` and keeps its exit status and JSON. */
+static void chaos_cli(chaos_run *r, const char *args) {
+  static int seq;
+  char out[256], cmd[1024];
+  snprintf(out, sizeof out, "/tmp/unlost-test-chaos-%d-%d.json", (int)getpid(), ++seq);
+  snprintf(cmd, sizeof cmd, "UNLOST_LOG=none %s/unlost chaos %s --json %s > /dev/null", UL_BINARY_DIR, args, out);
+  int rc = system(cmd);
+  r->exit_code = rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+  r->json[0] = '\0';
+  FILE *f = fopen(out, "r");
+  if (f) {
+    r->json[fread(r->json, 1, sizeof r->json - 1, f)] = '\0';
+    fclose(f);
+  }
+  unlink(out);
+  printf("  chaos %s (exit %d): %s", args, r->exit_code, r->json);
+}
+
+#endif
