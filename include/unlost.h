@@ -522,8 +522,10 @@ UL_API ul_status ul_buffer_read(ul_device *device, ul_buffer buffer, uint64_t of
 typedef void (*ul_read_fn)(ul_device *device, ul_status status, void *dst, void *user);
 /* Starts an asynchronous read; `done` gets `user`. The copy is submitted,
  * ordered after the work already submitted, and the call returns at once;
- * ul_device_poll delivers it when it has arrived. A read caught by a device
- * loss is done again from the restored contents. A read still undelivered
+ * ul_device_poll delivers it when it has arrived. Reads are delivered in
+ * the order they were issued. A read caught by a device loss is done again
+ * by the recovery's replay at its place in the queue, so it gets the
+ * contents it would have had without the loss. A read still undelivered
  * at ul_device_destroy is dropped without a call. Returns UL_OK once queued
  * (the read's own status goes to `done`); UL_ERR_INVALID_ARGUMENT (NULL
  * device or done, NULL dst with a size, a range outside the buffer, a
@@ -828,8 +830,16 @@ UL_API ul_status ul_device_wait(ul_device *device, uint64_t serial, uint32_t tim
  * has been returned. */
 UL_API ul_status ul_device_wait_idle(ul_device *device, uint32_t timeout_ms);
 /* Copies the LOG buffers written since the last checkpoint back to the host
- * and empties the operation log. unlost also checkpoints by itself when
- * the log grows past 64 MiB ($UNLOST_LOG_MAX_MB) or 1024 entries. */
+ * and empties the operation log, as one transaction: the copies go to fresh
+ * memory and are committed, with the log emptied, only if the device was
+ * not lost meanwhile (a loss during a checkpoint leaves the previous one and
+ * the whole log; this call then recovers and checkpoints again).
+ * Asynchronous reads in flight get their data first (delivered later by
+ * ul_device_poll as usual). unlost also checkpoints by itself before the
+ * log would grow past 64 MiB ($UNLOST_LOG_MAX_MB) or 1024 entries, on every
+ * call that adds to it. UL_ERR_WRONG_STATE from a restore callback (the
+ * recovery's replay still needs the log), UL_ERR_OUT_OF_MEMORY (host copies),
+ * UL_ERR_DEVICE_LOST / UL_ERR_DEVICE_FAILED when recovery gave up. */
 UL_API ul_status ul_device_checkpoint(ul_device *device);
 /* Delivers completed asynchronous reads. Returns how many were delivered. */
 UL_API int ul_device_poll(ul_device *device);

@@ -43,6 +43,17 @@ bool ul__log_enabled(ul__log_level level);
 uint64_t ul__now_ns(void);
 void ul__sleep_ns(uint64_t ns);
 
+/* ---- host memory (src/core/alloc.c) ----
+ * The allocation seam: unlost's own host allocations that a call can fail
+ * on go through these, so that a test can fail them (SQLite's
+ * test_malloc.c): after `n` more successful allocations every one fails
+ * (`continuous`) or just the next one. n < 0 disarms. */
+void *ul__malloc(size_t size);
+void *ul__realloc(void *p, size_t size);
+void ul__malloc_fail_after(long n, bool continuous);
+/* Allocations the seam refused so far. */
+uint64_t ul__malloc_failures(void);
+
 /* ---- strings ---- */
 /* strdup that accepts NULL (returns NULL) and reports OOM by NULL. */
 char *ul__strdup(const char *s);

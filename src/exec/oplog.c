@@ -52,7 +52,7 @@ void ul__oplog_destroy(ul_device *d) {
 static ul_status append(ul__oplog *l, ul__entry e, uint64_t bytes) {
   if (l->count == l->cap) {
     uint32_t ncap = l->cap ? l->cap * 2 : 64;
-    ul__entry *n = realloc(l->e, sizeof *n * ncap);
+    ul__entry *n = ul__realloc(l->e, sizeof *n * ncap);
     if (!n) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
     l->e = n;
     l->cap = ncap;
@@ -67,7 +67,7 @@ ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void 
   ul__oplog *l = d->res->log;
   o->u.buf.dirty = true;
   if (l->replaying || d->res->restoring) return UL_OK;
-  void *copy = malloc((size_t)size);
+  void *copy = ul__malloc((size_t)size);
   if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: no host memory for a write of %llu bytes",
                              (unsigned long long)size);
   memcpy(copy, data, (size_t)size);
@@ -120,7 +120,7 @@ ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n) {
   /* Work a restore callback submits rebuilds state the callback can build
    * again: not logged, or the replay would run it a second time. */
   if (l->replaying || d->res->restoring || n == 0) return UL_OK;
-  void *copy = malloc(sizeof *ops * n);
+  void *copy = ul__malloc(sizeof *ops * n);
   if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
   memcpy(copy, ops, sizeof *ops * n);
   ul__entry e = {UL__ENTRY_SUBMIT, 0, 0, n, copy};

@@ -1,0 +1,501 @@
+// ctest-labels: threads
+/* Recovery is never silently wrong. One test per way it was seen to be
+ * wrong: a loss during a checkpoint, repeated losses over a long stencil, a
+ * second loss during recovery, reads in flight at a loss, a checkpoint from
+ * a restore callback, a read that timed out, the lock held across recovery's
+ * sleeps, the log's bound on writes, and work whose logging failed. Each
+ * compares with the same computation done on the CPU. */
+#include "chaos/chaos.h"
+#include "core/core.h"
+#include "ul_test.h"
+
+#include <pthread.h>
+#include <time.h>
+
+static const char *step_wgsl =
+    "struct P { step: u32, iters: u32, pad0: u32, pad1: u32 }\n"
+    "@group(0) @binding(0) var<storage, read> src: array<u32>;\n"
+    "@group(0) @binding(1) var<storage, read_write> dst: array<u32>;\n"
+    "@group(0) @binding(2) var<uniform> p: P;\n"
+    "@group(0) @binding(3) var<storage, read> k: array<u32>;\n"
+    "@compute @workgroup_size(64)\n"
+    "fn main(@builtin(global_invocation_id) id: vec3u) {\n"
+    "  let n = arrayLength(&dst);\n"
+    "  let i = id.x;\n"
+    "  if (i >= n) { return; }\n"
+    "  var acc = src[(i + n - 1u) % n] + 3u * src[i] + src[(i + 1u) % n] + p.step + k[i];\n"
+    "  for (var j = 0u; j < p.iters; j++) { acc = acc * 1664525u + 1013904223u; }\n"
+    "  dst[i] = acc;\n"
+    "}\n";
+
+enum { N = 256 };
+
+static uint32_t kconst[N];
+
+__attribute__((constructor)) static void kconst_init(void) {
+  for (uint32_t i = 0; i < N; i++) kconst[i] = i * 2246822519u + 7u;
+}
+
+/* The kernel on the CPU. */
+static void cpu_step(const uint32_t *src, uint32_t *dst, uint32_t step, uint32_t iters) {
+  for (uint32_t i = 0; i < N; i++) {
+    uint32_t acc = src[(i + N - 1) % N] + 3u * src[i] + src[(i + 1) % N] + step + kconst[i];
+    for (uint32_t j = 0; j < iters; j++) acc = acc * 1664525u + 1013904223u;
+    dst[i] = acc;
+  }
+}
+
+/* Two buffers that ping-pong (LOG unless told), a uniform written each step
+ * (SHADOW), constants from a file (SOURCE). */
+typedef struct pp {
+  ul_env *env;
+  ul_device *dev;
+  ul_buffer a, b, params, k;
+  ul_shader sh;
+  ul_compute_pipeline pipe;
+  ul_bind_group ab, ba;
+  ul_cmd *fwd, *back;
+  char path[64];
+} pp;
+
+static ul_status pp_open(pp *t, ul_env *env, const char *chaos, bool health) {
+  memset(t, 0, sizeof *t);
+  snprintf(t->path, sizeof t->path, "/tmp/unlost-test-tx-%d.bin", (int)getpid());
+  FILE *f = fopen(t->path, "wb");
+  if (!f || fwrite(kconst, sizeof kconst, 1, f) != 1) return UL_ERR_IO;
+  fclose(f);
+  uint32_t a0[N];
+  for (uint32_t i = 0; i < N; i++) a0[i] = i + 1;
+  ul_device_desc dd = {.label = "tx"};
+  dd.recovery.backoff_initial_ms = 1;
+  dd.recovery.backoff_max_ms = 2;
+  dd.health.disabled = !health;
+  ul_status s = UL_OK;
+  if (env) t->env = env;
+  else s = ul_env_create(&(ul_env_desc){.chaos = chaos}, &t->env);
+  if (!s) s = ul_device_create(t->env, &dd, &t->dev);
+  if (!s) s = ul_buffer_create(t->dev, &(ul_buffer_desc){.label = "a", .size = N * 4, .initial_data = a0}, &t->a);
+  if (!s) s = ul_buffer_create(t->dev, &(ul_buffer_desc){.label = "b", .size = N * 4}, &t->b);
+  if (!s) s = ul_buffer_create(t->dev, &(ul_buffer_desc){.label = "params", .size = 16,
+      .usage = UL_BUFFER_UNIFORM | UL_BUFFER_COPY_DST, .restore = UL_RESTORE_SHADOW}, &t->params);
+  if (!s) s = ul_buffer_create(t->dev, &(ul_buffer_desc){.label = "k", .size = N * 4,
+      .restore = UL_RESTORE_SOURCE, .source_path = t->path}, &t->k);
+  if (!s) s = ul_shader_create(t->dev, &(ul_shader_desc){.wgsl = step_wgsl}, &t->sh);
+  if (!s) s = ul_compute_pipeline_create(t->dev, &(ul_compute_pipeline_desc){.shader = t->sh}, &t->pipe);
+  if (!s) s = ul_bind_group_create(t->dev, &(ul_bind_group_desc){.pipeline = t->pipe, .entry_count = 4,
+      .entries = {{.binding = 0, .buffer = t->a}, {.binding = 1, .buffer = t->b},
+                  {.binding = 2, .buffer = t->params}, {.binding = 3, .buffer = t->k}}}, &t->ab);
+  if (!s) s = ul_bind_group_create(t->dev, &(ul_bind_group_desc){.pipeline = t->pipe, .entry_count = 4,
+      .entries = {{.binding = 0, .buffer = t->b}, {.binding = 1, .buffer = t->a},
+                  {.binding = 2, .buffer = t->params}, {.binding = 3, .buffer = t->k}}}, &t->ba);
+  if (!s) s = ul_cmd_create(t->dev, "fwd", &t->fwd);
+  if (!s) s = ul_cmd_dispatch(t->fwd, t->pipe, &t->ab, 1, N / 64, 1, 1);
+  if (!s) s = ul_cmd_create(t->dev, "back", &t->back);
+  if (!s) s = ul_cmd_dispatch(t->back, t->pipe, &t->ba, 1, N / 64, 1, 1);
+  return s;
+}
+
+static void pp_close(pp *t, bool own_env) {
+  ul_cmd_destroy(t->fwd);
+  ul_cmd_destroy(t->back);
+  ul_bind_group_destroy(t->dev, t->ab);
+  ul_bind_group_destroy(t->dev, t->ba);
+  ul_compute_pipeline_destroy(t->dev, t->pipe);
+  ul_shader_destroy(t->dev, t->sh);
+  ul_buffer_destroy(t->dev, t->a);
+  ul_buffer_destroy(t->dev, t->b);
+  ul_buffer_destroy(t->dev, t->params);
+  ul_buffer_destroy(t->dev, t->k);
+  ul_memory_stats st = {0};
+  ul_device_memory_stats(t->dev, &st);
+  EXPECT_EQ(st.live_objects, 0);
+  EXPECT_EQ(ul_device_destroy(t->dev), UL_OK);
+  if (own_env) EXPECT_EQ(ul_env_destroy(t->env), UL_OK);
+  unlink(t->path);
+}
+
+/* Step `step` (1-based): odd steps a -> b, even b -> a. */
+static ul_status pp_step(pp *t, uint32_t step, uint32_t iters) {
+  uint32_t p[4] = {step, iters, 0, 0};
+  ul_status s = ul_buffer_write(t->dev, t->params, 0, p, sizeof p);
+  if (!s) s = ul_cmd_submit(t->dev, step % 2 ? t->fwd : t->back, NULL);
+  return s;
+}
+
+/* The CPU's a and b after `steps`. */
+static void cpu_run(uint32_t steps, uint32_t iters, uint32_t *a, uint32_t *b) {
+  for (uint32_t i = 0; i < N; i++) {
+    a[i] = i + 1;
+    b[i] = 0;
+  }
+  for (uint32_t s = 1; s <= steps; s++) {
+    if (s % 2) cpu_step(a, b, s, iters);
+    else cpu_step(b, a, s, iters);
+  }
+}
+
+static ul_status read_both(pp *t, uint32_t *a, uint32_t *b) {
+  ul_status s = ul_buffer_read(t->dev, t->a, 0, a, N * 4, 0);
+  if (!s) s = ul_buffer_read(t->dev, t->b, 0, b, N * 4, 0);
+  return s;
+}
+
+/* 1. A loss at every call of: checkpoint, three steps, checkpoint, one
+ * step, read. An interrupted checkpoint must leave the last committed one
+ * and the whole log, or the replay applies work twice. */
+static void test_loss_at_every_call_of_checkpoints(void) {
+  ul_env *env;
+  ASSERT_OK(ul_env_create(&(ul_env_desc){.chaos = "seed=1"}, &env));
+  int wrong = 0, applicable = 0, errors = 0;
+  uint32_t wa[N], wb[N], ga[N], gb[N];
+  cpu_run(5, 0, wa, wb);
+  uint64_t calls = 0;
+  for (uint64_t at = 0; at == 0 || at <= calls; at++) {
+    pp t;
+    if (pp_open(&t, env, NULL, false)) {
+      ul_env_destroy(env);
+      ASSERT_OK(UL_ERR_INTERNAL);
+    }
+    char spec[64];
+    snprintf(spec, sizeof spec, at ? "loss@%llu" : "seed=1", (unsigned long long)at);
+    ASSERT_OK(pp_step(&t, 1, 0));
+    ASSERT_OK(ul__chaos_reschedule(env->chaos, spec));
+    ul__chaos_reset_counters(env->chaos);
+    ul_status s = ul_device_checkpoint(t.dev);
+    for (uint32_t k = 2; k <= 4 && !s; k++) s = pp_step(&t, k, 0);
+    if (!s) s = ul_device_checkpoint(t.dev);
+    if (!s) s = pp_step(&t, 5, 0);
+    if (!s) s = read_both(&t, ga, gb);
+    if (!s) s = ul_device_recover(t.dev);
+    uint64_t injected = ul__chaos_injected(env->chaos);
+    if (at == 0) calls = ul__chaos_calls(env->chaos);
+    ASSERT_OK(ul__chaos_reschedule(env->chaos, "seed=1"));
+    if (injected) applicable++;
+    if (s) errors++;
+    else if (memcmp(ga, wa, sizeof ga) || memcmp(gb, wb, sizeof gb)) {
+      if (!wrong) printf("  first wrong at %llu: a[0] %u (want %u), b[0] %u (want %u)\n", (unsigned long long)at, ga[0], wa[0], gb[0], wb[0]);
+      wrong++;
+    }
+    pp_close(&t, false);
+  }
+  printf("  %llu calls, %d points with a loss, %d wrong, %d errors\n", (unsigned long long)calls, applicable,
+         wrong, errors);
+  ASSERT_GE(calls, 40);
+  ASSERT_GE(applicable, (int)calls - 2);
+  ASSERT_EQ(wrong, 0);
+  ASSERT_EQ(errors, 0);
+  ASSERT_OK(ul_env_destroy(env));
+}
+
+/* Reads of 4 words every 25 steps, delivered by poll. */
+typedef struct hist {
+  uint32_t data[16][4];
+  int order[16];
+  int delivered;
+  ul_status status;
+} hist;
+
+static void on_hist(ul_device *d, ul_status s, void *dst, void *user) {
+  (void)d;
+  hist *h = user;
+  if (s && !h->status) h->status = s;
+  h->order[h->delivered++] = (int)(((uint32_t(*)[4])dst) - h->data);
+}
+
+/* 2. A long stencil with a loss every 37 (and every 100) calls, explicit
+ * checkpoints every 100 steps, and a per-step history, with the health
+ * monitor off and on: final state and history equal the CPU's. */
+static void long_stencil(const char *chaos, bool health) {
+  pp t;
+  ASSERT_OK(pp_open(&t, NULL, chaos, health));
+  const uint32_t steps = 250;
+  hist h;
+  memset(&h, 0, sizeof h);
+  int nreads = 0;
+  uint32_t want_hist[16][4];
+  uint32_t ca[N], cb[N];
+  for (uint32_t i = 0; i < N; i++) {
+    ca[i] = i + 1;
+    cb[i] = 0;
+  }
+  for (uint32_t s = 1; s <= steps; s++) {
+    ASSERT_OK(pp_step(&t, s, 0));
+    if (s % 2) cpu_step(ca, cb, s, 0);
+    else cpu_step(cb, ca, s, 0);
+    if (s % 25 == 0) {
+      ASSERT_OK(ul_buffer_read_async(t.dev, s % 2 ? t.b : t.a, 0, h.data[nreads], 16, on_hist, &h));
+      memcpy(want_hist[nreads], s % 2 ? cb : ca, 16);
+      nreads++;
+    }
+    if (s % 100 == 0) ASSERT_OK(ul_device_checkpoint(t.dev));
+    if (s % 60 == 0) ul_device_poll(t.dev);
+  }
+  for (int spin = 0; h.delivered < nreads && spin < 1000; spin++) {
+    ul_device_poll(t.dev);
+    if (h.delivered < nreads) ASSERT_OK(ul_device_wait_idle(t.dev, 0));
+  }
+  uint32_t ga[N], gb[N];
+  ASSERT_OK(read_both(&t, ga, gb));
+  ul_memory_stats st;
+  ASSERT_OK(ul_device_memory_stats(t.dev, &st));
+  uint64_t injected = ul__chaos_injected(t.env->chaos);
+  printf("  %s, health %s: %llu losses injected, %d reads delivered\n", chaos, health ? "on" : "off",
+         (unsigned long long)injected, h.delivered);
+  ASSERT_GE(injected, 10);
+  ASSERT_OK(h.status);
+  ASSERT_EQ(h.delivered, nreads);
+  for (int i = 0; i < nreads; i++) {
+    ASSERT_EQ(h.order[i], i); /* issue order */
+    ASSERT_EQ(memcmp(h.data[i], want_hist[i], 16), 0);
+  }
+  ASSERT_EQ(memcmp(ga, ca, sizeof ga), 0);
+  ASSERT_EQ(memcmp(gb, cb, sizeof gb), 0);
+  pp_close(&t, true);
+}
+
+static void test_long_stencil_with_repeated_losses(void) {
+  long_stencil("loss-every=37", false);
+  long_stencil("loss-every=37", true);
+  long_stencil("loss-every=100", false);
+  long_stencil("loss-every=100", true);
+}
+
+/* 3. A second loss at every call of the recovery that follows a first: the
+ * device ends READY (or recovering again) with correct data, never READY
+ * with a lost native device. */
+static void test_second_loss_during_recovery_is_kept(void) {
+  ul_env *env;
+  ASSERT_OK(ul_env_create(&(ul_env_desc){.chaos = "seed=1"}, &env));
+  uint32_t wa[N], wb[N], ga[N], gb[N];
+  cpu_run(2, 0, wa, wb);
+  int injected_points = 0;
+  for (uint64_t j = 1; j <= 60; j++) {
+    pp t;
+    ASSERT_OK(pp_open(&t, env, NULL, false));
+    ASSERT_OK(pp_step(&t, 1, 0));
+    ASSERT_OK(ul_device_force_loss(t.dev, "test: first loss"));
+    char spec[64];
+    snprintf(spec, sizeof spec, "count-recovery=1,loss@%llu", (unsigned long long)j);
+    ASSERT_OK(ul__chaos_reschedule(env->chaos, spec));
+    ul__chaos_reset_counters(env->chaos);
+    ul_status s = pp_step(&t, 2, 0);
+    if (ul__chaos_injected(env->chaos)) injected_points++;
+    ASSERT_OK(ul__chaos_reschedule(env->chaos, "seed=1"));
+    ASSERT_OK(s);
+    ASSERT_OK(read_both(&t, ga, gb));
+    ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
+    ASSERT_EQ(memcmp(gb, wb, sizeof gb), 0);
+    ASSERT_OK(ul_device_recover(t.dev));
+    ASSERT_EQ(ul_device_get_state(t.dev), UL_DEVICE_READY);
+    pp_close(&t, false);
+  }
+  ASSERT_GE(injected_points, 30);
+  ASSERT_OK(ul_env_destroy(env));
+}
+
+/* 4. Reads in flight at a loss come back with the data of their place in
+ * the queue, in issue order. */
+static void test_reads_in_flight_keep_their_place(void) {
+  pp t;
+  ASSERT_OK(pp_open(&t, NULL, NULL, false));
+  hist h;
+  memset(&h, 0, sizeof h);
+  uint32_t want[3][4], ca[N], cb[N];
+  for (uint32_t i = 0; i < N; i++) {
+    ca[i] = i + 1;
+    cb[i] = 0;
+  }
+  int n = 0;
+  for (uint32_t s = 1; s <= 76; s++) {
+    ASSERT_OK(pp_step(&t, s, 0));
+    if (s % 2) cpu_step(ca, cb, s, 0);
+    else cpu_step(cb, ca, s, 0);
+    if (s % 25 == 0) {
+      ASSERT_OK(ul_buffer_read_async(t.dev, s % 2 ? t.b : t.a, 0, h.data[n], 16, on_hist, &h));
+      memcpy(want[n++], s % 2 ? cb : ca, 16);
+    }
+  }
+  ASSERT_OK(ul_device_force_loss(t.dev, "test: reads in flight"));
+  for (int spin = 0; h.delivered < n && spin < 1000; spin++) {
+    ul_device_poll(t.dev);
+    if (h.delivered < n) ASSERT_OK(ul_device_wait_idle(t.dev, 0));
+  }
+  ASSERT_EQ(h.delivered, n);
+  ASSERT_OK(h.status);
+  for (int i = 0; i < n; i++) {
+    ASSERT_EQ(h.order[i], i);
+    ASSERT_EQ(memcmp(h.data[i], want[i], 16), 0);
+  }
+  pp_close(&t, true);
+}
+
+/* 5. A restore callback cannot checkpoint (it would empty the log before
+ * the replay): UL_ERR_WRONG_STATE, and the LOG work comes back. */
+static ul_status cb_status;
+static ul_status refill_and_checkpoint(ul_device *d, ul_buffer b, void *user) {
+  (void)user;
+  uint32_t z[4] = {0};
+  ul_status s = ul_buffer_write(d, b, 0, z, sizeof z);
+  cb_status = ul_device_checkpoint(d);
+  return s;
+}
+
+static void test_checkpoint_in_restore_callback_is_refused(void) {
+  pp t;
+  ASSERT_OK(pp_open(&t, NULL, NULL, false));
+  ul_buffer cbb;
+  ASSERT_OK(ul_buffer_create(t.dev, &(ul_buffer_desc){.label = "cb", .size = 16, .restore = UL_RESTORE_CALLBACK,
+      .restore_fn = refill_and_checkpoint}, &cbb));
+  for (uint32_t s = 1; s <= 3; s++) ASSERT_OK(pp_step(&t, s, 0));
+  ASSERT_OK(ul_device_force_loss(t.dev, "test"));
+  cb_status = UL_OK;
+  uint32_t ga[N], gb[N], wa[N], wb[N];
+  ASSERT_OK(read_both(&t, ga, gb));
+  ASSERT_STATUS(cb_status, UL_ERR_WRONG_STATE);
+  cpu_run(3, 0, wa, wb);
+  ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
+  ASSERT_EQ(memcmp(gb, wb, sizeof gb), 0);
+  ASSERT_OK(ul_buffer_destroy(t.dev, cbb));
+  pp_close(&t, true);
+}
+
+/* 6. A read that times out leaves nothing unusable: the next reads work. */
+static void test_timed_out_read_leaves_staging_usable(void) {
+  pp t;
+  ASSERT_OK(pp_open(&t, NULL, NULL, false));
+  ASSERT_OK(pp_step(&t, 1, 200000)); /* a slow kernel */
+  uint32_t g[N];
+  ul_status s = ul_buffer_read(t.dev, t.b, 0, g, N * 4, 1);
+  ASSERT_STATUS(s, UL_ERR_TIMEOUT);
+  uint32_t wa[N], wb[N], ga[N], gb[N];
+  cpu_run(1, 200000, wa, wb);
+  ASSERT_OK(read_both(&t, ga, gb));
+  ASSERT_EQ(memcmp(gb, wb, sizeof gb), 0);
+  ASSERT_OK(read_both(&t, ga, gb));
+  ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
+  pp_close(&t, true);
+}
+
+/* 7. Recovery does not hold the device lock across its sleeps: another
+ * caller gets its answer within its recovery wait. */
+typedef struct racer {
+  pp *t;
+  double ms;
+  ul_status s;
+} racer;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void *recover_thread(void *arg) {
+  racer *r = arg;
+  r->s = ul_device_recover(r->t->dev);
+  return NULL;
+}
+
+static void test_recovery_sleeps_without_the_lock(void) {
+  pp t;
+  ul_device_desc dd;
+  (void)dd;
+  ASSERT_OK(pp_open(&t, NULL, "seed=1", false));
+  /* Back-off of 300 ms and more between failed requests. */
+  t.dev->desc.recovery.backoff_initial_ms = 300;
+  t.dev->desc.recovery.backoff_max_ms = 300;
+  t.dev->desc.recovery.jitter = -1;
+  ASSERT_OK(ul__chaos_reschedule(t.env->chaos, "gpu-fail=3"));
+  ASSERT_OK(ul_device_force_loss(t.dev, "test"));
+  racer rec = {&t, 0, UL_OK};
+  pthread_t th;
+  ASSERT_EQ(pthread_create(&th, NULL, recover_thread, &rec), 0);
+  usleep(100000); /* recovery is in its first back-off now */
+  ul_device_set_recovery_wait(t.dev, 200);
+  double t0 = now_ms();
+  ul_device_state st = ul_device_get_state(t.dev);
+  uint32_t p[4] = {1, 0, 0, 0};
+  ul_status s = ul_buffer_write(t.dev, t.params, 0, p, sizeof p);
+  double ms = now_ms() - t0;
+  pthread_join(th, NULL);
+  printf("  other caller answered in %.0f ms (%s); recovery %s\n", ms, ul_status_name(s), ul_status_name(rec.s));
+  EXPECT_TRUE(st == UL_DEVICE_RECOVERING || st == UL_DEVICE_LOST);
+  ASSERT_STATUS(s, UL_ERR_TIMEOUT);
+  ASSERT_LT(ms, 600);
+  ASSERT_OK(rec.s);
+  ASSERT_OK(ul_device_recover(t.dev));
+  pp_close(&t, true);
+}
+
+/* 8. The log's bound holds for writes without submissions. */
+static void test_log_bound_holds_for_writes(void) {
+  setenv("UNLOST_LOG_MAX_MB", "1", 1);
+  pp t;
+  ul_status s = pp_open(&t, NULL, NULL, false);
+  unsetenv("UNLOST_LOG_MAX_MB");
+  ASSERT_OK(s);
+  ul_buffer big;
+  ASSERT_OK(ul_buffer_create(t.dev, &(ul_buffer_desc){.label = "big", .size = 256 << 10}, &big));
+  static uint32_t data[64 << 10], got[64 << 10];
+  uint64_t max_log = 0;
+  for (uint32_t i = 0; i < 40; i++) {
+    for (uint32_t k = 0; k < 64 << 10; k++) data[k] = k * 31u + i;
+    ASSERT_OK(ul_buffer_write(t.dev, big, 0, data, sizeof data));
+    ul_memory_stats st;
+    ASSERT_OK(ul_device_memory_stats(t.dev, &st));
+    if (st.log_bytes > max_log) max_log = st.log_bytes;
+  }
+  printf("  40 writes of 256 KiB: the log held at most %llu bytes\n", (unsigned long long)max_log);
+  ASSERT_LE(max_log, (1u << 20) + 4096);
+  ASSERT_OK(ul_device_force_loss(t.dev, "test"));
+  ASSERT_OK(ul_buffer_read(t.dev, big, 0, got, sizeof got, 0));
+  ASSERT_EQ(memcmp(got, data, sizeof got), 0);
+  ASSERT_OK(ul_buffer_destroy(t.dev, big));
+  pp_close(&t, true);
+}
+
+/* 9. Work whose logging fails is not submitted, and the call says so. */
+static void test_unlogged_work_is_not_submitted(void) {
+  pp t;
+  ASSERT_OK(pp_open(&t, NULL, NULL, false));
+  ASSERT_OK(pp_step(&t, 1, 0));
+  uint32_t p[4] = {2, 0, 0, 0};
+  ASSERT_OK(ul_buffer_write(t.dev, t.params, 0, p, sizeof p));
+  uint64_t before = ul__malloc_failures();
+  ul__malloc_fail_after(0, true);
+  ul_status s = ul_cmd_submit(t.dev, t.back, NULL);
+  ul__malloc_fail_after(-1, false);
+  ASSERT_GT(ul__malloc_failures(), before);
+  ASSERT_STATUS(s, UL_ERR_OUT_OF_MEMORY);
+  /* Nothing ran: a is as after step 1; so it stays after a loss. */
+  uint32_t wa[N], wb[N], ga[N], gb[N];
+  cpu_run(1, 0, wa, wb);
+  ASSERT_OK(read_both(&t, ga, gb));
+  ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
+  ASSERT_OK(ul_device_force_loss(t.dev, "test"));
+  ASSERT_OK(read_both(&t, ga, gb));
+  ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
+  ASSERT_EQ(memcmp(gb, wb, sizeof gb), 0);
+  /* And a write whose logging fails changes nothing either. */
+  uint32_t ones[N];
+  for (uint32_t i = 0; i < N; i++) ones[i] = 1;
+  ul__malloc_fail_after(0, false);
+  ASSERT_STATUS(ul_buffer_write(t.dev, t.a, 0, ones, sizeof ones), UL_ERR_OUT_OF_MEMORY);
+  ASSERT_OK(read_both(&t, ga, gb));
+  ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
+  pp_close(&t, true);
+}
+
+int main(void) {
+  ul_test_watchdog(600);
+  RUN_TEST(test_loss_at_every_call_of_checkpoints);
+  RUN_TEST(test_long_stencil_with_repeated_losses);
+  RUN_TEST(test_second_loss_during_recovery_is_kept);
+  RUN_TEST(test_reads_in_flight_keep_their_place);
+  RUN_TEST(test_checkpoint_in_restore_callback_is_refused);
+  RUN_TEST(test_timed_out_read_leaves_staging_usable);
+  RUN_TEST(test_recovery_sleeps_without_the_lock);
+  RUN_TEST(test_log_bound_holds_for_writes);
+  RUN_TEST(test_unlogged_work_is_not_submitted);
+  TEST_MAIN_END();
+}
