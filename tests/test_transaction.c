@@ -180,11 +180,11 @@ static void test_loss_at_every_call_of_checkpoints(void) {
   }
   printf("  %llu calls, %d points with a loss, %d wrong, %d errors\n", (unsigned long long)calls, applicable,
          wrong, errors);
+  ASSERT_OK(ul_env_destroy(env));
   ASSERT_GE(calls, 40);
   ASSERT_GE(applicable, (int)calls - 2);
   ASSERT_EQ(wrong, 0);
   ASSERT_EQ(errors, 0);
-  ASSERT_OK(ul_env_destroy(env));
 }
 
 /* Reads of 4 words every 25 steps, delivered by poll. */
@@ -268,7 +268,7 @@ static void test_second_loss_during_recovery_is_kept(void) {
   ASSERT_OK(ul_env_create(&(ul_env_desc){.chaos = "seed=1"}, &env));
   uint32_t wa[N], wb[N], ga[N], gb[N];
   cpu_run(2, 0, wa, wb);
-  int injected_points = 0;
+  int injected_points = 0, wrong = 0, errors = 0;
   for (uint64_t j = 1; j <= 60; j++) {
     pp t;
     ASSERT_OK(pp_open(&t, env, NULL, false));
@@ -280,17 +280,21 @@ static void test_second_loss_during_recovery_is_kept(void) {
     ul__chaos_reset_counters(env->chaos);
     ul_status s = pp_step(&t, 2, 0);
     if (ul__chaos_injected(env->chaos)) injected_points++;
-    ASSERT_OK(ul__chaos_reschedule(env->chaos, "seed=1"));
-    ASSERT_OK(s);
-    ASSERT_OK(read_both(&t, ga, gb));
-    ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
-    ASSERT_EQ(memcmp(gb, wb, sizeof gb), 0);
-    ASSERT_OK(ul_device_recover(t.dev));
-    ASSERT_EQ(ul_device_get_state(t.dev), UL_DEVICE_READY);
+    ul__chaos_reschedule(env->chaos, "seed=1");
+    if (!s) s = read_both(&t, ga, gb);
+    if (!s && (memcmp(ga, wa, sizeof ga) || memcmp(gb, wb, sizeof gb))) wrong++;
+    if (!s) s = ul_device_recover(t.dev);
+    if (!s && ul_device_get_state(t.dev) != UL_DEVICE_READY) s = UL_ERR_INTERNAL;
+    if (s) {
+      if (!errors) printf("  second loss at recovery call %llu: %s: %s\n", (unsigned long long)j, ul_status_name(s), ul_last_error());
+      errors++;
+    }
     pp_close(&t, false);
   }
-  ASSERT_GE(injected_points, 30);
   ASSERT_OK(ul_env_destroy(env));
+  ASSERT_GE(injected_points, 30);
+  ASSERT_EQ(wrong, 0);
+  ASSERT_EQ(errors, 0);
 }
 
 /* 4. Reads in flight at a loss come back with the data of their place in
