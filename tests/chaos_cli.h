@@ -21,12 +21,16 @@ static long chaos_num(const chaos_run *r, const char *key) {
   return p ? strtol(p + strlen(k), NULL, 10) : -1;
 }
 
-/* Runs `unlost chaos ARGS --json FILE` and keeps its exit status and JSON. */
+/* Runs `unlost chaos ARGS --json FILE` and keeps its exit status and JSON.
+ * LeakSanitizer is off in the child: the CPU Vulkan driver's allocations
+ * show up as leaks from an "<unknown module>" once Dawn unloads it (see
+ * ul_test.h); ASan's and UBSan's errors still end the child. The chaos
+ * run counts leaked unlost objects itself. */
 static void chaos_cli(chaos_run *r, const char *args) {
   static int seq;
   char out[256], cmd[1024];
   snprintf(out, sizeof out, "/tmp/unlost-test-chaos-%d-%d.json", (int)getpid(), ++seq);
-  snprintf(cmd, sizeof cmd, "UNLOST_LOG=none %s/unlost chaos %s --json %s > /dev/null", UL_BINARY_DIR, args, out);
+  snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=0 UNLOST_LOG=none %s/unlost chaos %s --json %s > /dev/null", UL_BINARY_DIR, args, out);
   int rc = system(cmd);
   r->exit_code = rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
   r->json[0] = '\0';
