@@ -166,8 +166,23 @@ static ul_status check_group(ul_device *d, uint32_t id, ul__obj **out) {
       return ul__fail(UL_ERR_INVALID_HANDLE,
                       "submit: bind group '%s' refers to a destroyed %s (binding %u)",
                       (*out)->label ? (*out)->label : "", kind, e->binding);
+    /* The replay runs what was submitted before the contents were lost. */
+    if (r->state == UL__OBJ_LOST && !d->res->rebuilding)
+      return ul__fail(UL_ERR_DEVICE_LOST,
+                      "submit: bind group '%s' binds %s '%s' (binding %u), whose contents were lost in a device loss",
+                      (*out)->label ? (*out)->label : "", kind, r->label ? r->label : "", e->binding);
   }
   return UL_OK;
+}
+
+/* A buffer an op names directly: live, and not LOST. */
+static ul_status op_buffer(ul_device *d, uint32_t id, const char *what) {
+  ul__obj *o;
+  ul_status s = ul__obj_get(d, id, UL__OBJ_BUFFER, what, &o);
+  if (!s && o->state == UL__OBJ_LOST && !d->res->rebuilding)
+    s = ul__fail(UL_ERR_DEVICE_LOST, "%s: buffer '%s' lost its contents in a device loss", what,
+                 o->label ? o->label : "");
+  return s;
 }
 
 static void mark_dirty(ul_device *d, uint32_t id) {
@@ -186,7 +201,7 @@ ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char
     ul_status s = UL_OK;
     switch (op->kind) {
     case UL__OP_DISPATCH_INDIRECT:
-      if ((s = ul__obj_get(d, op->buf_a, UL__OBJ_BUFFER, "submit: indirect arguments", &o))) return s;
+      if ((s = op_buffer(d, op->buf_a, "submit: indirect arguments"))) return s;
       /* fallthrough */
     case UL__OP_DISPATCH:
       if ((s = ul__obj_get(d, op->pipeline, UL__OBJ_PIPELINE, "submit", &o))) return s;
@@ -194,18 +209,18 @@ ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char
         if ((s = check_group(d, op->groups[g], &o))) return s;
       break;
     case UL__OP_COPY_BUFFER:
-      if ((s = ul__obj_get(d, op->buf_a, UL__OBJ_BUFFER, "submit: copy source", &o))) return s;
+      if ((s = op_buffer(d, op->buf_a, "submit: copy source"))) return s;
       /* fallthrough */
     case UL__OP_CLEAR_BUFFER:
-      if ((s = ul__obj_get(d, op->buf_b, UL__OBJ_BUFFER, "submit: copy destination", &o))) return s;
+      if ((s = op_buffer(d, op->buf_b, "submit: copy destination"))) return s;
       break;
     case UL__OP_COPY_BUFFER_TO_TEXTURE:
-      if ((s = ul__obj_get(d, op->buf_a, UL__OBJ_BUFFER, "submit: copy source", &o))) return s;
+      if ((s = op_buffer(d, op->buf_a, "submit: copy source"))) return s;
       if ((s = ul__obj_get(d, op->texture, UL__OBJ_TEXTURE, "submit: copy destination", &o))) return s;
       break;
     case UL__OP_COPY_TEXTURE_TO_BUFFER:
       if ((s = ul__obj_get(d, op->texture, UL__OBJ_TEXTURE, "submit: copy source", &o))) return s;
-      if ((s = ul__obj_get(d, op->buf_b, UL__OBJ_BUFFER, "submit: copy destination", &o))) return s;
+      if ((s = op_buffer(d, op->buf_b, "submit: copy destination"))) return s;
       break;
     }
   }

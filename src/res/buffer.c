@@ -32,7 +32,17 @@ ul_status ul__buffer_create_native(ul_device *d, ul__obj *o) {
   bd.label = ul__sv(o->label);
   bd.usage = o->u.buf.wgpu_usage;
   bd.size = o->u.buf.size;
+  /* MAP_WRITE buffers cannot be written by the queue: a SHADOW one gets
+   * its host copy through a mapping at creation (after a loss too). */
+  bool fill = (o->u.buf.usage & UL_BUFFER_MAP_WRITE) && o->u.buf.shadow;
+  bd.mappedAtCreation = fill;
   o->native = d->wgpu->DeviceCreateBuffer(d->device, &bd);
+  if (fill && o->native) {
+    void *p = d->wgpu->BufferGetMappedRange(o->native, 0, (size_t)o->u.buf.size);
+    if (p) memcpy(p, o->u.buf.shadow, (size_t)o->u.buf.size);
+    d->wgpu->BufferUnmap(o->native);
+    if (!p) return ul__fail(UL_ERR_INTERNAL, "buffer '%s': no mapped range at creation", o->label ? o->label : "");
+  }
   return UL_OK;
 }
 
@@ -168,6 +178,7 @@ static ul_status upload_file_range(ul_device *d, ul__obj *o) {
 ul_status ul__buffer_restore(ul_device *d, ul__obj *o) {
   ul__buffer_data *b = &o->u.buf;
   if (b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE)) {
+    /* MAP_WRITE + SHADOW: filled from the host copy at creation. */
     if (b->shadow && (b->wgpu_usage & WGPUBufferUsage_CopyDst))
       return ul__buffer_upload(d, o, 0, b->shadow, b->size);
     return UL_OK;
@@ -291,8 +302,9 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
     }
     if (!s) {
       const void *init = b->restore == UL_RESTORE_SOURCE ? b->source_data : desc->initial_data;
+      bool filled = (b->usage & UL_BUFFER_MAP_WRITE) && b->shadow; /* at creation */
       if (b->restore == UL_RESTORE_SOURCE && b->source_path) s = ul__buffer_restore(d, o);
-      else if (init) s = ul__buffer_upload(d, o, 0, init, b->size);
+      else if (init && !filled) s = ul__buffer_upload(d, o, 0, init, b->size);
       if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost during create");
       /* LOG and NONE: the initial contents are a write like any other
        * (SHADOW keeps them in its host copy, SOURCE in its source). Logged
@@ -462,7 +474,11 @@ ul_status ul_buffer_map(ul_device *d, ul_buffer buf, ul_map_mode mode, uint64_t 
     goto out;
   }
   o->u.buf.mapped = true;
+  o->u.buf.map_lost = false;
   o->u.buf.map_ptr = p;
+  o->u.buf.map_offset = offset;
+  o->u.buf.map_size = size;
+  o->u.buf.map_mode = mode == UL_MAP_READ ? WGPUMapMode_Read : WGPUMapMode_Write;
   *ptr = p;
 out:
   ul__device_unlock(d);
@@ -471,17 +487,27 @@ out:
 
 ul_status ul_buffer_unmap(ul_device *d, ul_buffer buf) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "unmap buffer: NULL device");
-  ul__device_lock(d);
+  ul_status s = ul__device_enter_ex(d, false);
+  if (s) return ul__wrap(s, "unmap buffer");
   ul__obj *o;
-  ul_status s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "unmap buffer", &o);
-  if (!s && !o->u.buf.mapped)
+  s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "unmap buffer", &o);
+  ul__buffer_data *b = s ? NULL : &o->u.buf;
+  if (b && b->map_lost) {
+    /* Never silence: the mapping's memory went with the device. */
+    b->map_lost = false;
+    s = ul__fail(UL_ERR_DEVICE_LOST,
+                 "unmap buffer '%s': the mapping ended with a device loss; what was written through it was not "
+                 "kept (the buffer holds its contents from before the mapping); map it again",
+                 o->label ? o->label : "");
+  } else if (b && !b->mapped) {
     s = ul__fail(UL_ERR_WRONG_STATE, "unmap buffer '%s': not mapped", o->label ? o->label : "");
-  if (!s) {
-    if (o->u.buf.shadow && o->u.buf.map_ptr && (o->u.buf.usage & UL_BUFFER_MAP_WRITE))
-      memcpy(o->u.buf.shadow, o->u.buf.map_ptr, (size_t)o->u.buf.size);
+  } else if (b) {
+    /* Exactly the mapped range reaches the host copy. */
+    if (b->shadow && b->map_ptr && b->map_mode == WGPUMapMode_Write)
+      memcpy(b->shadow + b->map_offset, b->map_ptr, (size_t)b->map_size);
     d->wgpu->BufferUnmap(o->native);
-    o->u.buf.mapped = false;
-    o->u.buf.map_ptr = NULL;
+    b->mapped = false;
+    b->map_ptr = NULL;
   }
   ul__device_unlock(d);
   return s;

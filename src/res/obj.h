@@ -41,6 +41,9 @@ typedef struct ul__buffer_data {
   bool dirty;              /* LOG: changed since the last checkpoint */
   bool mapped;
   void *map_ptr;
+  uint64_t map_offset, map_size;
+  uint32_t map_mode;       /* WGPUMapMode of the mapping */
+  bool map_lost;           /* mapped when the device was lost: unmap says so */
 } ul__buffer_data;
 
 typedef struct ul__texture_data {

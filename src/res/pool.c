@@ -171,6 +171,9 @@ void ul__obj_release_native(ul_device *d, ul__obj *o) {
   case UL__OBJ_PLAYOUT: w->PipelineLayoutRelease(o->native); break;
   case UL__OBJ_PIPELINE: w->ComputePipelineRelease(o->native); break;
   case UL__OBJ_BUFFER:
+    /* A mapping does not survive its device: Dawn frees the memory. The
+     * program hears of it at ul_buffer_unmap. */
+    if (o->u.buf.mapped && !o->destroyed && d->res->rebuilding) o->u.buf.map_lost = true;
     w->BufferDestroy(o->native);
     w->BufferRelease(o->native);
     o->u.buf.mapped = false;

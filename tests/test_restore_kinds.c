@@ -1,0 +1,197 @@
+/* Restore policies of mappable buffers, mappings across a loss, LOST
+ * objects refused, and no fixed cap on CALLBACK buffers: each on the real
+ * implementation, expected values written by the test itself. */
+#include "internal.h"
+#include "ul_test.h"
+
+static const char *copy_wgsl =
+    "@group(0) @binding(0) var<storage, read> src: array<u32>;\n"
+    "@group(0) @binding(1) var<storage, read_write> dst: array<u32>;\n"
+    "@compute @workgroup_size(64)\n"
+    "fn main(@builtin(global_invocation_id) id: vec3u) {\n"
+    "  if (id.x < arrayLength(&dst)) { dst[id.x] = src[id.x] + 1u; }\n"
+    "}\n";
+
+typedef struct rig {
+  ul_env *env;
+  ul_device *dev;
+} rig;
+
+static ul_status rig_open(rig *r) {
+  memset(r, 0, sizeof *r);
+  ul_device_desc dd = {.label = "kinds"};
+  dd.recovery.backoff_initial_ms = 1;
+  dd.recovery.backoff_max_ms = 2;
+  ul_status s = ul_env_create(NULL, &r->env);
+  if (!s) s = ul_device_create(r->env, &dd, &r->dev);
+  return s;
+}
+
+static void rig_close(rig *r) {
+  ul_memory_stats st = {0};
+  ul_device_memory_stats(r->dev, &st);
+  EXPECT_EQ(st.live_objects, 0);
+  EXPECT_EQ(ul_device_destroy(r->dev), UL_OK);
+  EXPECT_EQ(ul_env_destroy(r->env), UL_OK);
+}
+
+/* Reads a MAP_WRITE|COPY_SRC buffer through a copy into a plain one. */
+static ul_status read_mappable(rig *r, ul_buffer src, uint32_t *out, uint64_t size) {
+  ul_buffer tmp;
+  ul_cmd *c = NULL;
+  ul_status s = ul_buffer_create(r->dev, &(ul_buffer_desc){.label = "tmp", .size = size, .restore = UL_RESTORE_NONE}, &tmp);
+  if (s) return s;
+  s = ul_cmd_create(r->dev, "copy", &c);
+  if (!s) s = ul_cmd_copy_buffer(c, src, 0, tmp, 0, size);
+  if (!s) s = ul_cmd_submit(r->dev, c, NULL);
+  if (!s) s = ul_buffer_read(r->dev, tmp, 0, out, size, 0);
+  ul_cmd_destroy(c);
+  ul_buffer_destroy(r->dev, tmp);
+  return s;
+}
+
+/* SHADOW + MAP_WRITE comes back after a loss; a sub-range unmap changes
+ * exactly its range of the host copy. */
+static void test_shadow_map_write_restores(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r));
+  ul_buffer b;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "upload", .size = 64,
+      .usage = UL_BUFFER_MAP_WRITE | UL_BUFFER_COPY_SRC, .restore = UL_RESTORE_SHADOW}, &b));
+  void *p;
+  ASSERT_OK(ul_buffer_map(r.dev, b, UL_MAP_WRITE, 0, 64, 0, &p));
+  memset(p, 0xab, 64);
+  ASSERT_OK(ul_buffer_unmap(r.dev, b));
+  ASSERT_OK(ul_buffer_map(r.dev, b, UL_MAP_WRITE, 16, 16, 0, &p));
+  memset(p, 0x11, 16);
+  ASSERT_OK(ul_buffer_unmap(r.dev, b));
+  uint32_t want[16], got[16];
+  memset(want, 0xab, sizeof want);
+  memset((uint8_t *)want + 16, 0x11, 16);
+  ASSERT_OK(read_mappable(&r, b, got, 64));
+  ASSERT_EQ(memcmp(got, want, 64), 0);
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  memset(got, 0, sizeof got);
+  ASSERT_OK(read_mappable(&r, b, got, 64));
+  ASSERT_EQ(memcmp(got, want, 64), 0);
+  ASSERT_OK(ul_buffer_destroy(r.dev, b));
+  rig_close(&r);
+}
+
+/* A mapping made before a loss cannot outlive the device (the
+ * implementation frees its memory): unmap says so, naming the buffer, and
+ * the buffer keeps what it held before the mapping. */
+static void test_mapping_ended_by_a_loss_is_reported(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r));
+  ul_buffer b;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "staging", .size = 256,
+      .usage = UL_BUFFER_MAP_WRITE | UL_BUFFER_COPY_SRC, .restore = UL_RESTORE_SHADOW}, &b));
+  uint32_t *p;
+  ASSERT_OK(ul_buffer_map(r.dev, b, UL_MAP_WRITE, 0, 256, 0, (void **)&p));
+  for (uint32_t i = 0; i < 64; i++) p[i] = i + 1;
+  ASSERT_OK(ul_buffer_unmap(r.dev, b));
+  ASSERT_OK(ul_buffer_map(r.dev, b, UL_MAP_WRITE, 0, 256, 0, (void **)&p));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: lost while mapped"));
+  ASSERT_STATUS(ul_buffer_unmap(r.dev, b), UL_ERR_DEVICE_LOST);
+  EXPECT_TRUE(strstr(ul_last_error(), "staging") != NULL);
+  uint32_t got[64];
+  ASSERT_OK(read_mappable(&r, b, got, 256));
+  for (uint32_t i = 0; i < 64; i++) ASSERT_EQ(got[i], i + 1);
+  /* Mapped again, it works as before. */
+  ASSERT_OK(ul_buffer_map(r.dev, b, UL_MAP_WRITE, 0, 256, 0, (void **)&p));
+  for (uint32_t i = 0; i < 64; i++) p[i] = i * 3u + 5u;
+  ASSERT_OK(ul_buffer_unmap(r.dev, b));
+  ASSERT_OK(read_mappable(&r, b, got, 256));
+  for (uint32_t i = 0; i < 64; i++) ASSERT_EQ(got[i], i * 3u + 5u);
+  ASSERT_OK(ul_buffer_destroy(r.dev, b));
+  rig_close(&r);
+}
+
+static ul_status failing_refill(ul_device *d, ul_buffer b, void *user) {
+  (void)d;
+  (void)b;
+  (void)user;
+  return UL_ERR_IO;
+}
+
+/* A buffer whose CALLBACK failed is LOST: binding it, copying from it and
+ * reading it are refused with UL_ERR_DEVICE_LOST before anything runs. */
+static void test_lost_objects_are_refused(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r));
+  uint32_t init[64];
+  for (uint32_t i = 0; i < 64; i++) init[i] = i;
+  ul_buffer src, dst;
+  ul_shader sh;
+  ul_compute_pipeline pipe;
+  ul_bind_group bg;
+  ul_cmd *c, *cp;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "kv", .size = sizeof init,
+      .restore = UL_RESTORE_CALLBACK, .restore_fn = failing_refill, .initial_data = init}, &src));
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "out", .size = sizeof init}, &dst));
+  ASSERT_OK(ul_shader_create(r.dev, &(ul_shader_desc){.wgsl = copy_wgsl}, &sh));
+  ASSERT_OK(ul_compute_pipeline_create(r.dev, &(ul_compute_pipeline_desc){.shader = sh}, &pipe));
+  ASSERT_OK(ul_bind_group_create(r.dev, &(ul_bind_group_desc){.pipeline = pipe, .entry_count = 2,
+      .entries = {{.binding = 0, .buffer = src}, {.binding = 1, .buffer = dst}}}, &bg));
+  ASSERT_OK(ul_cmd_create(r.dev, "use", &c));
+  ASSERT_OK(ul_cmd_dispatch(c, pipe, &bg, 1, 1, 1, 1));
+  ASSERT_OK(ul_cmd_create(r.dev, "copy", &cp));
+  ASSERT_OK(ul_cmd_copy_buffer(cp, src, 0, dst, 0, sizeof init));
+  ASSERT_OK(ul_cmd_submit(r.dev, c, NULL));
+  ASSERT_OK(ul_device_checkpoint(r.dev));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  ASSERT_STATUS(ul_cmd_submit(r.dev, c, NULL), UL_ERR_DEVICE_LOST);
+  EXPECT_TRUE(strstr(ul_last_error(), "kv") != NULL);
+  ASSERT_STATUS(ul_cmd_submit(r.dev, cp, NULL), UL_ERR_DEVICE_LOST);
+  uint32_t got[64];
+  ASSERT_STATUS(ul_buffer_read(r.dev, src, 0, got, sizeof got, 0), UL_ERR_DEVICE_LOST);
+  ul_cmd_destroy(cp);
+  ul_cmd_destroy(c);
+  ASSERT_OK(ul_bind_group_destroy(r.dev, bg));
+  ASSERT_OK(ul_compute_pipeline_destroy(r.dev, pipe));
+  ASSERT_OK(ul_shader_destroy(r.dev, sh));
+  ASSERT_OK(ul_buffer_destroy(r.dev, dst));
+  ASSERT_OK(ul_buffer_destroy(r.dev, src));
+  rig_close(&r);
+}
+
+static int refills;
+static ul_status counting_refill(ul_device *d, ul_buffer b, void *user) {
+  uint32_t v[4] = {(uint32_t)(uintptr_t)user, 1, 2, 3};
+  refills++;
+  return ul_buffer_write(d, b, 0, v, sizeof v);
+}
+
+/* More CALLBACK buffers than any fixed table: all refilled after a loss. */
+static void test_many_callback_buffers(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r));
+  enum { K = 100 };
+  static ul_buffer bufs[K];
+  for (uintptr_t i = 0; i < K; i++) {
+    ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.size = 16, .restore = UL_RESTORE_CALLBACK,
+        .restore_fn = counting_refill, .restore_user = (void *)i}, &bufs[i]));
+    ASSERT_OK(counting_refill(r.dev, bufs[i], (void *)i));
+  }
+  refills = 0;
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  uint32_t got[4];
+  ASSERT_OK(ul_buffer_read(r.dev, bufs[K - 1], 0, got, sizeof got, 0));
+  ASSERT_EQ(refills, K);
+  for (uintptr_t i = 0; i < K; i++) {
+    ASSERT_OK(ul_buffer_read(r.dev, bufs[i], 0, got, sizeof got, 0));
+    ASSERT_EQ(got[0], i);
+  }
+  for (int i = 0; i < K; i++) ASSERT_OK(ul_buffer_destroy(r.dev, bufs[i]));
+  rig_close(&r);
+}
+
+int main(void) {
+  ul_test_watchdog(300);
+  RUN_TEST(test_shadow_map_write_restores);
+  RUN_TEST(test_mapping_ended_by_a_loss_is_reported);
+  RUN_TEST(test_lost_objects_are_refused);
+  RUN_TEST(test_many_callback_buffers);
+  TEST_MAIN_END();
+}
