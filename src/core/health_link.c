@@ -278,9 +278,13 @@ ul_status ul_metrics(ul_device *const *devs, size_t n, ul_metrics_format fmt, ch
   *out = NULL;
   ul__metrics_device *md = calloc(n ? n : 1, sizeof *md);
   ul__health_snapshot *snaps = calloc(n ? n : 1, sizeof *snaps);
-  if (!md || !snaps) {
+  /* Copies taken under each device's lock: a recovery on another thread
+   * adds to the histogram while the text is formatted. */
+  ul__prom_hist *hists = calloc(n ? n : 1, sizeof *hists);
+  if (!md || !snaps || !hists) {
     free(md);
     free(snaps);
+    free(hists);
     return ul__fail(UL_ERR_OUT_OF_MEMORY, "metrics: out of host memory");
   }
   for (size_t i = 0; i < n; i++) {
@@ -288,6 +292,7 @@ ul_status ul_metrics(ul_device *const *devs, size_t n, ul_metrics_format fmt, ch
     if (!d) {
       free(md);
       free(snaps);
+      free(hists);
       return ul__fail(UL_ERR_INVALID_ARGUMENT, "metrics: device %zu is NULL", i);
     }
     ul__device_lock(d);
@@ -298,7 +303,10 @@ ul_status ul_metrics(ul_device *const *devs, size_t n, ul_metrics_format fmt, ch
     }
     md[i].losses_total = d->losses_total;
     md[i].recoveries_total = d->recoveries_total;
-    md[i].recovery_seconds = d->recovery_hist;
+    if (d->recovery_hist) {
+      hists[i] = *(const ul__prom_hist *)d->recovery_hist;
+      md[i].recovery_seconds = &hists[i];
+    }
     if (d->res) {
       ul__track_stats st;
       ul__track_get_stats(d->res->tracker, &st);
@@ -312,5 +320,6 @@ ul_status ul_metrics(ul_device *const *devs, size_t n, ul_metrics_format fmt, ch
                                        : ul__metrics_prometheus(md, n, out, &len);
   free(md);
   free(snaps);
+  free(hists);
   return s;
 }
