@@ -43,4 +43,28 @@ static void chaos_cli(chaos_run *r, const char *args) {
   printf("  chaos %s (exit %d): %s", args, r->exit_code, r->json);
 }
 
+/* `unlost chaos --every-call --stride K --fault F` (needs ul_test.h): every
+ * applicable point passed, and the counts are honest. */
+static void chaos_check_points(const char *fault, int stride) {
+  char args[256];
+  snprintf(args, sizeof args, "--workload basic --every-call --stride %d --fault %s", stride, fault);
+  chaos_run r;
+  chaos_cli(&r, args);
+  long calls = chaos_num(&r, "calls"), applicable = chaos_num(&r, "points_applicable");
+  ASSERT_GE(calls, 200);
+  ASSERT_EQ(chaos_num(&r, "points_tested"), (calls + stride - 1) / stride);
+  ASSERT_GE(applicable, 1);
+  ASSERT_EQ(chaos_num(&r, "points_passed"), applicable);
+  ASSERT_EQ(chaos_num(&r, "points_wrong"), 0);
+  ASSERT_GE(chaos_num(&r, "injected"), applicable);
+  if (!strcmp(fault, "loss") || !strcmp(fault, "request")) {
+    /* Almost every call can meet a loss; each must end in a recovery. */
+    ASSERT_GE(applicable, chaos_num(&r, "points_tested") * 9 / 10);
+    ASSERT_GE(chaos_num(&r, "recoveries"), applicable);
+  }
+  if (!strcmp(fault, "request")) ASSERT_GE(chaos_num(&r, "injected"), 2 * applicable);
+  ASSERT_EQ(chaos_num(&r, "leaked_objects"), 0);
+  ASSERT_EQ(r.exit_code, 0);
+}
+
 #endif

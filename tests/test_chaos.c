@@ -6,33 +6,10 @@
 #include "ul_test.h"
 #include "chaos_cli.h"
 
-/* Every applicable point passed, and the counts are honest. */
-static void check_points(const char *fault, int stride) {
-  char args[256];
-  snprintf(args, sizeof args, "--workload basic --every-call --stride %d --fault %s", stride, fault);
-  chaos_run r;
-  chaos_cli(&r, args);
-  long calls = chaos_num(&r, "calls"), applicable = chaos_num(&r, "points_applicable");
-  ASSERT_GE(calls, 200);
-  ASSERT_EQ(chaos_num(&r, "points_tested"), (calls + stride - 1) / stride);
-  ASSERT_GE(applicable, 1);
-  ASSERT_EQ(chaos_num(&r, "points_passed"), applicable);
-  ASSERT_EQ(chaos_num(&r, "points_wrong"), 0);
-  ASSERT_GE(chaos_num(&r, "injected"), applicable);
-  if (!strcmp(fault, "loss") || !strcmp(fault, "request")) {
-    /* Almost every call can meet a loss; each must end in a recovery. */
-    ASSERT_GE(applicable, chaos_num(&r, "points_tested") * 9 / 10);
-    ASSERT_GE(chaos_num(&r, "recoveries"), applicable);
-  }
-  if (!strcmp(fault, "request")) ASSERT_GE(chaos_num(&r, "injected"), 2 * applicable);
-  ASSERT_EQ(chaos_num(&r, "leaked_objects"), 0);
-  ASSERT_EQ(r.exit_code, 0);
-}
-
-static void test_loss_at_every_call(void) { check_points("loss", 1); }
-static void test_oom_at_every_third_call(void) { check_points("oom", 3); }
-static void test_validation_at_every_third_call(void) { check_points("validation", 3); }
-static void test_failed_request_at_every_third_call(void) { check_points("request", 3); }
+static void test_loss_at_every_call(void) { chaos_check_points("loss", 1); }
+static void test_oom_at_every_third_call(void) { chaos_check_points("oom", 3); }
+static void test_validation_at_every_third_call(void) { chaos_check_points("validation", 3); }
+static void test_failed_request_at_every_third_call(void) { chaos_check_points("request", 3); }
 
 static void test_pairs_strided(void) {
   chaos_run r;

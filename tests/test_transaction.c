@@ -140,6 +140,15 @@ static ul_status read_both(pp *t, uint32_t *a, uint32_t *b) {
   return s;
 }
 
+/* Both buffers equal the CPU's after `steps`. */
+static void expect_cpu(pp *t, uint32_t steps, uint32_t iters) {
+  uint32_t wa[N], wb[N], ga[N], gb[N];
+  cpu_run(steps, iters, wa, wb);
+  ASSERT_OK(read_both(t, ga, gb));
+  ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
+  ASSERT_EQ(memcmp(gb, wb, sizeof gb), 0);
+}
+
 /* 1. A loss at every call of: checkpoint, three steps, checkpoint, one
  * step, read. An interrupted checkpoint must leave the last committed one
  * and the whole log, or the replay applies work twice. */
@@ -353,12 +362,8 @@ static void test_checkpoint_in_restore_callback_is_refused(void) {
   for (uint32_t s = 1; s <= 3; s++) ASSERT_OK(pp_step(&t, s, 0));
   ASSERT_OK(ul_device_force_loss(t.dev, "test"));
   cb_status = UL_OK;
-  uint32_t ga[N], gb[N], wa[N], wb[N];
-  ASSERT_OK(read_both(&t, ga, gb));
+  expect_cpu(&t, 3, 0);
   ASSERT_STATUS(cb_status, UL_ERR_WRONG_STATE);
-  cpu_run(3, 0, wa, wb);
-  ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
-  ASSERT_EQ(memcmp(gb, wb, sizeof gb), 0);
   ASSERT_OK(ul_buffer_destroy(t.dev, cbb));
   pp_close(&t, true);
 }
@@ -371,12 +376,8 @@ static void test_timed_out_read_leaves_staging_usable(void) {
   uint32_t g[N];
   ul_status s = ul_buffer_read(t.dev, t.b, 0, g, N * 4, 1);
   ASSERT_STATUS(s, UL_ERR_TIMEOUT);
-  uint32_t wa[N], wb[N], ga[N], gb[N];
-  cpu_run(1, 200000, wa, wb);
-  ASSERT_OK(read_both(&t, ga, gb));
-  ASSERT_EQ(memcmp(gb, wb, sizeof gb), 0);
-  ASSERT_OK(read_both(&t, ga, gb));
-  ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
+  expect_cpu(&t, 1, 200000);
+  expect_cpu(&t, 1, 200000);
   pp_close(&t, true);
 }
 
@@ -402,8 +403,6 @@ static void *recover_thread(void *arg) {
 
 static void test_recovery_sleeps_without_the_lock(void) {
   pp t;
-  ul_device_desc dd;
-  (void)dd;
   ASSERT_OK(pp_open(&t, NULL, "seed=1", false));
   /* Back-off of 300 ms and more between failed requests. */
   t.dev->desc.recovery.backoff_initial_ms = 300;
@@ -471,22 +470,16 @@ static void test_unlogged_work_is_not_submitted(void) {
   ul__malloc_fail_after(-1, false);
   ASSERT_GT(ul__malloc_failures(), before);
   ASSERT_STATUS(s, UL_ERR_OUT_OF_MEMORY);
-  /* Nothing ran: a is as after step 1; so it stays after a loss. */
-  uint32_t wa[N], wb[N], ga[N], gb[N];
-  cpu_run(1, 0, wa, wb);
-  ASSERT_OK(read_both(&t, ga, gb));
-  ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
+  /* Nothing ran: both are as after step 1; so they stay after a loss. */
+  expect_cpu(&t, 1, 0);
   ASSERT_OK(ul_device_force_loss(t.dev, "test"));
-  ASSERT_OK(read_both(&t, ga, gb));
-  ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
-  ASSERT_EQ(memcmp(gb, wb, sizeof gb), 0);
+  expect_cpu(&t, 1, 0);
   /* And a write whose logging fails changes nothing either. */
   uint32_t ones[N];
   for (uint32_t i = 0; i < N; i++) ones[i] = 1;
   ul__malloc_fail_after(0, false);
   ASSERT_STATUS(ul_buffer_write(t.dev, t.a, 0, ones, sizeof ones), UL_ERR_OUT_OF_MEMORY);
-  ASSERT_OK(read_both(&t, ga, gb));
-  ASSERT_EQ(memcmp(ga, wa, sizeof ga), 0);
+  expect_cpu(&t, 1, 0);
   pp_close(&t, true);
 }
 

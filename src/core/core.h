@@ -142,7 +142,10 @@ void ul__native_ctx_unref(struct ul__native_ctx *c);
 ul_device *ul__native_ctx_owner(struct ul__native_ctx *c, uint64_t *epoch);
 
 /* Moves a working device to the fallback adapter or back to the preferred
- * one (one try; no change on failure). Under d->mu. */
+ * one (one try; no change on failure). Under d->mu. A move is a recovery:
+ * the new device starts from the last committed checkpoint and replays the
+ * log since, exactly as after a loss (no checkpoint first: that would
+ * change what comes back, e.g. of NONE buffers whose writers are logged). */
 ul_status ul__device_move_locked(ul_device *d, bool to_fallback);
 /* Health (src/core/health_link.c). All but the first two under d->mu. */
 ul_status ul__device_health_init(ul_device *d);

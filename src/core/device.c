@@ -37,6 +37,19 @@ static void ctx_unref(ul__native_ctx *c) {
   if (c && atomic_fetch_sub(&c->refs, 1) == 1) free(c);
 }
 
+/* Records the loss of native device `c` once (under g_lost_mu); it is the
+ * device's at once when `c` is current, else when it is adopted. */
+static void loss_take_locked(ul_device *d, const ul__native_ctx *c);
+static void loss_record_locked(ul_device *d, ul__native_ctx *c, uint32_t reason, const char *message) {
+  if (c->lost) return;
+  c->lost = true;
+  c->lost_reason = reason;
+  c->lost_at_ns = ul__now_ns();
+  snprintf(c->lost_message, sizeof c->lost_message, "%s", message);
+  d->losses_total++;
+  if (d->native_ctx == c) loss_take_locked(d, c);
+}
+
 /* Makes the loss recorded in `c` the device's (under g_lost_mu). */
 static void loss_take_locked(ul_device *d, const ul__native_ctx *c) {
   d->lost_reason = c->lost_reason;
@@ -50,20 +63,14 @@ static void on_device_lost(WGPUDevice const *device, uint32_t reason, WGPUString
   UL__UNUSED(device);
   UL__UNUSED(u2);
   ul__native_ctx *c = u1;
+  char msg[256];
+  ul__sv_copy(message, msg, sizeof msg);
   pthread_mutex_lock(&g_lost_mu);
   ul_device *d = c->owner;
   /* CallbackCancelled: the instance went away; Destroyed with no owner: our
    * own release. Neither is a loss to recover from. */
-  if (d && !d->destroying && reason != WGPUDeviceLostReason_CallbackCancelled && !c->lost) {
-    c->lost = true;
-    c->lost_reason = reason;
-    c->lost_at_ns = ul__now_ns();
-    ul__sv_copy(message, c->lost_message, sizeof c->lost_message);
-    d->losses_total++;
-    /* The current native device: the loss is the device's now. One still
-     * being built is marked lost when it is adopted (native_adopt). */
-    if (d->native_ctx == c) loss_take_locked(d, c);
-  }
+  if (d && !d->destroying && reason != WGPUDeviceLostReason_CallbackCancelled)
+    loss_record_locked(d, c, reason, msg);
   pthread_mutex_unlock(&g_lost_mu);
   ctx_unref(c);
 }
@@ -92,15 +99,8 @@ bool ul__device_loss_pending(ul_device *d) { return atomic_load(&d->lost); }
 
 void ul__device_note_loss(ul_device *d, const char *message) {
   pthread_mutex_lock(&g_lost_mu);
-  ul__native_ctx *c = d->native_ctx;
-  if (c && !c->lost) {
-    c->lost = true;
-    c->lost_reason = WGPUDeviceLostReason_Unknown;
-    c->lost_at_ns = ul__now_ns();
-    snprintf(c->lost_message, sizeof c->lost_message, "%s", message ? message : "device lost");
-    d->losses_total++;
-    loss_take_locked(d, c);
-  }
+  if (d->native_ctx)
+    loss_record_locked(d, d->native_ctx, WGPUDeviceLostReason_Unknown, message ? message : "device lost");
   pthread_mutex_unlock(&g_lost_mu);
 }
 

@@ -179,14 +179,6 @@ void ul__device_health_submitted(ul_device *d, uint64_t serial, bool first_use) 
   d->wgpu->QueueOnSubmittedWorkDone(d->queue, cb);
 }
 
-/* A move is a recovery: the new device starts from the last committed
- * checkpoint and replays the log since, exactly as after a loss (no
- * checkpoint first: that would change what comes back, e.g. of NONE
- * buffers whose writers are in the log). */
-static ul_status health_move(ul_device *d, bool to_fallback) {
-  return ul__device_move_locked(d, to_fallback);
-}
-
 ul_status ul__device_health_gate(ul_device *d) {
   uint64_t now = ul__now_ns();
   if (now - d->last_watchdog_ns > 50000000ull) {
@@ -220,7 +212,7 @@ ul_status ul__device_health_gate(ul_device *d) {
   }
   if (dec == UL__HEALTH_REJECT) {
     if (!d->on_fallback && d->desc.power != UL_POWER_FALLBACK_ONLY) {
-      if (health_move(d, true)) {
+      if (ul__device_move_locked(d, true)) {
         ul__log(UL__LOG_WARN, "device '%s' is BROKEN and could not move to the fallback: %s", d->label,
                 ul_last_error());
       } else {
@@ -232,7 +224,7 @@ ul_status ul__device_health_gate(ul_device *d) {
   /* PROBE: on the fallback because of the breaker, the probe is the move
    * back; its outcome decides. */
   if (d->moved_for_health && d->on_fallback) {
-    ul_status s = health_move(d, false);
+    ul_status s = ul__device_move_locked(d, false);
     ul__health_record(d->health, UL__HEALTH_OP_SUBMIT, UL__HEALTH_FIRST_USE, s ? UL__HEALTH_LOSS : UL__HEALTH_OK,
                       0, UL__HEALTH_NOW, NULL);
     if (!s) d->moved_for_health = false;

@@ -87,24 +87,10 @@ ul_status ul__oplog_read(ul_device *d, uint64_t id, bool *logged) {
   return s;
 }
 
-void ul__oplog_drop_last(ul_device *d) {
-  ul__oplog *l = d->res->log;
-  if (!l->count) return;
-  ul__entry *e = &l->e[--l->count];
-  l->bytes -= sizeof *e + (e->kind == UL__ENTRY_WRITE ? e->size
-                           : e->kind == UL__ENTRY_SUBMIT ? sizeof(ul__op) * e->size : 0);
-  free(e->data);
-}
-
 void ul__oplog_truncate(ul_device *d) {
   ul__oplog *l = d->res->log;
   truncate_log(l);
   l->checkpoints++;
-}
-
-bool ul__oplog_over_bound(ul_device *d) {
-  ul__oplog *l = d->res->log;
-  return l->bytes > l->max_bytes || l->count > l->max_entries;
 }
 
 bool ul__oplog_would_exceed(ul_device *d, uint64_t bytes) {

@@ -15,16 +15,12 @@ ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void 
 /* Records an asynchronous read (*logged false: not logged, as in a
  * restore callback or the replay). */
 ul_status ul__oplog_read(ul_device *d, uint64_t id, bool *logged);
-/* Removes the newest entry (a call whose work was not started after all). */
-void ul__oplog_drop_last(ul_device *d);
 /* Records a submission (the ops are copied). */
 ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n);
 /* Whether a replay could need `o` (then its destroy is deferred). */
 bool ul__oplog_names(ul_device *d, ul__obj *o);
 /* Replays the log on the current device, after contents were restored. */
 ul_status ul__oplog_replay(ul_device *d);
-/* Whether the log holds more than its bounds (bytes or entries). */
-bool ul__oplog_over_bound(ul_device *d);
 /* Whether an entry of `bytes` more would take the log past its bounds
  * (an empty log takes any one entry). */
 bool ul__oplog_would_exceed(ul_device *d, uint64_t bytes);

@@ -27,14 +27,18 @@ static uint64_t timeout_ns(uint32_t ms) {
   return ms ? (uint64_t)ms * 1000000ull : UL__DEFAULT_TIMEOUT_NS;
 }
 
+/* MAP_WRITE buffers cannot be written by the queue: a SHADOW one gets its
+ * host copy through a mapping at creation (after a loss too). */
+static bool filled_at_creation(const ul__buffer_data *b) {
+  return (b->usage & UL_BUFFER_MAP_WRITE) && b->shadow;
+}
+
 ul_status ul__buffer_create_native(ul_device *d, ul__obj *o) {
   WGPUBufferDescriptor bd = {0};
   bd.label = ul__sv(o->label);
   bd.usage = o->u.buf.wgpu_usage;
   bd.size = o->u.buf.size;
-  /* MAP_WRITE buffers cannot be written by the queue: a SHADOW one gets
-   * its host copy through a mapping at creation (after a loss too). */
-  bool fill = (o->u.buf.usage & UL_BUFFER_MAP_WRITE) && o->u.buf.shadow;
+  bool fill = filled_at_creation(&o->u.buf);
   bd.mappedAtCreation = fill;
   o->native = d->wgpu->DeviceCreateBuffer(d->device, &bd);
   if (fill && o->native) {
@@ -302,9 +306,8 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
     }
     if (!s) {
       const void *init = b->restore == UL_RESTORE_SOURCE ? b->source_data : desc->initial_data;
-      bool filled = (b->usage & UL_BUFFER_MAP_WRITE) && b->shadow; /* at creation */
       if (b->restore == UL_RESTORE_SOURCE && b->source_path) s = ul__buffer_restore(d, o);
-      else if (init && !filled) s = ul__buffer_upload(d, o, 0, init, b->size);
+      else if (init && !filled_at_creation(b)) s = ul__buffer_upload(d, o, 0, init, b->size);
       if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost during create");
       /* LOG and NONE: the initial contents are a write like any other
        * (SHADOW keeps them in its host copy, SOURCE in its source). Logged
