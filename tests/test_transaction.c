@@ -430,6 +430,50 @@ static void test_recovery_sleeps_without_the_lock(void) {
   pp_close(&t, true);
 }
 
+/* 7b. Metrics answer while a recovery holds the device lock to rebuild (here
+ * restoring 192 MiB): no call of ul_metrics waits for the rebuild. */
+static void *recover_big(void *arg) {
+  racer *r = arg;
+  double t0 = now_ms();
+  r->s = ul_device_recover(r->t->dev);
+  r->ms = now_ms() - t0;
+  return NULL;
+}
+
+static void test_metrics_do_not_wait_for_recovery(void) {
+  pp t;
+  ASSERT_OK(pp_open(&t, NULL, NULL, false));
+  static uint8_t weights[192u << 20];
+  memset(weights, 0x5a, sizeof weights);
+  ul_buffer big;
+  ASSERT_OK(ul_buffer_create(t.dev, &(ul_buffer_desc){.label = "weights", .size = sizeof weights,
+      .restore = UL_RESTORE_SOURCE, .source_data = weights}, &big));
+  ASSERT_OK(ul_device_force_loss(t.dev, "test"));
+  racer rec = {&t, 0, UL_OK};
+  pthread_t th;
+  ASSERT_EQ(pthread_create(&th, NULL, recover_big, &rec), 0);
+  double worst = 0;
+  int calls = 0;
+  while (ul_device_get_state(t.dev) != UL_DEVICE_READY || calls == 0) {
+    char *text = NULL;
+    double t0 = now_ms();
+    ul_status s = ul_metrics(&t.dev, 1, UL_METRICS_PROMETHEUS, &text);
+    double ms = now_ms() - t0;
+    free(text);
+    ASSERT_OK(s);
+    if (ms > worst) worst = ms;
+    calls++;
+    usleep(1000);
+  }
+  pthread_join(th, NULL);
+  printf("  recovery %.0f ms; %d metrics calls meanwhile, the slowest %.1f ms\n", rec.ms, calls, worst);
+  ASSERT_OK(rec.s);
+  ASSERT_GT(rec.ms, 100);
+  ASSERT_LT(worst, rec.ms / 3);
+  ASSERT_OK(ul_buffer_destroy(t.dev, big));
+  pp_close(&t, true);
+}
+
 /* 8. The log's bound holds for writes without submissions. */
 static void test_log_bound_holds_for_writes(void) {
   setenv("UNLOST_LOG_MAX_MB", "1", 1);
@@ -492,6 +536,7 @@ int main(void) {
   RUN_TEST(test_checkpoint_in_restore_callback_is_refused);
   RUN_TEST(test_timed_out_read_leaves_staging_usable);
   RUN_TEST(test_recovery_sleeps_without_the_lock);
+  RUN_TEST(test_metrics_do_not_wait_for_recovery);
   RUN_TEST(test_log_bound_holds_for_writes);
   RUN_TEST(test_unlogged_work_is_not_submitted);
   TEST_MAIN_END();

@@ -66,8 +66,8 @@ struct ul_device {
   uint32_t lost_reason;
   uint64_t lost_at_ns;
   char lost_message[256];
-  uint64_t losses_total;
-  uint64_t recoveries_total;
+  uint64_t losses_total;       /* under the loss-record lock */
+  uint64_t recoveries_total;   /* under the loss-record lock and mu */
   _Atomic uint64_t uncaptured_errors;
 
   /* events queued under mu, delivered after unlock */

@@ -424,7 +424,9 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
         s = ul__recover_rebuild(d);
         if (!s && !atomic_load(&d->lost)) {
           native_release(d, &old);
+          pthread_mutex_lock(&g_lost_mu); /* metrics read it under this lock */
           d->recoveries_total++;
+          pthread_mutex_unlock(&g_lost_mu);
           ul_device_state st = fallback && !only_fallback ? UL_DEVICE_FALLBACK : UL_DEVICE_READY;
           atomic_store(&d->state, st);
           ul__device_emit(d, st == UL_DEVICE_FALLBACK ? UL_EVENT_FALLBACK : UL_EVENT_RECOVERED,

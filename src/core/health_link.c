@@ -103,7 +103,11 @@ void ul__device_health_loss(ul_device *d) {
 }
 
 void ul__device_health_recovered(ul_device *d, double seconds) {
+  /* Under the loss-record lock, which metrics read them under: metrics
+   * never wait for the device lock, so never for a recovery. */
+  ul__lost_lock();
   if (d->recovery_hist) ul__prom_hist_observe(d->recovery_hist, seconds);
+  ul__lost_unlock();
 }
 
 void ul__device_health_error(ul_device *d, ul_status s, bool late) {
@@ -287,25 +291,28 @@ ul_status ul_metrics(ul_device *const *devs, size_t n, ul_metrics_format fmt, ch
       free(hists);
       return ul__fail(UL_ERR_INVALID_ARGUMENT, "metrics: device %zu is NULL", i);
     }
-    ul__device_lock(d);
+    /* Without the device lock (a recovery holds it while it rebuilds): the
+     * monitor and the tracker have locks of their own, and the loss and
+     * recovery counts are copied under the loss-record lock. */
     md[i].device = d->label;
     if (d->health) {
       ul__health_snapshot_get(d->health, ul__health_now(d->health), &snaps[i]);
       md[i].health = &snaps[i];
     }
+    ul__lost_lock();
     md[i].losses_total = d->losses_total;
     md[i].recoveries_total = d->recoveries_total;
     if (d->recovery_hist) {
       hists[i] = *(const ul__prom_hist *)d->recovery_hist;
       md[i].recovery_seconds = &hists[i];
     }
+    ul__lost_unlock();
     if (d->res) {
       ul__track_stats st;
       ul__track_get_stats(d->res->tracker, &st);
       md[i].live_objects = st.total.live_objects;
       md[i].live_bytes = st.total.live_bytes;
     }
-    ul__device_unlock(d);
   }
   size_t len;
   ul_status s = fmt == UL_METRICS_JSON ? ul__metrics_json(md, n, out, &len)
