@@ -187,11 +187,66 @@ static void test_many_callback_buffers(void) {
   rig_close(&r);
 }
 
+/* Objects outlive what they were built from: a pipeline whose shader was
+ * destroyed, a bind group whose auto-layout pipeline was destroyed, a bind
+ * group whose buffer was destroyed and checkpointed away all come back
+ * after a loss; the program's handles to the destroyed ones stay stale. */
+static void test_dependents_keep_their_parents(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r));
+  uint32_t init[64], got[64];
+  for (uint32_t i = 0; i < 64; i++) init[i] = i * 7u;
+  ul_buffer src, dst, gone;
+  ul_shader sh, sh2;
+  ul_compute_pipeline pipe, pipe2;
+  ul_bind_group bg, bg2, bg3;
+  ul_cmd *c;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "src", .size = sizeof init, .initial_data = init}, &src));
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "dst", .size = sizeof init}, &dst));
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "gone", .size = sizeof init}, &gone));
+  ASSERT_OK(ul_shader_create(r.dev, &(ul_shader_desc){.wgsl = copy_wgsl}, &sh));
+  ASSERT_OK(ul_shader_create(r.dev, &(ul_shader_desc){.wgsl = copy_wgsl}, &sh2));
+  ASSERT_OK(ul_compute_pipeline_create(r.dev, &(ul_compute_pipeline_desc){.shader = sh}, &pipe));
+  ASSERT_OK(ul_compute_pipeline_create(r.dev, &(ul_compute_pipeline_desc){.shader = sh2}, &pipe2));
+  ASSERT_OK(ul_bind_group_create(r.dev, &(ul_bind_group_desc){.pipeline = pipe, .entry_count = 2,
+      .entries = {{.binding = 0, .buffer = src}, {.binding = 1, .buffer = dst}}}, &bg));
+  ASSERT_OK(ul_bind_group_create(r.dev, &(ul_bind_group_desc){.pipeline = pipe2, .entry_count = 2,
+      .entries = {{.binding = 0, .buffer = src}, {.binding = 1, .buffer = dst}}}, &bg2));
+  ASSERT_OK(ul_bind_group_create(r.dev, &(ul_bind_group_desc){.pipeline = pipe, .entry_count = 2,
+      .entries = {{.binding = 0, .buffer = src}, {.binding = 1, .buffer = gone}}}, &bg3));
+  /* Destroyed while what was built from them lives. */
+  ASSERT_OK(ul_shader_destroy(r.dev, sh));
+  ASSERT_OK(ul_shader_destroy(r.dev, sh2));
+  ASSERT_OK(ul_compute_pipeline_destroy(r.dev, pipe2));
+  ASSERT_OK(ul_buffer_destroy(r.dev, gone));
+  ASSERT_STATUS(ul_shader_destroy(r.dev, sh), UL_ERR_INVALID_HANDLE);
+  ASSERT_OK(ul_cmd_create(r.dev, "copy", &c));
+  ASSERT_OK(ul_cmd_dispatch(c, pipe, &bg, 1, 1, 1, 1));
+  ASSERT_OK(ul_device_checkpoint(r.dev)); /* the log no longer names them */
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  ASSERT_OK(ul_cmd_submit(r.dev, c, NULL));
+  ASSERT_EQ(ul_device_get_state(r.dev), UL_DEVICE_READY);
+  ASSERT_OK(ul_buffer_read(r.dev, dst, 0, got, sizeof got, 0));
+  for (uint32_t i = 0; i < 64; i++) ASSERT_EQ(got[i], i * 7u + 1u);
+  ul_memory_stats st;
+  ASSERT_OK(ul_device_memory_stats(r.dev, &st));
+  ASSERT_EQ(st.live_objects, 7); /* src, dst, pipe, bg, bg2, bg3 and the command list */
+  ul_cmd_destroy(c);
+  ASSERT_OK(ul_bind_group_destroy(r.dev, bg3));
+  ASSERT_OK(ul_bind_group_destroy(r.dev, bg2));
+  ASSERT_OK(ul_bind_group_destroy(r.dev, bg));
+  ASSERT_OK(ul_compute_pipeline_destroy(r.dev, pipe));
+  ASSERT_OK(ul_buffer_destroy(r.dev, dst));
+  ASSERT_OK(ul_buffer_destroy(r.dev, src));
+  rig_close(&r);
+}
+
 int main(void) {
   ul_test_watchdog(300);
   RUN_TEST(test_shadow_map_write_restores);
   RUN_TEST(test_mapping_ended_by_a_loss_is_reported);
   RUN_TEST(test_lost_objects_are_refused);
   RUN_TEST(test_many_callback_buffers);
+  RUN_TEST(test_dependents_keep_their_parents);
   TEST_MAIN_END();
 }

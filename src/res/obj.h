@@ -90,10 +90,16 @@ typedef struct ul__obj {
   ul__obj_state state;
   uint64_t epoch;          /* epoch of `native` */
   bool pending;            /* being created: rebuild leaves it alone */
-  /* Destroyed by the program while the operation log still names it: the
-   * handle is dead and the native object released, but the descriptor is
-   * kept so that a replay can use it; freed at the next checkpoint. */
+  /* Destroyed by the program while the operation log still names it or
+   * objects built from it live: the handle is dead and the native object
+   * released, but the descriptor is kept so that a rebuild or a replay can
+   * use it; freed once neither needs it. */
   bool destroyed;
+  /* Live objects built from this one (a pipeline from its shader, a bind
+   * group from its layout, pipeline and resources), and whether this one
+   * counts itself in its parents' (from a successful create on). */
+  uint32_t dependents;
+  bool holds_parents;
   uint64_t track_id;
   char *label;
   ul_site site;
@@ -152,6 +158,9 @@ ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *
 ul__obj *ul__obj_find(ul_device *d, uint32_t id, ul__obj_kind kind);
 /* The program's destroy: frees `o`, or keeps it for the operation log. */
 void ul__obj_destroy(ul_device *d, ul__obj *o);
+/* Counts `o` among the dependents of what it is built from (after a
+ * successful create). */
+void ul__obj_hold_parents(ul_device *d, ul__obj *o);
 /* Frees every object kept for the log (after a checkpoint). */
 void ul__obj_free_deferred(ul_device *d);
 /* Releases the native object of `o` (no-op when none). */

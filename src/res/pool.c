@@ -110,6 +110,67 @@ ul_status ul__obj_new(ul_device *d, ul__obj_kind kind, const char *label, const 
   return UL_OK;
 }
 
+/* The objects `o` is built from and whose descriptors its rebuild needs
+ * (a view's texture is not one: a view dies with its texture). */
+static int parents_of(const ul__obj *o, uint32_t *ids, ul__obj_kind *kinds) {
+  int n = 0;
+  switch (o->kind) {
+  case UL__OBJ_PIPELINE:
+    ids[n] = o->u.pipe.desc.shader.id, kinds[n++] = UL__OBJ_SHADER;
+    if (o->u.pipe.desc.layout.id) ids[n] = o->u.pipe.desc.layout.id, kinds[n++] = UL__OBJ_PLAYOUT;
+    break;
+  case UL__OBJ_PLAYOUT:
+    for (uint32_t i = 0; i < o->u.pl.desc.group_count && i < UL_MAX_BIND_GROUPS; i++)
+      if (o->u.pl.desc.groups[i].id) ids[n] = o->u.pl.desc.groups[i].id, kinds[n++] = UL__OBJ_BGL;
+    break;
+  case UL__OBJ_BIND_GROUP: {
+    const ul_bind_group_desc *bd = &o->u.bg.desc;
+    if (bd->layout.id) ids[n] = bd->layout.id, kinds[n++] = UL__OBJ_BGL;
+    else ids[n] = bd->pipeline.id, kinds[n++] = UL__OBJ_PIPELINE;
+    for (uint32_t i = 0; i < bd->entry_count && i < UL_MAX_BINDINGS; i++) {
+      const ul_bind_entry *e = &bd->entries[i];
+      if (e->buffer.id) ids[n] = e->buffer.id, kinds[n++] = UL__OBJ_BUFFER;
+      else if (e->view.id) ids[n] = e->view.id, kinds[n++] = UL__OBJ_VIEW;
+      else if (e->sampler.id) ids[n] = e->sampler.id, kinds[n++] = UL__OBJ_SAMPLER;
+    }
+    break;
+  }
+  default: break;
+  }
+  return n;
+}
+
+#define UL__MAX_PARENTS (2 + UL_MAX_BINDINGS)
+
+void ul__obj_hold_parents(ul_device *d, ul__obj *o) {
+  uint32_t ids[UL__MAX_PARENTS];
+  ul__obj_kind kinds[UL__MAX_PARENTS];
+  int n = parents_of(o, ids, kinds);
+  for (int i = 0; i < n; i++) {
+    ul__obj *p = ul__obj_find(d, ids[i], kinds[i]);
+    if (p) p->dependents++;
+  }
+  o->holds_parents = true;
+}
+
+/* A destroyed object kept for its dependents goes with the last of them,
+ * unless the log still names it. */
+static void release_parents(ul_device *d, ul__obj *o) {
+  if (!o->holds_parents) return;
+  o->holds_parents = false;
+  uint32_t ids[UL__MAX_PARENTS];
+  ul__obj_kind kinds[UL__MAX_PARENTS];
+  int n = parents_of(o, ids, kinds);
+  for (int i = 0; i < n; i++) {
+    ul__obj *p = ul__obj_find(d, ids[i], kinds[i]);
+    if (!p || !p->dependents) continue;
+    if (--p->dependents == 0 && p->destroyed && !ul__oplog_names(d, p)) {
+      ul__obj_release_native(d, p);
+      ul__obj_free(d, p);
+    }
+  }
+}
+
 void ul__obj_free(ul_device *d, ul__obj *o) {
   ul__res *r = d->res;
   r->destroys++;
@@ -121,6 +182,7 @@ void ul__obj_free(ul_device *d, ul__obj *o) {
   if (!o->destroyed) r->live[o->kind]--;
   else r->deferred--;
   if (o->track_id) ul__track_free(r->tracker, o->track_id);
+  release_parents(d, o);
   ul__obj_free_data(o);
   free(o->label);
   free(o);
@@ -255,6 +317,7 @@ ul_status ul__obj_finish(ul_device *d, ul__obj *o, uint32_t *out) {
     return s;
   }
   o->pending = false;
+  ul__obj_hold_parents(d, o);
   *out = o->id;
   return UL_OK;
 }
@@ -274,7 +337,7 @@ ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated
 
 void ul__obj_destroy(ul_device *d, ul__obj *o) {
   ul__obj_release_native(d, o);
-  if (!ul__oplog_names(d, o)) {
+  if (!o->dependents && !ul__oplog_names(d, o)) {
     ul__obj_free(d, o);
     return;
   }
@@ -291,7 +354,7 @@ void ul__obj_free_deferred(ul_device *d) {
   ul__res *r = d->res;
   for (uint32_t i = 1; r->deferred && i < r->next_unused && i < r->cap; i++) {
     ul__obj *o = r->slots[i];
-    if (o && o->destroyed) {
+    if (o && o->destroyed && !o->dependents) { /* kept for dependents: they free it */
       ul__obj_release_native(d, o);
       ul__obj_free(d, o);
     }
