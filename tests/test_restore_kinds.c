@@ -241,6 +241,92 @@ static void test_dependents_keep_their_parents(void) {
   rig_close(&r);
 }
 
+/* LOG textures come back: host writes from the log, GPU writes of every
+ * mip level from the checkpoint (read back through a copy), layers
+ * included. */
+static void test_log_textures_restore(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r));
+  ul_texture t;
+  ASSERT_OK(ul_texture_create(r.dev, &(ul_texture_desc){.label = "atlas", .width = 16, .height = 16, .depth = 2,
+      .format = UL_FORMAT_R32_UINT}, &t));
+  static uint32_t a[16 * 16 * 2], b[4 * 4], got[16 * 16 * 2];
+  memset(a, 0x5a, sizeof a);
+  for (uint32_t i = 0; i < 16; i++) b[i] = i + 100;
+  ASSERT_OK(ul_texture_write(r.dev, t, 0, 0, 0, 16, 16, 2, a, sizeof a, 0));
+  ASSERT_OK(ul_device_checkpoint(r.dev));
+  ASSERT_OK(ul_texture_write(r.dev, t, 4, 4, 1, 4, 4, 1, b, sizeof b, 0));
+  for (uint32_t y = 0; y < 4; y++) memcpy(&a[16 * 16 + (4 + y) * 16 + 4], &b[y * 4], 16);
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  ASSERT_OK(ul_texture_read(r.dev, t, 0, 0, 0, 16, 16, 2, got, sizeof got, 0));
+  ASSERT_EQ(memcmp(got, a, sizeof a), 0);
+  ASSERT_OK(ul_texture_destroy(r.dev, t));
+  rig_close(&r);
+}
+
+static const char *store_wgsl =
+    "@group(0) @binding(0) var st: texture_storage_2d<r32uint, write>;\n"
+    "@compute @workgroup_size(8, 8)\n"
+    "fn main(@builtin(global_invocation_id) id: vec3u) {\n"
+    "  textureStore(st, vec2i(id.xy), vec4u(id.x + id.y * 8u + 1000u, 0u, 0u, 0u));\n"
+    "}\n";
+static const char *load_wgsl =
+    "@group(0) @binding(0) var tx: texture_2d<u32>;\n"
+    "@group(0) @binding(1) var<storage, read_write> out: array<u32>;\n"
+    "@compute @workgroup_size(8, 8)\n"
+    "fn main(@builtin(global_invocation_id) id: vec3u) {\n"
+    "  out[id.x + id.y * 8u] = textureLoad(tx, vec2i(id.xy), 0).x;\n"
+    "}\n";
+
+static void test_storage_texture_mip_restores(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r));
+  ul_texture t;
+  ul_texture_view sv, rv;
+  ul_shader s1, s2;
+  ul_compute_pipeline p1, p2;
+  ul_bind_group g1, g2;
+  ul_buffer out;
+  ul_cmd *store, *load;
+  ASSERT_OK(ul_texture_create(r.dev, &(ul_texture_desc){.label = "mips", .width = 16, .height = 16,
+      .format = UL_FORMAT_R32_UINT, .mip_levels = 2}, &t));
+  ASSERT_OK(ul_texture_view_create(r.dev, &(ul_texture_view_desc){.texture = t, .base_mip = 1, .mip_count = 1}, &sv));
+  ASSERT_OK(ul_texture_view_create(r.dev, &(ul_texture_view_desc){.texture = t, .base_mip = 1, .mip_count = 1}, &rv));
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "out", .size = 64 * 4, .restore = UL_RESTORE_NONE}, &out));
+  ASSERT_OK(ul_shader_create(r.dev, &(ul_shader_desc){.wgsl = store_wgsl}, &s1));
+  ASSERT_OK(ul_shader_create(r.dev, &(ul_shader_desc){.wgsl = load_wgsl}, &s2));
+  ASSERT_OK(ul_compute_pipeline_create(r.dev, &(ul_compute_pipeline_desc){.shader = s1}, &p1));
+  ASSERT_OK(ul_compute_pipeline_create(r.dev, &(ul_compute_pipeline_desc){.shader = s2}, &p2));
+  ASSERT_OK(ul_bind_group_create(r.dev, &(ul_bind_group_desc){.pipeline = p1, .entry_count = 1,
+      .entries = {{.binding = 0, .view = sv}}}, &g1));
+  ASSERT_OK(ul_bind_group_create(r.dev, &(ul_bind_group_desc){.pipeline = p2, .entry_count = 2,
+      .entries = {{.binding = 0, .view = rv}, {.binding = 1, .buffer = out}}}, &g2));
+  ASSERT_OK(ul_cmd_create(r.dev, "store", &store));
+  ASSERT_OK(ul_cmd_dispatch(store, p1, &g1, 1, 1, 1, 1));
+  ASSERT_OK(ul_cmd_create(r.dev, "load", &load));
+  ASSERT_OK(ul_cmd_dispatch(load, p2, &g2, 1, 1, 1, 1));
+  ASSERT_OK(ul_cmd_submit(r.dev, store, NULL));
+  ASSERT_OK(ul_device_checkpoint(r.dev)); /* level 1 lives only in the checkpoint now */
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  ASSERT_OK(ul_cmd_submit(r.dev, load, NULL));
+  uint32_t got[64];
+  ASSERT_OK(ul_buffer_read(r.dev, out, 0, got, sizeof got, 0));
+  for (uint32_t i = 0; i < 64; i++) ASSERT_EQ(got[i], (i % 8) + (i / 8) * 8u + 1000u);
+  ul_cmd_destroy(load);
+  ul_cmd_destroy(store);
+  ASSERT_OK(ul_bind_group_destroy(r.dev, g2));
+  ASSERT_OK(ul_bind_group_destroy(r.dev, g1));
+  ASSERT_OK(ul_compute_pipeline_destroy(r.dev, p2));
+  ASSERT_OK(ul_compute_pipeline_destroy(r.dev, p1));
+  ASSERT_OK(ul_shader_destroy(r.dev, s2));
+  ASSERT_OK(ul_shader_destroy(r.dev, s1));
+  ASSERT_OK(ul_buffer_destroy(r.dev, out));
+  ASSERT_OK(ul_texture_view_destroy(r.dev, rv));
+  ASSERT_OK(ul_texture_view_destroy(r.dev, sv));
+  ASSERT_OK(ul_texture_destroy(r.dev, t));
+  rig_close(&r);
+}
+
 int main(void) {
   ul_test_watchdog(300);
   RUN_TEST(test_shadow_map_write_restores);
@@ -248,5 +334,7 @@ int main(void) {
   RUN_TEST(test_lost_objects_are_refused);
   RUN_TEST(test_many_callback_buffers);
   RUN_TEST(test_dependents_keep_their_parents);
+  RUN_TEST(test_log_textures_restore);
+  RUN_TEST(test_storage_texture_mip_restores);
   TEST_MAIN_END();
 }

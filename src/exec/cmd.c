@@ -185,9 +185,19 @@ static ul_status op_buffer(ul_device *d, uint32_t id, const char *what) {
   return s;
 }
 
-static void mark_dirty(ul_device *d, uint32_t id) {
-  ul__obj *o;
-  if (!ul__obj_get(d, id, UL__OBJ_BUFFER, "submit", &o)) o->u.buf.dirty = true;
+/* What a bind group entry may let a kernel write: its buffer, or the
+ * texture of its view (a storage texture). NULL for a sampler. */
+static ul__obj *entry_target(ul_device *d, const ul_bind_entry *e) {
+  if (e->buffer.id) return ul__obj_find(d, e->buffer.id, UL__OBJ_BUFFER);
+  ul__obj *v = e->view.id ? ul__obj_find(d, e->view.id, UL__OBJ_VIEW) : NULL;
+  return v ? ul__obj_find(d, v->u.view.desc.texture.id, UL__OBJ_TEXTURE) : NULL;
+}
+
+/* Marks a buffer or texture as changed since the last checkpoint. */
+static void mark_dirty(ul__obj *o) {
+  if (!o) return;
+  if (o->kind == UL__OBJ_BUFFER) o->u.buf.dirty = true;
+  else if (o->kind == UL__OBJ_TEXTURE) o->u.tex.dirty = true;
 }
 
 ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char *label,
@@ -257,8 +267,7 @@ ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char
           bound_groups[g] = o2->native;
         }
         const ul_bind_group_desc *bd = &o2->u.bg.desc;
-        for (uint32_t k = 0; k < bd->entry_count; k++)
-          if (bd->entries[k].buffer.id) mark_dirty(d, bd->entries[k].buffer.id);
+        for (uint32_t k = 0; k < bd->entry_count; k++) mark_dirty(entry_target(d, &bd->entries[k]));
       }
       if (op->kind == UL__OP_DISPATCH) {
         w->ComputePassEncoderDispatchWorkgroups(pass, op->x, op->y, op->z);
@@ -287,6 +296,7 @@ ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char
       WGPUTexelCopyTextureInfo dst = {o2->native, 0, {0, 0, 0}, WGPUTextureAspect_All};
       WGPUExtent3D ext = {op->x, op->y, op->z};
       w->CommandEncoderCopyBufferToTexture(e, &src, &dst, &ext);
+      mark_dirty(o2);
       break;
     }
     case UL__OP_COPY_TEXTURE_TO_BUFFER: {
@@ -336,9 +346,8 @@ static void cache_build(ul_device *d, ul_cmd *c) {
       k->group[(size_t)i * UL_MAX_BIND_GROUPS + g] = o->native;
       const ul_bind_group_desc *bd = &o->u.bg.desc;
       for (uint32_t e = 0; e < bd->entry_count; e++) {
-        ul__obj *b;
-        if (!bd->entries[e].buffer.id || ul__obj_get(d, bd->entries[e].buffer.id, UL__OBJ_BUFFER, "submit", &b))
-          continue;
+        ul__obj *b = entry_target(d, &bd->entries[e]);
+        if (!b) continue;
         bool seen = false;
         for (uint32_t x = 0; x < k->ndirty && !seen; x++) seen = k->dirty[x] == b;
         if (seen) continue;
@@ -394,7 +403,7 @@ static bool cache_encode(ul_device *d, ul_cmd *c, WGPUCommandBuffer *out) {
   }
   w->ComputePassEncoderEnd(pass);
   w->ComputePassEncoderRelease(pass);
-  for (uint32_t x = 0; x < k->ndirty; x++) k->dirty[x]->u.buf.dirty = true;
+  for (uint32_t x = 0; x < k->ndirty; x++) mark_dirty(k->dirty[x]);
   *out = w->CommandEncoderFinish(e, NULL);
   w->CommandEncoderRelease(e);
   return true;

@@ -33,7 +33,7 @@ typedef struct ul__enc_cache {
   uint64_t version, epoch, destroys;
   void **pipe;            /* [count] native pipelines */
   void **group;           /* [count * UL_MAX_BIND_GROUPS] native bind groups */
-  ul__obj **dirty;        /* buffers the list may write */
+  ul__obj **dirty;        /* buffers and textures the list may write */
   uint32_t ndirty;
 } ul__enc_cache;
 

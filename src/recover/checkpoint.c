@@ -11,10 +11,17 @@ typedef struct snapshot {
   uint8_t *data;
 } snapshot;
 
+/* The LOG buffers and textures changed since the last checkpoint. */
 static bool takes_part(const ul__obj *o) {
-  if (!o || o->kind != UL__OBJ_BUFFER || o->pending || o->destroyed || o->state != UL__OBJ_VALID) return false;
+  if (!o || o->pending || o->destroyed || o->state != UL__OBJ_VALID) return false;
+  if (o->kind == UL__OBJ_TEXTURE) return o->u.tex.desc.restore == UL_RESTORE_LOG && o->u.tex.dirty;
+  if (o->kind != UL__OBJ_BUFFER) return false;
   const ul__buffer_data *b = &o->u.buf;
   return b->restore == UL_RESTORE_LOG && b->dirty && !(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE));
+}
+
+static uint64_t snapshot_bytes(const ul__obj *o) {
+  return o->kind == UL__OBJ_TEXTURE ? ul__texture_all_bytes(o) : o->u.buf.size;
 }
 
 ul_status ul__checkpoint_locked(ul_device *d) {
@@ -40,12 +47,14 @@ ul_status ul__checkpoint_locked(ul_device *d) {
     if (!takes_part(o)) continue;
     snapshot *sn = &snap[k++];
     sn->o = o;
-    if (!(sn->data = malloc((size_t)o->u.buf.size))) {
+    uint64_t bytes = snapshot_bytes(o);
+    if (!(sn->data = malloc((size_t)bytes))) {
       s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint '%s': no host memory for %llu bytes",
-                   o->label ? o->label : "", (unsigned long long)o->u.buf.size);
+                   o->label ? o->label : "", (unsigned long long)bytes);
       break;
     }
-    s = ul__buffer_download(d, o, 0, sn->data, o->u.buf.size, UL__CHECKPOINT_TIMEOUT_NS);
+    s = o->kind == UL__OBJ_TEXTURE ? ul__texture_download_all(d, o, sn->data, UL__CHECKPOINT_TIMEOUT_NS)
+                                   : ul__buffer_download(d, o, 0, sn->data, bytes, UL__CHECKPOINT_TIMEOUT_NS);
     if (s) s = ul__wrap(s, "checkpoint '%s'", o->label ? o->label : "");
   }
   /* 2. Reads in flight get their data now: the log will not hold them. */
@@ -59,10 +68,12 @@ ul_status ul__checkpoint_locked(ul_device *d) {
     return ul__wrap(s, "checkpoint (nothing committed)");
   }
   for (uint32_t i = 0; i < k; i++) {
-    ul__buffer_data *b = &snap[i].o->u.buf;
-    free(b->checkpoint);
-    b->checkpoint = snap[i].data;
-    b->dirty = false;
+    ul__obj *o = snap[i].o;
+    uint8_t **committed = o->kind == UL__OBJ_TEXTURE ? &o->u.tex.checkpoint : &o->u.buf.checkpoint;
+    free(*committed);
+    *committed = snap[i].data;
+    if (o->kind == UL__OBJ_TEXTURE) o->u.tex.dirty = false;
+    else o->u.buf.dirty = false;
   }
   free(snap);
   /* SHADOW buffers: the host copy is the checkpoint. */

@@ -51,6 +51,10 @@ typedef struct ul__texture_data {
   uint32_t wgpu_format;
   uint64_t bytes;          /* estimate */
   uint8_t *shadow;         /* SHADOW: host copy of level 0 */
+  /* LOG: every level at the last checkpoint, tightly packed level after
+   * level (NULL: zeros), and whether it changed since. */
+  uint8_t *checkpoint;
+  bool dirty;
 } ul__texture_data;
 
 typedef struct ul__view_data {
@@ -197,6 +201,17 @@ ul_status ul__pipeline_create_native(ul_device *d, ul__obj *o);
 ul_status ul__bind_group_create_native(ul_device *d, ul__obj *o);
 void ul__obj_free_data(ul__obj *o);
 
+/* Bytes of mip level `level` of texture `o`, tightly packed, and of all its
+ * levels (texture.c). */
+uint64_t ul__texture_level_bytes(const ul__obj *o, uint32_t level);
+uint64_t ul__texture_all_bytes(const ul__obj *o);
+/* Reads every level of texture `o` into `dst` (ul__texture_all_bytes of
+ * it), waiting for the queue; nothing reaches dst after a loss. */
+ul_status ul__texture_download_all(ul_device *d, ul__obj *o, uint8_t *dst, uint64_t timeout_ns);
+/* Writes a region of level 0 through the queue (texture.c). */
+ul_status ul__texture_write_region(ul_device *d, ul__obj *t, uint32_t x, uint32_t y, uint32_t z,
+                                   uint32_t w, uint32_t h, uint32_t depth, const void *data,
+                                   uint64_t size, uint32_t bpr);
 /* Restores the contents of a rebuilt buffer or texture by its policy. */
 ul_status ul__buffer_restore(ul_device *d, ul__obj *o);
 ul_status ul__texture_restore(ul_device *d, ul__obj *o);

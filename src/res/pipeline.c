@@ -299,7 +299,10 @@ void ul__obj_free_data(ul__obj *o) {
     free(o->u.buf.shadow);
     free(o->u.buf.checkpoint);
     break;
-  case UL__OBJ_TEXTURE: free(o->u.tex.shadow); break;
+  case UL__OBJ_TEXTURE:
+    free(o->u.tex.shadow);
+    free(o->u.tex.checkpoint);
+    break;
   default: break;
   }
 }

@@ -1,4 +1,6 @@
 /* Textures, texture views and samplers. */
+#include "exec/oplog.h"
+#include "recover/recover.h"
 #include "res/obj.h"
 
 typedef struct format_info {
@@ -73,31 +75,117 @@ ul_status ul__sampler_create_native(ul_device *d, ul__obj *o) {
   return UL_OK;
 }
 
-static void texel_copy(const ul__obj *t, uint32_t x, uint32_t y, uint32_t z,
+static void texel_copy(const ul__obj *t, uint32_t level, uint32_t x, uint32_t y, uint32_t z,
                        WGPUTexelCopyTextureInfo *out) {
   memset(out, 0, sizeof *out);
   out->texture = t->native;
+  out->mipLevel = level;
   out->origin = (WGPUOrigin3D){x, y, z};
   out->aspect = WGPUTextureAspect_All;
 }
 
-static ul_status write_region(ul_device *d, ul__obj *t, uint32_t x, uint32_t y, uint32_t z,
-                              uint32_t w, uint32_t h, uint32_t depth, const void *data,
-                              uint64_t size, uint32_t bpr) {
+/* The size of mip level `level`: a level halves width and height (and the
+ * depth of a 3D texture; array layers stay). */
+static void level_extent(const ul__obj *o, uint32_t level, uint32_t *w, uint32_t *h, uint32_t *depth) {
+  const ul_texture_desc *t = &o->u.tex.desc;
+  *w = UL__MAX(t->width >> level, 1u);
+  *h = UL__MAX(t->height >> level, 1u);
+  *depth = t->is_3d ? UL__MAX(t->depth >> level, 1u) : t->depth;
+}
+
+uint64_t ul__texture_level_bytes(const ul__obj *o, uint32_t level) {
+  uint32_t w, h, depth;
+  level_extent(o, level, &w, &h, &depth);
+  return (uint64_t)w * h * depth * ul_format_bytes(o->u.tex.desc.format);
+}
+
+uint64_t ul__texture_all_bytes(const ul__obj *o) {
+  uint64_t n = 0;
+  for (uint32_t l = 0; l < o->u.tex.desc.mip_levels; l++) n += ul__texture_level_bytes(o, l);
+  return n;
+}
+
+static ul_status write_level(ul_device *d, ul__obj *t, uint32_t level, uint32_t x, uint32_t y, uint32_t z,
+                             uint32_t w, uint32_t h, uint32_t depth, const void *data, uint64_t size,
+                             uint32_t bpr) {
   WGPUTexelCopyTextureInfo dst;
-  texel_copy(t, x, y, z, &dst);
+  texel_copy(t, level, x, y, z, &dst);
   WGPUTexelCopyBufferLayout layout = {0, bpr, h};
   WGPUExtent3D ext = {w, h, depth};
   d->wgpu->QueueWriteTexture(d->queue, &dst, data, (size_t)size, &layout, &ext);
   return UL_OK;
 }
 
+ul_status ul__texture_write_region(ul_device *d, ul__obj *t, uint32_t x, uint32_t y, uint32_t z,
+                                   uint32_t w, uint32_t h, uint32_t depth, const void *data,
+                                   uint64_t size, uint32_t bpr) {
+  return write_level(d, t, 0, x, y, z, w, h, depth, data, size, bpr);
+}
+
+/* Copies a region of one level into `dst` (rows of w texels, tightly
+ * packed), waiting up to `tmo`; nothing reaches dst after a loss. */
+static ul_status read_level(ul_device *d, ul__obj *o, uint32_t level, uint32_t x, uint32_t y, uint32_t z,
+                            uint32_t w, uint32_t h, uint32_t depth, void *dst, uint64_t tmo) {
+  const ul__wgpu *wg = d->wgpu;
+  uint32_t tight = w * ul_format_bytes(o->u.tex.desc.format);
+  uint32_t bpr = (tight + 255) & ~255u; /* copies need rows aligned to 256 */
+  uint64_t total = (uint64_t)bpr * h * depth;
+  WGPUBufferDescriptor bd = {0};
+  bd.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+  bd.size = total;
+  WGPUBuffer st = wg->DeviceCreateBuffer(d->device, &bd);
+  if (!st) return ul__fail(UL_ERR_OUT_OF_MEMORY, "read texture: no staging buffer");
+  WGPUCommandEncoder e = wg->DeviceCreateCommandEncoder(d->device, NULL);
+  WGPUTexelCopyTextureInfo src;
+  texel_copy(o, level, x, y, z, &src);
+  WGPUTexelCopyBufferInfo dstb = {{0, bpr, h}, st};
+  WGPUExtent3D ext = {w, h, depth};
+  wg->CommandEncoderCopyTextureToBuffer(e, &src, &dstb, &ext);
+  WGPUCommandBuffer cb = wg->CommandEncoderFinish(e, NULL);
+  ul__queue_submit(d, cb);
+  wg->CommandBufferRelease(cb);
+  wg->CommandEncoderRelease(e);
+  ul_status s = ul__wait_map(d, st, WGPUMapMode_Read, 0, (size_t)total, tmo);
+  /* A completion seen after the loss is not proof that the copy ran. */
+  if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read texture: device lost");
+  if (!s) {
+    const uint8_t *p = wg->BufferGetConstMappedRange(st, 0, (size_t)total);
+    for (uint64_t row = 0; p && row < (uint64_t)h * depth; row++)
+      memcpy((uint8_t *)dst + row * tight, p + row * bpr, tight);
+    if (!p) s = ul__fail(UL_ERR_INTERNAL, "read texture: mapped range unavailable");
+  }
+  wg->BufferDestroy(st); /* unmaps */
+  wg->BufferRelease(st);
+  return s;
+}
+
+ul_status ul__texture_download_all(ul_device *d, ul__obj *o, uint8_t *dst, uint64_t tmo) {
+  ul_status s = UL_OK;
+  for (uint32_t l = 0; l < o->u.tex.desc.mip_levels && !s; l++) {
+    uint32_t w, h, depth;
+    level_extent(o, l, &w, &h, &depth);
+    s = read_level(d, o, l, 0, 0, 0, w, h, depth, dst, tmo);
+    dst += ul__texture_level_bytes(o, l);
+  }
+  return s;
+}
+
 ul_status ul__texture_restore(ul_device *d, ul__obj *o) {
   const ul_texture_desc *t = &o->u.tex.desc;
-  if (!o->u.tex.shadow) return UL_OK;
-  uint32_t bpr = t->width * ul_format_bytes(t->format);
-  return write_region(d, o, 0, 0, 0, t->width, t->height, t->depth, o->u.tex.shadow,
-                      (uint64_t)bpr * t->height * t->depth, bpr);
+  uint32_t tb = ul_format_bytes(t->format);
+  if (o->u.tex.shadow)
+    return write_level(d, o, 0, 0, 0, 0, t->width, t->height, t->depth, o->u.tex.shadow,
+                       (uint64_t)t->width * tb * t->height * t->depth, t->width * tb);
+  /* LOG: every level as at the last checkpoint; the replay does the rest. */
+  const uint8_t *p = o->u.tex.checkpoint;
+  for (uint32_t l = 0; p && l < t->mip_levels; l++) {
+    uint32_t w, h, depth;
+    level_extent(o, l, &w, &h, &depth);
+    uint64_t n = ul__texture_level_bytes(o, l);
+    write_level(d, o, l, 0, 0, 0, w, h, depth, p, n, w * tb);
+    p += n;
+  }
+  return UL_OK;
 }
 
 static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_texture *out,
@@ -238,7 +326,15 @@ ul_status ul_texture_write(ul_device *d, ul_texture tex, uint32_t x, uint32_t y,
   ul__obj *o;
   if (!(s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "write texture", &o)) &&
       !(s = check_region(o, x, y, z, w, h, depth, size, &bytes_per_row))) {
-    if (o->u.tex.shadow) {
+    /* LOG: recorded first (room made first), so a loss from here on is
+     * replayed; SHADOW: the host copy. */
+    if (o->u.tex.desc.restore == UL_RESTORE_LOG) {
+      uint32_t region[7] = {x, y, z, w, h, depth, bytes_per_row};
+      if (!(s = ul__checkpoint_make_room(d, size)) &&
+          !(s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "write texture", &o)))
+        s = ul__oplog_write_texture(d, o, region, data, size);
+    }
+    if (!s && o->u.tex.shadow) {
       const ul_texture_desc *td = &o->u.tex.desc;
       uint32_t tb = ul_format_bytes(td->format);
       for (uint32_t k = 0; k < depth; k++)
@@ -246,7 +342,9 @@ ul_status ul_texture_write(ul_device *d, ul_texture tex, uint32_t x, uint32_t y,
           memcpy(o->u.tex.shadow + (((uint64_t)(z + k) * td->height + y + j) * td->width + x) * tb,
                  (const uint8_t *)data + ((uint64_t)k * h + j) * bytes_per_row, (size_t)w * tb);
     }
-    s = write_region(d, o, x, y, z, w, h, depth, data, size, bytes_per_row);
+    if (!s) s = write_level(d, o, 0, x, y, z, w, h, depth, data, size, bytes_per_row);
+    /* The write is kept (log or shadow): recovery puts it back. */
+    if (!s && ul__device_loss_pending(d)) s = ul__device_recover_locked(d);
   }
   ul__device_unlock(d);
   return s ? ul__wrap(s, "write texture") : UL_OK;
@@ -258,37 +356,17 @@ ul_status ul_texture_read(ul_device *d, ul_texture tex, uint32_t x, uint32_t y, 
   if (!d || !dst) return ul__fail(UL_ERR_INVALID_ARGUMENT, "read texture: NULL argument");
   ul_status s = ul__device_enter(d);
   if (s) return ul__wrap(s, "read texture");
-  const ul__wgpu *wg = d->wgpu;
   ul__obj *o;
   uint32_t tight = 0;
   if ((s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "read texture", &o))) goto out;
   if ((s = check_region(o, x, y, z, w, h, depth, size, &tight))) goto out;
-  uint32_t bpr = (tight + 255) & ~255u; /* copies need rows aligned to 256 */
-  uint64_t total = (uint64_t)bpr * h * depth;
-  WGPUBufferDescriptor bd = {0};
-  bd.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
-  bd.size = total;
-  WGPUBuffer st = wg->DeviceCreateBuffer(d->device, &bd);
-  WGPUCommandEncoder e = wg->DeviceCreateCommandEncoder(d->device, NULL);
-  WGPUTexelCopyTextureInfo src;
-  texel_copy(o, x, y, z, &src);
-  WGPUTexelCopyBufferInfo dstb = {{0, bpr, h}, st};
-  WGPUExtent3D ext = {w, h, depth};
-  wg->CommandEncoderCopyTextureToBuffer(e, &src, &dstb, &ext);
-  WGPUCommandBuffer cb = wg->CommandEncoderFinish(e, NULL);
-  ul__queue_submit(d, cb);
-  wg->CommandBufferRelease(cb);
-  wg->CommandEncoderRelease(e);
-  s = ul__wait_map(d, st, WGPUMapMode_Read, 0, (size_t)total,
-                   timeout_ms ? (uint64_t)timeout_ms * 1000000ull : 30000000000ull);
-  if (!s) {
-    const uint8_t *p = wg->BufferGetConstMappedRange(st, 0, (size_t)total);
-    for (uint64_t row = 0; p && row < (uint64_t)h * depth; row++)
-      memcpy((uint8_t *)dst + row * tight, p + row * bpr, tight);
-    wg->BufferUnmap(st);
+  for (int attempt = 0;; attempt++) {
+    s = read_level(d, o, 0, x, y, z, w, h, depth, dst, timeout_ms ? (uint64_t)timeout_ms * 1000000ull : 30000000000ull);
+    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
+    /* Lost while reading: recover (which replays), then read again. */
+    if ((s = ul__device_recover_locked(d))) break;
+    if ((s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "read texture", &o))) break;
   }
-  wg->BufferDestroy(st);
-  wg->BufferRelease(st);
 out:
   ul__device_unlock(d);
   return s ? ul__wrap(s, "read texture") : UL_OK;
