@@ -585,7 +585,10 @@ typedef struct ul_texture_desc {
   ul_format format;        /* 0: R32_FLOAT */
   uint32_t usage;          /* UL_TEXTURE_* bits. 0: SAMPLED | STORAGE | COPY_SRC | COPY_DST */
   uint32_t mip_levels;     /* 0: 1 */
-  ul_restore restore;      /* LOG (default), NONE, SHADOW (a host copy of writes) */
+  /* LOG (default: every level and layer from the last checkpoint, then the
+   * replay of writes and submissions), NONE, SHADOW (a host copy of the
+   * writes to level 0). */
+  ul_restore restore;
 } ul_texture_desc;
 /* Creates a texture; COPY_SRC and COPY_DST are always added (restore needs
  * them), and its tracked size is an estimate. UL_ERR_INVALID_ARGUMENT

@@ -75,6 +75,17 @@ static void test_shadow_map_write_restores(void) {
   ASSERT_OK(read_mappable(&r, b, got, 64));
   ASSERT_EQ(memcmp(got, want, 64), 0);
   ASSERT_OK(ul_buffer_destroy(r.dev, b));
+  /* The default policy (LOG) keeps a MAP_WRITE buffer's contents too. */
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "upload-log", .size = 64,
+      .usage = UL_BUFFER_MAP_WRITE | UL_BUFFER_COPY_SRC}, &b));
+  ASSERT_OK(ul_buffer_map(r.dev, b, UL_MAP_WRITE, 0, 64, 0, &p));
+  memset(p, 0xcd, 64);
+  ASSERT_OK(ul_buffer_unmap(r.dev, b));
+  memset(want, 0xcd, sizeof want);
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  ASSERT_OK(read_mappable(&r, b, got, 64));
+  ASSERT_EQ(memcmp(got, want, 64), 0);
+  ASSERT_OK(ul_buffer_destroy(r.dev, b));
   rig_close(&r);
 }
 
@@ -258,6 +269,16 @@ static void test_log_textures_restore(void) {
   ASSERT_OK(ul_texture_write(r.dev, t, 4, 4, 1, 4, 4, 1, b, sizeof b, 0));
   for (uint32_t y = 0; y < 4; y++) memcpy(&a[16 * 16 + (4 + y) * 16 + 4], &b[y * 4], 16);
   ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  ASSERT_OK(ul_texture_read(r.dev, t, 0, 0, 0, 16, 16, 2, got, sizeof got, 0));
+  ASSERT_EQ(memcmp(got, a, sizeof a), 0);
+  ASSERT_OK(ul_texture_destroy(r.dev, t));
+  /* SHADOW: level 0 from the host copy. */
+  ASSERT_OK(ul_texture_create(r.dev, &(ul_texture_desc){.label = "shadowed", .width = 16, .height = 16, .depth = 2,
+      .format = UL_FORMAT_R32_UINT, .restore = UL_RESTORE_SHADOW}, &t));
+  ASSERT_OK(ul_texture_write(r.dev, t, 0, 0, 0, 16, 16, 2, a, sizeof a, 0));
+  ASSERT_OK(ul_device_checkpoint(r.dev));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  memset(got, 0, sizeof got);
   ASSERT_OK(ul_texture_read(r.dev, t, 0, 0, 0, 16, 16, 2, got, sizeof got, 0));
   ASSERT_EQ(memcmp(got, a, sizeof a), 0);
   ASSERT_OK(ul_texture_destroy(r.dev, t));

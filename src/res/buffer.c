@@ -272,7 +272,10 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
     s = ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
     goto fail;
   }
-  if (b->restore == UL_RESTORE_SHADOW) {
+  /* A MAP_WRITE buffer changes only through the program's mappings, which
+   * the log does not see: under LOG (the default) it keeps a host copy, as
+   * SHADOW does. */
+  if (b->restore == UL_RESTORE_SHADOW || (b->restore == UL_RESTORE_LOG && (b->usage & UL_BUFFER_MAP_WRITE))) {
     b->shadow = calloc(1, (size_t)b->size);
     if (!b->shadow) {
       s = ul__fail(UL_ERR_OUT_OF_MEMORY, "create buffer '%s': no host memory for its shadow copy",
