@@ -189,6 +189,7 @@ static void json_tally(FILE *f, const tally *t) {
 
 /* ---- storms ---- */
 typedef struct storm_ctx {
+  pthread_mutex_t mu;  /* guards dev: the main thread replaces a FAILED one */
   ul_device *dev;
   _Atomic bool stop;
   uint64_t rng;
@@ -205,12 +206,29 @@ static uint64_t splitmix(uint64_t *s) {
 static void *storm_thread(void *arg) {
   storm_ctx *c = arg;
   while (!atomic_load(&c->stop)) {
-    uint64_t us = 500 + splitmix(&c->rng) % 20000;
+    /* 2-50 ms apart: dense against a recovery of tens of ms on the CPU
+     * adapter, so losses land inside recoveries too. */
+    uint64_t us = 2000 + splitmix(&c->rng) % 48000;
     usleep((useconds_t)us);
     if (atomic_load(&c->stop)) break;
-    if (!ul_device_force_loss(c->dev, "unlost chaos: storm")) atomic_fetch_add(&c->forced, 1);
+    pthread_mutex_lock(&c->mu);
+    if (c->dev && !ul_device_force_loss(c->dev, "unlost chaos: storm")) atomic_fetch_add(&c->forced, 1);
+    pthread_mutex_unlock(&c->mu);
   }
   return NULL;
+}
+
+/* Ends a storm's device: what it leaked and recovered is counted; the
+ * forcing thread lets go of it first. */
+static void storm_retire(storm_ctx *sc, ul_device *dev, uint64_t *leaked, uint64_t *recoveries) {
+  ul_memory_stats st = {0};
+  ul_device_memory_stats(dev, &st);
+  *leaked += st.live_objects;
+  *recoveries += cli_device_recoveries(dev);
+  pthread_mutex_lock(&sc->mu);
+  sc->dev = NULL;
+  pthread_mutex_unlock(&sc->mu);
+  if (ul_device_destroy(dev) == UL_ERR_BUSY && !st.live_objects) (*leaked)++;
 }
 
 static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed, bool health,
@@ -231,10 +249,12 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
     return 1;
   }
   storm_ctx sc = {.dev = dev, .rng = splitmix(&rng)};
+  pthread_mutex_init(&sc.mu, NULL);
   pthread_t th;
   bool started = inject && pthread_create(&th, NULL, storm_thread, &sc) == 0;
   static workload_result out;
-  long runs = 0, ok = 0, wrong = 0, errors = 0, hung = 0;
+  long runs = 0, ok = 0, wrong = 0, errors = 0, hung = 0, failed_devices = 0;
+  uint64_t recoveries = 0, leaked = 0;
   double t0 = now_ms(), max_ms = 0;
   char first_error[512] = "";
   while (now_ms() - t0 < seconds * 1000.0) {
@@ -247,30 +267,40 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
     if (s) {
       errors++;
       if (!first_error[0]) snprintf(first_error, sizeof first_error, "%s: %s", ul_status_name(s), ul_last_error());
-      if (ul_device_get_state(dev) == UL_DEVICE_FAILED) break;
     } else if (!output_ok(&out, &clean->out)) {
       wrong++;
     } else {
       ok++;
     }
+    if (ul_device_get_state(dev) == UL_DEVICE_FAILED) {
+      /* Recovery gave up (its retry budget spent inside the storm): an
+       * honest end for that device; the storm goes on with a new one. */
+      failed_devices++;
+      storm_retire(&sc, dev, &leaked, &recoveries);
+      dev = NULL;
+      if (ul_device_create(env, &dd, &dev)) {
+        fprintf(stderr, "unlost chaos: storm: create device: %s\n", ul_last_error());
+        break;
+      }
+      pthread_mutex_lock(&sc.mu);
+      sc.dev = dev;
+      pthread_mutex_unlock(&sc.mu);
+    }
   }
   atomic_store(&sc.stop, true);
   if (started) pthread_join(th, NULL);
   uint64_t injected = cli_env_chaos_injected(env);
-  uint64_t recoveries = cli_device_recoveries(dev);
-  ul_memory_stats st = {0};
-  ul_device_memory_stats(dev, &st);
-  uint64_t leaked = st.live_objects;
-  ul_device_state final_state = ul_device_get_state(dev);
-  if (ul_device_destroy(dev) == UL_ERR_BUSY && !leaked) leaked = 1;
+  ul_device_state final_state = dev ? ul_device_get_state(dev) : UL_DEVICE_FAILED;
+  if (dev) storm_retire(&sc, dev, &leaked, &recoveries);
+  pthread_mutex_destroy(&sc.mu);
   cli_env_chaos_arm(env, "seed=1");
   uint64_t forced = atomic_load(&sc.forced);
   printf("storm %.0f s, seed %llu, health %s, schedule %s: %ld runs, %ld ok, %ld wrong, %ld errors, %ld hung, "
          "%llu losses forced from another thread, %llu injected by the schedule, %llu recoveries, "
-         "%llu leaked objects, final state %s, max %.1f ms per run\n",
+         "%ld devices that gave up (FAILED), %llu leaked objects, final state %s, max %.1f ms per run\n",
          seconds, (unsigned long long)seed, health ? "on" : "off", spec, runs, ok, wrong, errors, hung,
          (unsigned long long)forced, (unsigned long long)injected, (unsigned long long)recoveries,
-         (unsigned long long)leaked, ul_device_state_name(final_state), max_ms);
+         failed_devices, (unsigned long long)leaked, ul_device_state_name(final_state), max_ms);
   if (first_error[0]) printf("first error: %s\n", first_error);
   if (json) {
     FILE *f = fopen(json, "w");
@@ -281,11 +311,11 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
     fprintf(f,
             "{\"mode\":\"storm\",\"seconds\":%.1f,\"seed\":%llu,\"health\":%s,\"schedule\":\"%s\",\"runs\":%ld,"
             "\"runs_ok\":%ld,\"runs_wrong\":%ld,\"runs_error\":%ld,\"runs_hung\":%ld,\"losses_forced\":%llu,"
-            "\"injected\":%llu,\"recoveries\":%llu,\"leaked_objects\":%llu,\"final_state\":\"%s\","
-            "\"max_run_ms\":%.1f,\"points_wrong\":%ld,\"points_hung\":%ld}\n",
+            "\"injected\":%llu,\"recoveries\":%llu,\"devices_failed\":%ld,\"leaked_objects\":%llu,"
+            "\"final_state\":\"%s\",\"max_run_ms\":%.1f,\"points_wrong\":%ld,\"points_hung\":%ld}\n",
             seconds, (unsigned long long)seed, health ? "true" : "false", spec, runs, ok, wrong, errors, hung,
             (unsigned long long)forced, (unsigned long long)injected, (unsigned long long)recoveries,
-            (unsigned long long)leaked, ul_device_state_name(final_state), max_ms, wrong, hung);
+            failed_devices, (unsigned long long)leaked, ul_device_state_name(final_state), max_ms, wrong, hung);
     fclose(f);
   }
   /* Errors are honest (a status, not wrong data); the storm must still
