@@ -534,7 +534,10 @@ UL_API ul_status ul_buffer_read_async(ul_device *device, ul_buffer buffer, uint6
                                       void *dst, uint64_t size, ul_read_fn done, void *user);
 /* Maps a MAP_READ or MAP_WRITE buffer (WebGPU's mapAsync + getMappedRange),
  * waiting up to timeout_ms (0: 30000 ms). The pointer is valid until
- * ul_buffer_unmap or ul_buffer_destroy. */
+ * ul_buffer_unmap or ul_buffer_destroy, device losses included: a mapping
+ * made before a loss keeps its memory, and at unmap what was written
+ * through it reaches the rebuilt buffer. A map caught by a loss recovers
+ * and maps the rebuilt buffer (filled by the replay). */
 typedef enum ul_map_mode { UL_MAP_READ = 1, UL_MAP_WRITE = 2 } ul_map_mode;
 /* Maps `size` bytes at `offset` (multiples of 4) and stores the pointer in
  * *ptr (NULL on failure). UL_ERR_INVALID_ARGUMENT (range, or a buffer
@@ -544,8 +547,11 @@ typedef enum ul_map_mode { UL_MAP_READ = 1, UL_MAP_WRITE = 2 } ul_map_mode;
 UL_API ul_status ul_buffer_map(ul_device *device, ul_buffer buffer, ul_map_mode mode,
                                uint64_t offset, uint64_t size, uint32_t timeout_ms, void **ptr);
 /* Unmaps a buffer mapped by ul_buffer_map; the pointer becomes invalid.
- * For a SHADOW buffer with MAP_WRITE usage the host copy takes the mapped
- * contents. UL_ERR_WRONG_STATE when not mapped, UL_ERR_INVALID_HANDLE. */
+ * For a SHADOW or LOG buffer with MAP_WRITE usage the host copy takes
+ * exactly the mapped range. UL_ERR_WRONG_STATE when not mapped,
+ * UL_ERR_INVALID_HANDLE; UL_ERR_DEVICE_LOST / UL_ERR_DEVICE_FAILED, naming
+ * the buffer, when a mapping kept past a loss could not be copied into the
+ * rebuilt buffer because recovery gave up. */
 UL_API ul_status ul_buffer_unmap(ul_device *device, ul_buffer buffer);
 /* The buffer's size in bytes into *size (0 on failure).
  * UL_ERR_INVALID_HANDLE, UL_ERR_INVALID_ARGUMENT (NULL device or size). */

@@ -51,6 +51,10 @@ struct ul_device {
   WGPUAdapter adapter;
   WGPUDevice device;
   WGPUQueue queue;
+  /* Lost devices held while a buffer keeps a mapping made on one of them
+   * (releasing the last reference would free the mapped memory). */
+  WGPUDevice *kept_devices;
+  uint32_t kept_count, kept_cap;
   WGPULimits limits;
   ul_adapter_info info;
   uint64_t epoch;          /* epoch of the current native device */
@@ -173,5 +177,8 @@ WGPUInstance ul__env_cpu_instance(ul_env *env);
  * error as a status with the implementation's message, prefixed by `what`. */
 void ul__scope_push(ul_device *d);
 ul_status ul__scope_pop(ul_device *d, const char *what);
+
+/* Releases the devices kept for mappings; called once none is kept. */
+void ul__device_release_kept(ul_device *d);
 
 #endif

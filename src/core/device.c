@@ -204,6 +204,29 @@ typedef struct ul__native {
   ul__native_ctx *ctx;
 } ul__native;
 
+static bool keep_device(ul_device *d, WGPUDevice dev) {
+  if (d->kept_count == d->kept_cap) {
+    uint32_t cap = d->kept_cap ? d->kept_cap * 2 : 4;
+    WGPUDevice *k = ul__realloc(d->kept_devices, cap * sizeof *k);
+    if (!k) return false; /* the mapping ends with the device: unmap cannot copy it */
+    d->kept_devices = k;
+    d->kept_cap = cap;
+  }
+  d->kept_devices[d->kept_count++] = dev;
+  return true;
+}
+
+void ul__device_release_kept(ul_device *d) {
+  for (uint32_t i = 0; i < d->kept_count; i++) {
+    d->wgpu->DeviceDestroy(d->kept_devices[i]);
+    d->wgpu->DeviceRelease(d->kept_devices[i]);
+  }
+  d->kept_count = 0;
+  free(d->kept_devices);
+  d->kept_devices = NULL;
+  d->kept_cap = 0;
+}
+
 static void native_release(ul_device *d, ul__native *n) {
   const ul__wgpu *w = d->wgpu;
   /* Chaos must not inject into a device being released. */
@@ -215,8 +238,13 @@ static void native_release(ul_device *d, ul__native *n) {
   }
   if (n->queue) w->QueueRelease(n->queue);
   if (n->device) {
-    w->DeviceDestroy(n->device);
-    w->DeviceRelease(n->device);
+    /* A buffer keeps a mapping made on a lost device: hold the device
+     * (its last release would free the mapped memory) until none is kept. */
+    if (ul__res_keeps_mappings(d) && keep_device(d, n->device)) n->device = NULL;
+    if (n->device) {
+      w->DeviceDestroy(n->device);
+      w->DeviceRelease(n->device);
+    }
   }
   if (n->adapter) w->AdapterRelease(n->adapter);
   ctx_unref(n->ctx); /* the ul_device's reference */
@@ -660,6 +688,7 @@ ul_status ul_device_destroy(ul_device *d) {
   native_current(d, &cur);
   if (d->env->chaos) ul__chaos_set_device(d->env->chaos, NULL);
   native_release(d, &cur);
+  ul__device_release_kept(d);
   d->pending_count = 0;
   ul__device_health_fini(d);
   pthread_mutex_destroy(&d->hev_mu);

@@ -468,19 +468,26 @@ ul_status ul_buffer_map(ul_device *d, ul_buffer buf, ul_map_mode mode, uint64_t 
     s = ul__fail(UL_ERR_WRONG_STATE, "map buffer '%s': already mapped", o->label ? o->label : "");
     goto out;
   }
-  s = ul__wait_map(d, o->native, mode == UL_MAP_READ ? WGPUMapMode_Read : WGPUMapMode_Write,
-                   (size_t)offset, (size_t)size, timeout_ns(timeout_ms));
+  void *p = NULL;
+  for (int attempt = 0;; attempt++) {
+    s = ul__wait_map(d, o->native, mode == UL_MAP_READ ? WGPUMapMode_Read : WGPUMapMode_Write,
+                     (size_t)offset, (size_t)size, timeout_ns(timeout_ms));
+    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
+    /* Lost while mapping: recover (the replay refills what copies wrote
+     * into it since the last checkpoint), then map the new buffer. */
+    if ((s = ul__device_recover_locked(d))) break;
+    if ((s = get_buffer(d, buf, "map buffer", &o))) break;
+  }
   if (s) goto out;
-  void *p = mode == UL_MAP_READ
-                ? (void *)(uintptr_t)d->wgpu->BufferGetConstMappedRange(o->native, (size_t)offset, (size_t)size)
-                : d->wgpu->BufferGetMappedRange(o->native, (size_t)offset, (size_t)size);
+  p = mode == UL_MAP_READ
+          ? (void *)(uintptr_t)d->wgpu->BufferGetConstMappedRange(o->native, (size_t)offset, (size_t)size)
+          : d->wgpu->BufferGetMappedRange(o->native, (size_t)offset, (size_t)size);
   if (!p) {
     d->wgpu->BufferUnmap(o->native);
     s = ul__fail(UL_ERR_INTERNAL, "map buffer '%s': no mapped range", o->label ? o->label : "");
     goto out;
   }
   o->u.buf.mapped = true;
-  o->u.buf.map_lost = false;
   o->u.buf.map_ptr = p;
   o->u.buf.map_offset = offset;
   o->u.buf.map_size = size;
@@ -491,6 +498,40 @@ out:
   return s ? ul__wrap(s, "map buffer") : UL_OK;
 }
 
+/* Copies a mapping kept past a loss into the rebuilt buffer through a
+ * mapping of it (MAP_WRITE buffers take no queue writes). A SHADOW or LOG
+ * buffer already has it in its host copy, from which a further loss
+ * rebuilds it; any other is mapped again on the next device. */
+static ul_status write_kept_mapping(ul_device *d, ul_buffer buf, ul__obj **op) {
+  ul__obj *o = *op;
+  ul__buffer_data *b = &o->u.buf;
+  ul_status s = UL_OK;
+  for (int attempt = 0;; attempt++) {
+    if (!o->native) s = ul__fail(UL_ERR_DEVICE_LOST, "no buffer");
+    else s = ul__wait_map(d, o->native, WGPUMapMode_Write, (size_t)b->map_offset, (size_t)b->map_size,
+                          UL__DEFAULT_TIMEOUT_NS);
+    if (!s) {
+      void *p = d->wgpu->BufferGetMappedRange(o->native, (size_t)b->map_offset, (size_t)b->map_size);
+      if (p) memcpy(p, b->map_ptr, (size_t)b->map_size);
+      d->wgpu->BufferUnmap(o->native);
+      if (!p) s = ul__fail(UL_ERR_INTERNAL, "no mapped range");
+      else if (!ul__device_loss_pending(d)) return UL_OK;
+      else s = ul__fail(UL_ERR_DEVICE_LOST, "lost while copying the mapping");
+    }
+    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
+    if ((s = ul__device_recover_locked(d))) break;
+    if ((s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "unmap buffer", &o))) {
+      *op = NULL;
+      return s;
+    }
+    *op = o;
+    b = &o->u.buf;
+    if (b->shadow) return UL_OK; /* rebuilt from the host copy, which has the mapping */
+  }
+  return ul__wrap(s, "unmap buffer '%s': what was written through the mapping could not reach the buffer",
+                  o->label ? o->label : "");
+}
+
 ul_status ul_buffer_unmap(ul_device *d, ul_buffer buf) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "unmap buffer: NULL device");
   ul_status s = ul__device_enter_ex(d, false);
@@ -498,22 +539,25 @@ ul_status ul_buffer_unmap(ul_device *d, ul_buffer buf) {
   ul__obj *o;
   s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "unmap buffer", &o);
   ul__buffer_data *b = s ? NULL : &o->u.buf;
-  if (b && b->map_lost) {
-    /* Never silence: the mapping's memory went with the device. */
-    b->map_lost = false;
-    s = ul__fail(UL_ERR_DEVICE_LOST,
-                 "unmap buffer '%s': the mapping ended with a device loss; what was written through it was not "
-                 "kept (the buffer holds its contents from before the mapping); map it again",
-                 o->label ? o->label : "");
-  } else if (b && !b->mapped) {
+  if (b && !b->mapped) {
     s = ul__fail(UL_ERR_WRONG_STATE, "unmap buffer '%s': not mapped", o->label ? o->label : "");
   } else if (b) {
     /* Exactly the mapped range reaches the host copy. */
     if (b->shadow && b->map_ptr && b->map_mode == WGPUMapMode_Write)
       memcpy(b->shadow + b->map_offset, b->map_ptr, (size_t)b->map_size);
-    d->wgpu->BufferUnmap(o->native);
-    b->mapped = false;
-    b->map_ptr = NULL;
+    if (!b->map_old) {
+      d->wgpu->BufferUnmap(o->native);
+    } else if (b->map_mode == WGPUMapMode_Write) {
+      /* Mapped before a loss: the mapping's memory is the lost device's.
+       * What the program wrote through it goes into the rebuilt buffer. */
+      s = write_kept_mapping(d, buf, &o);
+      b = o ? &o->u.buf : NULL;
+    }
+    if (b) {
+      ul__buffer_drop_kept_map(d, o);
+      b->mapped = false;
+      b->map_ptr = NULL;
+    }
   }
   ul__device_unlock(d);
   return s;

@@ -43,7 +43,9 @@ typedef struct ul__buffer_data {
   void *map_ptr;
   uint64_t map_offset, map_size;
   uint32_t map_mode;       /* WGPUMapMode of the mapping */
-  bool map_lost;           /* mapped when the device was lost: unmap says so */
+  /* A mapping that outlived its device: the lost device's buffer, kept
+   * (not destroyed) so that map_ptr stays valid until ul_buffer_unmap. */
+  WGPUBuffer map_old;
 } ul__buffer_data;
 
 typedef struct ul__texture_data {
@@ -140,6 +142,7 @@ struct ul__res {
   bool rebuilding;         /* lookups see destroyed objects (for the replay) */
   bool restoring;          /* a restore callback runs: its writes are not logged */
   uint32_t deferred;       /* destroyed objects kept for the log */
+  uint32_t maps_kept;      /* buffers with a map_old: their lost device is released, not destroyed */
   uint64_t destroys;       /* objects destroyed so far (invalidates encode caches) */
   struct ul__oplog *log;   /* src/exec/oplog.c */
   struct ul__staging *staging; /* src/exec/staging.c */
@@ -160,6 +163,8 @@ ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *
 /* The quiet lookup for internal use: the object named by `id` (destroyed
  * ones kept for the log included), or NULL; logs nothing. */
 ul__obj *ul__obj_find(ul_device *d, uint32_t id, ul__obj_kind kind);
+/* Releases a mapping kept past its device's loss (map_old), if any. */
+void ul__buffer_drop_kept_map(ul_device *d, ul__obj *o);
 /* The program's destroy: frees `o`, or keeps it for the operation log. */
 void ul__obj_destroy(ul_device *d, ul__obj *o);
 /* Counts `o` among the dependents of what it is built from (after a

@@ -224,20 +224,43 @@ ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *
   return UL_OK;
 }
 
+void ul__buffer_drop_kept_map(ul_device *d, ul__obj *o) {
+  WGPUBuffer old = o->u.buf.map_old;
+  if (!old) return;
+  o->u.buf.map_old = NULL;
+  d->res->maps_kept--;
+  d->wgpu->BufferUnmap(old);
+  d->wgpu->BufferDestroy(old);
+  d->wgpu->BufferRelease(old);
+  if (!d->res->maps_kept) ul__device_release_kept(d);
+}
+
+bool ul__res_keeps_mappings(const ul_device *d) { return d->res && d->res->maps_kept; }
+
 void ul__obj_release_native(ul_device *d, ul__obj *o) {
   const ul__wgpu *w = d->wgpu;
-  if (!o->native) return;
+  if (!o->native) {
+    if (o->kind == UL__OBJ_BUFFER && (o->destroyed || !d->res->rebuilding)) ul__buffer_drop_kept_map(d, o);
+    return;
+  }
   switch (o->kind) {
   case UL__OBJ_SHADER: w->ShaderModuleRelease(o->native); break;
   case UL__OBJ_BGL: w->BindGroupLayoutRelease(o->native); break;
   case UL__OBJ_PLAYOUT: w->PipelineLayoutRelease(o->native); break;
   case UL__OBJ_PIPELINE: w->ComputePipelineRelease(o->native); break;
   case UL__OBJ_BUFFER:
-    /* A mapping does not survive its device: Dawn frees the memory. The
-     * program hears of it at ul_buffer_unmap. */
-    if (o->u.buf.mapped && !o->destroyed && d->res->rebuilding) o->u.buf.map_lost = true;
+    if (o->u.buf.mapped && !o->destroyed && d->res->rebuilding && !o->u.buf.map_old) {
+      /* The program holds a mapping of this buffer: the implementation
+       * keeps a lost device's mapped memory until the buffer goes, so the
+       * buffer is kept, and with it the pointer, until ul_buffer_unmap. */
+      o->u.buf.map_old = o->native;
+      d->res->maps_kept++;
+      break;
+    }
     w->BufferDestroy(o->native);
     w->BufferRelease(o->native);
+    if (o->u.buf.map_old && !o->destroyed && d->res->rebuilding) break; /* the mapping lives on */
+    ul__buffer_drop_kept_map(d, o);
     o->u.buf.mapped = false;
     o->u.buf.map_ptr = NULL;
     break;
