@@ -43,11 +43,11 @@ static void chaos_cli(chaos_run *r, const char *args) {
   printf("  chaos %s (exit %d): %s", args, r->exit_code, r->json);
 }
 
-/* `unlost chaos --every-call --stride K --fault F` (needs ul_test.h): every
- * applicable point passed, and the counts are honest. */
-static void chaos_check_points(const char *fault, int stride) {
+/* `unlost chaos --workload W --every-call --stride K --fault F` (needs
+ * ul_test.h): every applicable point passed, and the counts are honest. */
+static void chaos_check_workload(const char *workload, const char *fault, int stride) {
   char args[256];
-  snprintf(args, sizeof args, "--workload basic --every-call --stride %d --fault %s", stride, fault);
+  snprintf(args, sizeof args, "--workload %s --every-call --stride %d --fault %s", workload, stride, fault);
   chaos_run r;
   chaos_cli(&r, args);
   long calls = chaos_num(&r, "calls"), applicable = chaos_num(&r, "points_applicable");
@@ -63,6 +63,22 @@ static void chaos_check_points(const char *fault, int stride) {
     ASSERT_GE(chaos_num(&r, "recoveries"), applicable);
   }
   if (!strcmp(fault, "request")) ASSERT_GE(chaos_num(&r, "injected"), 2 * applicable);
+  ASSERT_EQ(chaos_num(&r, "leaked_objects"), 0);
+  ASSERT_EQ(r.exit_code, 0);
+}
+
+static void chaos_check_points(const char *fault, int stride) { chaos_check_workload("basic", fault, stride); }
+
+/* `unlost chaos --workload W --pairs ...`: every applicable pair passed. */
+static void chaos_check_pairs(const char *args, long min_applicable) {
+  chaos_run r;
+  chaos_cli(&r, args);
+  ASSERT_GE(chaos_num(&r, "points_applicable"), min_applicable);
+  ASSERT_EQ(chaos_num(&r, "points_wrong"), 0);
+  ASSERT_EQ(chaos_num(&r, "points_hung"), 0);
+  ASSERT_EQ(chaos_num(&r, "points_passed"), chaos_num(&r, "points_applicable"));
+  /* Two losses a point. */
+  ASSERT_GE(chaos_num(&r, "injected"), 2 * chaos_num(&r, "points_applicable"));
   ASSERT_EQ(chaos_num(&r, "leaked_objects"), 0);
   ASSERT_EQ(r.exit_code, 0);
 }

@@ -1,5 +1,5 @@
 /* The chaos CLI end to end, strided: a fault injected at call indices of
- * the basic workload, pairs of losses (the second inside the recovery of
+ * the basic and zoo workloads, pairs of losses (the second inside the recovery of
  * the first), storms from another thread, and the harness's own test: with
  * nothing injected it must report failure. */
 #include "internal.h"
@@ -11,15 +11,24 @@ static void test_oom_at_every_third_call(void) { chaos_check_points("oom", 3); }
 static void test_validation_at_every_third_call(void) { chaos_check_points("validation", 3); }
 static void test_failed_request_at_every_third_call(void) { chaos_check_points("request", 3); }
 
-static void test_pairs_strided(void) {
+static void test_pairs_strided(void) { chaos_check_pairs("--pairs --stride 37 --pair-stride 7", 100); }
+
+/* The zoo: every object kind and restore policy (tools/unlost/zoo.c). */
+static void test_zoo_loss_strided(void) { chaos_check_workload("zoo", "loss", 13); }
+static void test_zoo_oom_strided(void) { chaos_check_workload("zoo", "oom", 13); }
+static void test_zoo_validation_strided(void) { chaos_check_workload("zoo", "validation", 13); }
+static void test_zoo_request_strided(void) { chaos_check_workload("zoo", "request", 29); }
+static void test_zoo_pairs_strided(void) {
+  chaos_check_pairs("--workload zoo --pairs --stride 101 --pair-stride 13", 100);
+}
+static void test_zoo_storm(void) {
   chaos_run r;
-  chaos_cli(&r, "--pairs --stride 37 --pair-stride 7");
-  ASSERT_GE(chaos_num(&r, "points_applicable"), 100);
-  ASSERT_EQ(chaos_num(&r, "points_wrong"), 0);
-  ASSERT_EQ(chaos_num(&r, "points_hung"), 0);
-  ASSERT_EQ(chaos_num(&r, "points_passed"), chaos_num(&r, "points_applicable"));
-  /* Two losses a point. */
-  ASSERT_GE(chaos_num(&r, "injected"), 2 * chaos_num(&r, "points_applicable"));
+  chaos_cli(&r, "--workload zoo --storm 5 --seed 13");
+  ASSERT_GE(chaos_num(&r, "runs_ok"), 1);
+  ASSERT_GE(chaos_num(&r, "losses_forced"), 1);
+  ASSERT_EQ(chaos_num(&r, "runs_wrong"), 0);
+  ASSERT_EQ(chaos_num(&r, "runs_hung"), 0);
+  ASSERT_EQ(chaos_num(&r, "leaked_objects"), 0);
   ASSERT_EQ(r.exit_code, 0);
 }
 
@@ -62,6 +71,12 @@ int main(void) {
   RUN_TEST(test_validation_at_every_third_call);
   RUN_TEST(test_failed_request_at_every_third_call);
   RUN_TEST(test_pairs_strided);
+  RUN_TEST(test_zoo_loss_strided);
+  RUN_TEST(test_zoo_oom_strided);
+  RUN_TEST(test_zoo_validation_strided);
+  RUN_TEST(test_zoo_request_strided);
+  RUN_TEST(test_zoo_pairs_strided);
+  RUN_TEST(test_zoo_storm);
   RUN_TEST(test_storm_health_on);
   RUN_TEST(test_storm_health_off);
   TEST_MAIN_END();

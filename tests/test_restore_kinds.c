@@ -154,6 +154,123 @@ static void test_mapping_survives_a_loss(void) {
   rig_close(&r);
 }
 
+/* A mapping is a write at its place in the queue: a copy submitted before
+ * the second mapping must see the first one's data after a loss too (the
+ * host copy alone would give every replayed copy the newest contents). */
+static void test_mapping_writes_keep_their_place(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r));
+  static const ul_restore policies[] = {UL_RESTORE_SHADOW, UL_RESTORE_LOG};
+  for (size_t k = 0; k < 2; k++) {
+    ul_buffer up, x, y;
+    ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "up", .size = 256,
+        .usage = UL_BUFFER_MAP_WRITE | UL_BUFFER_COPY_SRC, .restore = policies[k]}, &up));
+    ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "x", .size = 256}, &x));
+    ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "y", .size = 256}, &y));
+    ul_cmd *cx, *cy;
+    ASSERT_OK(ul_cmd_create(r.dev, "to x", &cx));
+    ASSERT_OK(ul_cmd_copy_buffer(cx, up, 0, x, 0, 256));
+    ASSERT_OK(ul_cmd_create(r.dev, "to y", &cy));
+    ASSERT_OK(ul_cmd_copy_buffer(cy, up, 0, y, 0, 256));
+    uint32_t *p;
+    ASSERT_OK(ul_buffer_map(r.dev, up, UL_MAP_WRITE, 0, 256, 0, (void **)&p));
+    for (uint32_t i = 0; i < 64; i++) p[i] = 100u + i;
+    ASSERT_OK(ul_buffer_unmap(r.dev, up));
+    ASSERT_OK(ul_cmd_submit(r.dev, cx, NULL));
+    ASSERT_OK(ul_device_checkpoint(r.dev)); /* the first mapping is in the checkpoint... */
+    ASSERT_OK(ul_buffer_map(r.dev, up, UL_MAP_WRITE, 0, 128, 0, (void **)&p));
+    for (uint32_t i = 0; i < 32; i++) p[i] = 500u + i;
+    ASSERT_OK(ul_buffer_unmap(r.dev, up));
+    ASSERT_OK(ul_cmd_submit(r.dev, cy, NULL));
+    ASSERT_OK(ul_buffer_map(r.dev, up, UL_MAP_WRITE, 0, 256, 0, (void **)&p));
+    for (uint32_t i = 0; i < 64; i++) p[i] = 900u + i;
+    ASSERT_OK(ul_buffer_unmap(r.dev, up));
+    /* ...the second and third are logged; x is in the checkpoint. */
+    ASSERT_OK(ul_cmd_submit(r.dev, cx, NULL));
+    ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+    uint32_t gx[64], gy[64];
+    ASSERT_OK(ul_buffer_read(r.dev, x, 0, gx, sizeof gx, 0));
+    ASSERT_OK(ul_buffer_read(r.dev, y, 0, gy, sizeof gy, 0));
+    for (uint32_t i = 0; i < 64; i++) {
+      ASSERT_EQ(gy[i], i < 32 ? 500u + i : 100u + i);
+      ASSERT_EQ(gx[i], 900u + i);
+    }
+    ul_cmd_destroy(cx);
+    ul_cmd_destroy(cy);
+    ASSERT_OK(ul_buffer_destroy(r.dev, y));
+    ASSERT_OK(ul_buffer_destroy(r.dev, x));
+    ASSERT_OK(ul_buffer_destroy(r.dev, up));
+  }
+  rig_close(&r);
+}
+
+static void write_file(const char *path, const uint32_t *v, size_t n) {
+  FILE *f = fopen(path, "wb");
+  ASSERT_TRUE(f != NULL);
+  ASSERT_EQ(fwrite(v, 4, n, f), n);
+  fclose(f);
+}
+
+/* SOURCE files: the path is made absolute at create (a chdir changes
+ * nothing); a file that changed since (same size, new contents) loses
+ * that buffer only, and the work replayed from it: their use is
+ * UL_ERR_DEVICE_LOST naming them, every other object comes back. */
+static void test_source_file_changed_loses_only_its_buffer(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r));
+  char dir[] = "/tmp/unlost-kinds-XXXXXX", old_cwd[1024], path[1100];
+  ASSERT_TRUE(mkdtemp(dir) != NULL);
+  ASSERT_TRUE(getcwd(old_cwd, sizeof old_cwd) != NULL);
+  uint32_t v[64], w[64], got[64];
+  for (uint32_t i = 0; i < 64; i++) {
+    v[i] = i * 3u + 1u;
+    w[i] = 0;
+  }
+  snprintf(path, sizeof path, "%s/weights.bin", dir);
+  write_file(path, v, 64);
+  ASSERT_EQ(chdir(dir), 0);
+  ul_buffer src, other, derived, keep;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "weights", .size = 256,
+      .restore = UL_RESTORE_SOURCE, .source_path = "weights.bin"}, &src));
+  ASSERT_EQ(chdir(old_cwd), 0);
+  /* Another directory's file of the same name must not be read. */
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "other", .size = 256, .initial_data = v}, &other));
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "derived", .size = 256}, &derived));
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "keep", .size = 256}, &keep));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: after a chdir"));
+  ASSERT_OK(ul_buffer_read(r.dev, src, 0, got, sizeof got, 0));
+  ASSERT_EQ(memcmp(got, v, sizeof v), 0);
+  /* derived <- weights; keep <- other: replayed after the next loss. */
+  ASSERT_OK(ul_device_checkpoint(r.dev));
+  ul_cmd *c;
+  ASSERT_OK(ul_cmd_create(r.dev, "copies", &c));
+  ASSERT_OK(ul_cmd_copy_buffer(c, src, 0, derived, 0, 256));
+  ASSERT_OK(ul_cmd_copy_buffer(c, other, 0, keep, 0, 256));
+  ASSERT_OK(ul_cmd_submit(r.dev, c, NULL));
+  /* Rewritten in place: same size, other contents, a later time. */
+  sleep(1);
+  write_file(path, w, 64);
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: after the file changed"));
+  ASSERT_STATUS(ul_buffer_read(r.dev, src, 0, got, sizeof got, 0), UL_ERR_DEVICE_LOST);
+  EXPECT_TRUE(strstr(ul_last_error(), "weights") != NULL);
+  ASSERT_STATUS(ul_buffer_read(r.dev, derived, 0, got, sizeof got, 0), UL_ERR_DEVICE_LOST);
+  EXPECT_TRUE(strstr(ul_last_error(), "derived") != NULL);
+  ASSERT_OK(ul_buffer_read(r.dev, keep, 0, got, sizeof got, 0));
+  ASSERT_EQ(memcmp(got, v, sizeof v), 0);
+  ASSERT_OK(ul_buffer_read(r.dev, other, 0, got, sizeof got, 0));
+  ASSERT_EQ(memcmp(got, v, sizeof v), 0);
+  ul_device_state st = ul_device_get_state(r.dev);
+  EXPECT_TRUE(st == UL_DEVICE_READY || st == UL_DEVICE_FALLBACK);
+  ul_cmd_destroy(c);
+  ASSERT_OK(ul_buffer_destroy(r.dev, keep));
+  ASSERT_OK(ul_buffer_destroy(r.dev, derived));
+  ASSERT_OK(ul_buffer_destroy(r.dev, other));
+  ASSERT_OK(ul_buffer_destroy(r.dev, src));
+  unlink(path);
+  rmdir(dir);
+  rig_close(&r);
+}
+
 static ul_status failing_refill(ul_device *d, ul_buffer b, void *user) {
   (void)d;
   (void)b;
@@ -387,6 +504,8 @@ int main(void) {
   ul_test_watchdog(300);
   RUN_TEST(test_shadow_map_write_restores);
   RUN_TEST(test_mapping_survives_a_loss);
+  RUN_TEST(test_mapping_writes_keep_their_place);
+  RUN_TEST(test_source_file_changed_loses_only_its_buffer);
   RUN_TEST(test_lost_objects_are_refused);
   RUN_TEST(test_many_callback_buffers);
   RUN_TEST(test_dependents_keep_their_parents);

@@ -166,6 +166,11 @@ static ul_status check_group(ul_device *d, uint32_t id, ul__obj **out) {
       return ul__fail(UL_ERR_INVALID_HANDLE,
                       "submit: bind group '%s' refers to a destroyed %s (binding %u)",
                       (*out)->label ? (*out)->label : "", kind, e->binding);
+    /* A view's contents are its texture's. */
+    if (k == UL__OBJ_VIEW) {
+      ul__obj *t = ul__obj_find(d, r->u.view.desc.texture.id, UL__OBJ_TEXTURE);
+      if (t && t->state == UL__OBJ_LOST) r = t;
+    }
     /* The replay runs what was submitted before the contents were lost. */
     if (r->state == UL__OBJ_LOST && !d->res->rebuilding)
       return ul__fail(UL_ERR_DEVICE_LOST,
@@ -175,15 +180,17 @@ static ul_status check_group(ul_device *d, uint32_t id, ul__obj **out) {
   return UL_OK;
 }
 
-/* A buffer an op names directly: live, and not LOST. */
-static ul_status op_buffer(ul_device *d, uint32_t id, const char *what) {
+/* A buffer or texture an op names directly: live, and not LOST. */
+static ul_status op_object(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what) {
   ul__obj *o;
-  ul_status s = ul__obj_get(d, id, UL__OBJ_BUFFER, what, &o);
+  ul_status s = ul__obj_get(d, id, kind, what, &o);
   if (!s && o->state == UL__OBJ_LOST && !d->res->rebuilding)
-    s = ul__fail(UL_ERR_DEVICE_LOST, "%s: buffer '%s' lost its contents in a device loss", what,
-                 o->label ? o->label : "");
+    s = ul__fail(UL_ERR_DEVICE_LOST, "%s: %s '%s' lost its contents in a device loss", what,
+                 ul__obj_kind_name(kind), o->label ? o->label : "");
   return s;
 }
+#define op_buffer(d, id, what) op_object(d, id, UL__OBJ_BUFFER, what)
+#define op_texture(d, id, what) op_object(d, id, UL__OBJ_TEXTURE, what)
 
 /* What a bind group entry may let a kernel write: its buffer, or the
  * texture of its view (a storage texture). NULL for a sampler. */
@@ -191,6 +198,48 @@ static ul__obj *entry_target(ul_device *d, const ul_bind_entry *e) {
   if (e->buffer.id) return ul__obj_find(d, e->buffer.id, UL__OBJ_BUFFER);
   ul__obj *v = e->view.id ? ul__obj_find(d, e->view.id, UL__OBJ_VIEW) : NULL;
   return v ? ul__obj_find(d, v->u.view.desc.texture.id, UL__OBJ_TEXTURE) : NULL;
+}
+
+static bool is_lost(const ul__obj *o) { return o && o->state == UL__OBJ_LOST; }
+
+static void make_lost(ul__obj *o, const char *from) {
+  if (!o || o->state == UL__OBJ_LOST || (o->kind != UL__OBJ_BUFFER && o->kind != UL__OBJ_TEXTURE)) return;
+  o->state = UL__OBJ_LOST;
+  if (!o->destroyed) /* the program's own are worth a word; objects it destroyed are not */
+    ul__log(UL__LOG_WARN, "%s '%s' is LOST: the replayed work that wrote it read '%s', which was lost",
+          ul__obj_kind_name(o->kind), o->label ? o->label : "", from);
+}
+
+uint32_t ul__cmd_drop_lost(ul_device *d, ul__op *ops, uint32_t n) {
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    ul__op *op = &ops[i];
+    ul__obj *g[UL_MAX_BIND_GROUPS] = {0};
+    const ul__obj *lost = NULL;
+    for (uint32_t k = 0; k < op->group_count; k++) {
+      g[k] = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
+      for (uint32_t e = 0; g[k] && e < g[k]->u.bg.desc.entry_count && !lost; e++) {
+        ul__obj *t = entry_target(d, &g[k]->u.bg.desc.entries[e]);
+        if (is_lost(t)) lost = t;
+      }
+    }
+    ul__obj *a = op->buf_a ? ul__obj_find(d, op->buf_a, UL__OBJ_BUFFER) : NULL;
+    ul__obj *b = op->buf_b ? ul__obj_find(d, op->buf_b, UL__OBJ_BUFFER) : NULL;
+    ul__obj *t = op->texture ? ul__obj_find(d, op->texture, UL__OBJ_TEXTURE) : NULL;
+    if (!lost && is_lost(a)) lost = a;
+    if (!lost && op->kind == UL__OP_COPY_TEXTURE_TO_BUFFER && is_lost(t)) lost = t;
+    if (!lost) {
+      ops[kept++] = *op;
+      continue;
+    }
+    const char *from = lost->label ? lost->label : "";
+    for (uint32_t k = 0; k < op->group_count; k++)
+      for (uint32_t e = 0; g[k] && e < g[k]->u.bg.desc.entry_count; e++)
+        make_lost(entry_target(d, &g[k]->u.bg.desc.entries[e]), from);
+    make_lost(b, from);
+    if (op->kind == UL__OP_COPY_BUFFER_TO_TEXTURE) make_lost(t, from);
+  }
+  return kept;
 }
 
 /* Marks a buffer or texture as changed since the last checkpoint. */
@@ -226,10 +275,10 @@ ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char
       break;
     case UL__OP_COPY_BUFFER_TO_TEXTURE:
       if ((s = op_buffer(d, op->buf_a, "submit: copy source"))) return s;
-      if ((s = ul__obj_get(d, op->texture, UL__OBJ_TEXTURE, "submit: copy destination", &o))) return s;
+      if ((s = op_texture(d, op->texture, "submit: copy destination"))) return s;
       break;
     case UL__OP_COPY_TEXTURE_TO_BUFFER:
-      if ((s = ul__obj_get(d, op->texture, UL__OBJ_TEXTURE, "submit: copy source", &o))) return s;
+      if ((s = op_texture(d, op->texture, "submit: copy source"))) return s;
       if ((s = op_buffer(d, op->buf_b, "submit: copy destination"))) return s;
       break;
     }

@@ -53,5 +53,10 @@ struct ul_cmd {
  * Marks the LOG buffers the ops may write as dirty. Under d->mu. */
 ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char *label,
                          WGPUCommandBuffer *out);
+/* Replay: an op that reads an object whose contents were lost (LOST)
+ * cannot do what it did, so it is left out and what it may write becomes
+ * LOST too (in op order, so the loss spreads to the ops after it). Returns
+ * how many ops stay, moved to the front of `ops`. Under d->mu. */
+uint32_t ul__cmd_drop_lost(ul_device *d, ul__op *ops, uint32_t n);
 
 #endif

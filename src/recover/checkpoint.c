@@ -76,10 +76,12 @@ ul_status ul__checkpoint_locked(ul_device *d) {
     else o->u.buf.dirty = false;
   }
   free(snap);
-  /* SHADOW buffers: the host copy is the checkpoint. */
+  /* SHADOW buffers, and MAP_WRITE ones with a host copy: the host copy is
+   * the checkpoint. */
   for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
     ul__obj *o = r->slots[i];
-    if (o && o->kind == UL__OBJ_BUFFER && !o->pending && o->u.buf.restore == UL_RESTORE_SHADOW &&
+    if (o && o->kind == UL__OBJ_BUFFER && !o->pending &&
+        (o->u.buf.restore == UL_RESTORE_SHADOW || (o->u.buf.usage & UL_BUFFER_MAP_WRITE)) &&
         o->u.buf.checkpoint && o->u.buf.shadow)
       memcpy(o->u.buf.checkpoint, o->u.buf.shadow, (size_t)o->u.buf.size);
   }

@@ -49,6 +49,16 @@ ul_status ul__recover_rebuild(ul_device *d) {
     if (!o || o->pending || !o->native) continue;
     if (o->kind == UL__OBJ_BUFFER) s = ul__buffer_restore(d, o);
     else if (o->kind == UL__OBJ_TEXTURE) s = ul__texture_restore(d, o);
+    if (s && s != UL_ERR_DEVICE_LOST && o->kind == UL__OBJ_BUFFER && o->u.buf.source_path) {
+      /* A source file that went or changed loses this buffer only: it is
+       * LOST (its use says so), and the work replayed from it too. */
+      o->state = UL__OBJ_LOST;
+      if (!o->destroyed)
+        ul__log(UL__LOG_WARN, "restore of buffer '%s' failed: %s; the buffer is LOST", o->label ? o->label : "",
+              ul_last_error());
+      s = UL_OK;
+      continue;
+    }
     if (s) s = ul__wrap(s, "restore %s '%s'", ul__obj_kind_name(o->kind), o->label ? o->label : "");
   }
   uint64_t t2 = ul__now_ns();

@@ -43,7 +43,10 @@ ul_status ul__buffer_create_native(ul_device *d, ul__obj *o) {
   o->native = d->wgpu->DeviceCreateBuffer(d->device, &bd);
   if (fill && o->native) {
     void *p = d->wgpu->BufferGetMappedRange(o->native, 0, (size_t)o->u.buf.size);
-    if (p) memcpy(p, o->u.buf.shadow, (size_t)o->u.buf.size);
+    /* The contents at the last checkpoint: the log replays the mappings
+     * since (the host copy is already past them). */
+    const uint8_t *from = o->u.buf.checkpoint ? o->u.buf.checkpoint : o->u.buf.shadow;
+    if (p) memcpy(p, from, (size_t)o->u.buf.size);
     d->wgpu->BufferUnmap(o->native);
     if (!p) return ul__fail(UL_ERR_INTERNAL, "buffer '%s': no mapped range at creation", o->label ? o->label : "");
   }
@@ -103,9 +106,23 @@ ul_status ul__wait_map(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, si
 }
 
 /* ---- upload and download ---- */
+/* MAP_WRITE buffers take no queue writes: a mapping, which resolves once
+ * the work already submitted that uses the buffer is done (so a replayed
+ * write lands at its place in the queue). */
+static ul_status upload_by_map(ul_device *d, ul__obj *o, uint64_t offset, const void *data, uint64_t size) {
+  const ul__wgpu *w = d->wgpu;
+  ul_status s = ul__wait_map(d, o->native, WGPUMapMode_Write, (size_t)offset, (size_t)size, UL__DEFAULT_TIMEOUT_NS);
+  if (s) return s;
+  void *p = w->BufferGetMappedRange(o->native, (size_t)offset, (size_t)size);
+  if (p) memcpy(p, data, (size_t)size);
+  w->BufferUnmap(o->native);
+  return p ? UL_OK : ul__fail(UL_ERR_INTERNAL, "buffer '%s': no mapped range", o->label ? o->label : "");
+}
+
 ul_status ul__buffer_upload(ul_device *d, ul__obj *o, uint64_t offset, const void *data,
                             uint64_t size) {
   const ul__wgpu *w = d->wgpu;
+  if (o->u.buf.usage & UL_BUFFER_MAP_WRITE) return upload_by_map(d, o, offset, data, size);
   if (size <= UL__STAGING_THRESHOLD) {
     w->QueueWriteBuffer(d->queue, o->native, offset, data, (size_t)size);
     return UL_OK;
@@ -149,13 +166,22 @@ ul_status ul__buffer_download(ul_device *d, ul__obj *o, uint64_t offset, void *d
 /* ---- restore ---- */
 static ul_status upload_file_range(ul_device *d, ul__obj *o) {
   ul__buffer_data *b = &o->u.buf;
-  int fd = open(b->source_path, O_RDONLY | O_CLOEXEC);
+  /* Non-blocking: a FIFO put in the file's place must not hang recovery. */
+  int fd = open(b->source_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return ul__fail(UL_ERR_IO, "source '%s': %s", b->source_path, strerror(errno));
   struct stat st;
-  if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < b->source_offset + b->size) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return ul__fail(UL_ERR_IO, "source '%s': shorter than offset %llu + size %llu", b->source_path,
-                    (unsigned long long)b->source_offset, (unsigned long long)b->size);
+    return ul__fail(UL_ERR_IO, "source '%s' is not a regular file", b->source_path);
+  }
+  int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+  if ((uint64_t)st.st_size != b->source_file_size || mtime != b->source_mtime_ns) {
+    close(fd);
+    return ul__fail(UL_ERR_IO,
+                    "source '%s' changed since the buffer was created (%llu bytes then, %llu now%s): its "
+                    "contents would not be the buffer's",
+                    b->source_path, (unsigned long long)b->source_file_size, (unsigned long long)st.st_size,
+                    mtime != b->source_mtime_ns ? ", modified since" : "");
   }
   ul_status s;
   if (b->size <= UL__STAGING_THRESHOLD) {
@@ -233,11 +259,14 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
   if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create buffer: NULL argument");
   ul_status s = validate_desc(desc);
   if (s) return ul__wrap(s, "create buffer '%s'", desc && desc->label ? desc->label : "");
+  struct stat st = {0};
   if (desc->source_path) {
-    struct stat st;
     if (stat(desc->source_path, &st) != 0)
       return ul__fail(UL_ERR_IO, "create buffer '%s': source '%s': %s",
                       desc->label ? desc->label : "", desc->source_path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+      return ul__fail(UL_ERR_INVALID_ARGUMENT, "create buffer '%s': source '%s' is not a regular file",
+                      desc->label ? desc->label : "", desc->source_path);
     if ((uint64_t)st.st_size < desc->source_offset + desc->size)
       return ul__fail(UL_ERR_INVALID_ARGUMENT,
                       "create buffer '%s': source '%s' has %llu bytes, needs %llu",
@@ -268,9 +297,15 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
   b->source_offset = desc->source_offset;
   b->restore_fn = desc->restore_fn;
   b->restore_user = desc->restore_user;
-  if (desc->source_path && !(b->source_path = ul__strdup(desc->source_path))) {
-    s = ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
-    goto fail;
+  if (desc->source_path) {
+    /* The absolute path: a later chdir must not change what restores read. */
+    if (!(b->source_path = realpath(desc->source_path, NULL))) {
+      s = ul__fail(errno == ENOMEM ? UL_ERR_OUT_OF_MEMORY : UL_ERR_IO, "source '%s': %s", desc->source_path,
+                   strerror(errno));
+      goto fail;
+    }
+    b->source_file_size = (uint64_t)st.st_size;
+    b->source_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
   }
   /* A MAP_WRITE buffer changes only through the program's mappings, which
    * the log does not see: under LOG (the default) it keeps a host copy, as
@@ -542,9 +577,21 @@ ul_status ul_buffer_unmap(ul_device *d, ul_buffer buf) {
   if (b && !b->mapped) {
     s = ul__fail(UL_ERR_WRONG_STATE, "unmap buffer '%s': not mapped", o->label ? o->label : "");
   } else if (b) {
-    /* Exactly the mapped range reaches the host copy. */
-    if (b->shadow && b->map_ptr && b->map_mode == WGPUMapMode_Write)
-      memcpy(b->shadow + b->map_offset, b->map_ptr, (size_t)b->map_size);
+    /* Exactly the mapped range reaches the host copy, and the log (it is
+     * a write like any other: work submitted before it must not see it
+     * when replayed). */
+    if (b->shadow && b->map_ptr && b->map_mode == WGPUMapMode_Write) {
+      if (!(s = ul__checkpoint_make_room(d, b->map_size)) &&
+          !(s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "unmap buffer", &o))) {
+        b = &o->u.buf;
+        memcpy(b->shadow + b->map_offset, b->map_ptr, (size_t)b->map_size);
+        s = ul__oplog_write(d, o, b->map_offset, b->map_ptr, b->map_size);
+      }
+      if (s) {
+        ul__device_unlock(d);
+        return ul__wrap(s, "unmap buffer '%s'", o && o->label ? o->label : "");
+      }
+    }
     if (!b->map_old) {
       d->wgpu->BufferUnmap(o->native);
     } else if (b->map_mode == WGPUMapMode_Write) {

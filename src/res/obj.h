@@ -32,8 +32,10 @@ typedef struct ul__buffer_data {
   uint32_t usage;          /* as the caller asked */
   ul_restore restore;
   const void *source_data; /* SOURCE: borrowed */
-  char *source_path;       /* SOURCE: owned */
+  char *source_path;       /* SOURCE: owned, absolute */
   uint64_t source_offset;
+  uint64_t source_file_size; /* SOURCE file: its size and modification time at */
+  int64_t source_mtime_ns;   /* create; a restore refuses a file that changed */
   ul_restore_fn restore_fn;
   void *restore_user;
   uint8_t *shadow;         /* SHADOW: host copy of every write */

@@ -359,6 +359,11 @@ ul_status ul_texture_read(ul_device *d, ul_texture tex, uint32_t x, uint32_t y, 
   ul__obj *o;
   uint32_t tight = 0;
   if ((s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "read texture", &o))) goto out;
+  if (o->state == UL__OBJ_LOST) {
+    s = ul__fail(UL_ERR_DEVICE_LOST, "read texture '%s': its contents were lost in a device loss",
+                 o->label ? o->label : "");
+    goto out;
+  }
   if ((s = check_region(o, x, y, z, w, h, depth, size, &tight))) goto out;
   for (int attempt = 0;; attempt++) {
     s = read_level(d, o, 0, x, y, z, w, h, depth, dst, timeout_ms ? (uint64_t)timeout_ms * 1000000ull : 30000000000ull);

@@ -148,8 +148,17 @@ static void count_point(tally *t, const char *spec, const run_result *r, const r
     t->wrong++;
     size_t at = 0;
     while (at < r->out.output_size && at < clean->out.output_size && r->out.output[at] == clean->out.output[at]) at++;
-    char why[96];
-    snprintf(why, sizeof why, "UL_OK with wrong output (differs from byte %zu)", at);
+    size_t differ = 0, n = r->out.output_size < clean->out.output_size ? r->out.output_size : clean->out.output_size;
+    for (size_t k = at; k < n; k++) differ += r->out.output[k] != clean->out.output[k];
+    uint32_t got = 0, want = 0;
+    size_t word = at & ~(size_t)3;
+    if (word + 4 <= n) {
+      memcpy(&got, r->out.output + word, 4);
+      memcpy(&want, clean->out.output + word, 4);
+    }
+    char why[160];
+    snprintf(why, sizeof why, "UL_OK with wrong output (differs from byte %zu: word 0x%08x, clean 0x%08x; %zu bytes differ)",
+             at, got, want, differ);
     note_failure(t, spec, why);
   }
   if (r->ms > CHAOS_HUNG_MS) {
@@ -359,7 +368,7 @@ int cmd_chaos(int argc, char **argv) {
   }
   workload_fn fn = workload_find(workload);
   if (!fn) {
-    fprintf(stderr, "unlost chaos: unknown workload '%s' (known: basic)\n", workload);
+    fprintf(stderr, "unlost chaos: unknown workload '%s' (known: %s)\n", workload, workload_names);
     return 2;
   }
   const char *fmt = !strcmp(fault, "loss")         ? "loss@%ld"

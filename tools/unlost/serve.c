@@ -407,7 +407,7 @@ int cmd_serve(int argc, char **argv) {
   }
   workload_fn fn = workload_find(workload);
   if (!fn) {
-    fprintf(stderr, "unlost serve: unknown workload '%s' (known: basic)\n", workload);
+    fprintf(stderr, "unlost serve: unknown workload '%s' (known: %s)\n", workload, workload_names);
     return 2;
   }
 #ifndef UL_HAVE_MHD

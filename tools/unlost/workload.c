@@ -209,18 +209,7 @@ ul_status workload_basic(ul_device *dev, workload_result *out) {
   }
   /* Deliver the asynchronous reads: in issue order, each with the data of
    * its place in the queue. */
-  for (int spins = 0; sink.delivered < nasync && spins < 100000; spins++) {
-    ul_device_poll(dev);
-    if (sink.delivered < nasync) TRY(ul_device_wait_idle(dev, 0));
-  }
-  if (sink.status) {
-    s = sink.status;
-    goto done;
-  }
-  if (sink.delivered != nasync) {
-    s = UL_ERR_TIMEOUT;
-    goto done;
-  }
+  TRY(workload_deliver_reads(dev, &sink.delivered, nasync, &sink.status));
   for (int k = 0; k < nasync; k++) {
     memcpy(out->output + o, sink.data[sink.order[k]], ASYNC_WORDS * 4);
     o += ASYNC_WORDS * 4;
@@ -259,7 +248,22 @@ done:
   return s;
 }
 
+ul_status workload_deliver_reads(ul_device *dev, const int *delivered, int want, const ul_status *status) {
+  for (int spins = 0; *delivered < want && spins < 100000; spins++) {
+    ul_device_poll(dev);
+    if (*delivered < want) {
+      ul_status s = ul_device_wait_idle(dev, 0);
+      if (s) return s;
+    }
+  }
+  if (*status) return *status;
+  return *delivered == want ? UL_OK : UL_ERR_TIMEOUT;
+}
+
 workload_fn workload_find(const char *name) {
   if (!strcmp(name, "basic")) return workload_basic;
+  if (!strcmp(name, "zoo")) return workload_zoo;
   return NULL;
 }
+
+const char *const workload_names = "basic, zoo";

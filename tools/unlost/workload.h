@@ -5,10 +5,10 @@
 #include "unlost.h"
 
 typedef struct workload_result {
-  uint8_t output[8192];      /* what the workload computed */
+  uint8_t output[32768];      /* what the workload computed */
   size_t output_size;
   uint64_t hash;             /* FNV-1a of output */
-  uint8_t expected[8192];    /* the same computed on the CPU, without unlost */
+  uint8_t expected[32768];    /* the same computed on the CPU, without unlost */
   size_t expected_size;
 } workload_result;
 
@@ -20,6 +20,15 @@ typedef ul_status (*workload_fn)(ul_device *dev, workload_result *out);
  * later, and a checkpoint in the middle. Its expected output is computed on
  * the CPU (expected). Destroys everything it created. */
 ul_status workload_basic(ul_device *dev, workload_result *out);
+/* "zoo": every object kind and restore policy the API accepts (see
+ * zoo.c), with a CPU reference. Destroys everything it created. */
+ul_status workload_zoo(ul_device *dev, workload_result *out);
+/* Polls until `want` asynchronous reads were delivered (*delivered, set by
+ * their callbacks); the first failed read's status (*status) or
+ * UL_ERR_TIMEOUT otherwise. */
+ul_status workload_deliver_reads(ul_device *dev, const int *delivered, int want, const ul_status *status);
+/* The workload called `name`, or NULL; workload_names lists them. */
 workload_fn workload_find(const char *name);
+extern const char *const workload_names;
 
 #endif
