@@ -73,6 +73,7 @@ struct ul_device {
   uint64_t losses_total;       /* under the loss-record lock */
   uint64_t recoveries_total;   /* under the loss-record lock and mu */
   _Atomic uint64_t uncaptured_errors;
+  char uncaptured_message[256]; /* the last one's (under g_lost_mu) */
 
   /* events queued under mu, delivered after unlock */
   ul__pending_event pending[UL__MAX_PENDING_EVENTS];
@@ -178,6 +179,11 @@ WGPUInstance ul__env_cpu_instance(ul_env *env);
 void ul__scope_push(ul_device *d);
 ul_status ul__scope_pop(ul_device *d, const char *what);
 
+/* Whether the implementation reported an uncaptured error since the count
+ * was `mark` (d->uncaptured_errors); its message into msg. Dawn reports
+ * them during the call that caused them, so a check after a call names
+ * that call's error. */
+bool ul__device_uncaptured_since(ul_device *d, uint64_t mark, char *msg, size_t cap);
 /* Releases the devices kept for mappings; called once none is kept. */
 void ul__device_release_kept(ul_device *d);
 

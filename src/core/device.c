@@ -85,6 +85,9 @@ static void on_uncaptured_error(WGPUDevice const *device, uint32_t type, WGPUStr
   pthread_mutex_lock(&g_lost_mu);
   ul_device *d = c->owner;
   if (d) {
+    snprintf(d->uncaptured_message, sizeof d->uncaptured_message, "%s", msg);
+    for (char *p = d->uncaptured_message; *p; p++)
+      if (*p == '\n' || *p == '\r') *p = ' ';
     atomic_fetch_add(&d->uncaptured_errors, 1);
     ul__device_health_error(d, type == WGPUErrorType_OutOfMemory ? UL_ERR_OUT_OF_MEMORY
                                : type == WGPUErrorType_Validation ? UL_ERR_VALIDATION
@@ -96,6 +99,14 @@ static void on_uncaptured_error(WGPUDevice const *device, uint32_t type, WGPUStr
 }
 
 bool ul__device_loss_pending(ul_device *d) { return atomic_load(&d->lost); }
+
+bool ul__device_uncaptured_since(ul_device *d, uint64_t mark, char *msg, size_t cap) {
+  if (atomic_load(&d->uncaptured_errors) == mark) return false;
+  pthread_mutex_lock(&g_lost_mu);
+  snprintf(msg, cap, "%s", d->uncaptured_message);
+  pthread_mutex_unlock(&g_lost_mu);
+  return true;
+}
 
 void ul__device_note_loss(ul_device *d, const char *message) {
   pthread_mutex_lock(&g_lost_mu);

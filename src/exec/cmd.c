@@ -74,10 +74,37 @@ static ul_status check(ul_cmd *c, uint32_t id, ul__obj_kind kind, const char *wh
   return s;
 }
 
+/* A buffer range an op names: live, inside the buffer, with the usage the
+ * op needs (WebGPU's rules, checked where the program records them). */
+static ul_status check_range(ul_cmd *c, uint32_t id, uint64_t offset, uint64_t size, uint64_t need_usage,
+                             const char *usage_name, const char *what) {
+  ul__device_lock(c->device);
+  ul__obj *o;
+  ul_status s = ul__obj_get(c->device, id, UL__OBJ_BUFFER, what, &o);
+  if (!s && (offset > o->u.buf.size || size > o->u.buf.size - offset))
+    s = ul__fail(UL_ERR_INVALID_ARGUMENT, "%s: range %llu + %llu is outside buffer '%s' of %llu bytes", what,
+                 (unsigned long long)offset, (unsigned long long)size, o->label ? o->label : "",
+                 (unsigned long long)o->u.buf.size);
+  else if (!s && (o->u.buf.wgpu_usage & need_usage) != need_usage)
+    s = ul__fail(UL_ERR_INVALID_ARGUMENT, "%s: buffer '%s' lacks the %s usage", what, o->label ? o->label : "",
+                 usage_name);
+  ul__device_unlock(c->device);
+  return s;
+}
+
 static ul_status record_dispatch(ul_cmd *c, ul__op *op, ul_compute_pipeline p,
                                  const ul_bind_group *groups, uint32_t n) {
   if (n > UL_MAX_BIND_GROUPS || (n && !groups))
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "dispatch: %u bind groups (at most %d)", n, UL_MAX_BIND_GROUPS);
+  if (op->kind == UL__OP_DISPATCH) {
+    ul__device_lock(c->device);
+    uint32_t most = c->device->limits.maxComputeWorkgroupsPerDimension;
+    ul__device_unlock(c->device);
+    if (most && (op->x > most || op->y > most || op->z > most))
+      return ul__fail(UL_ERR_INVALID_ARGUMENT,
+                      "dispatch: %u x %u x %u workgroups; the device allows at most %u per dimension", op->x,
+                      op->y, op->z, most);
+  }
   ul_status s = check(c, p.id, UL__OBJ_PIPELINE, "dispatch");
   for (uint32_t i = 0; !s && i < n; i++) s = check(c, groups[i].id, UL__OBJ_BIND_GROUP, "dispatch");
   if (s) return s;
@@ -98,7 +125,7 @@ ul_status ul_cmd_dispatch_indirect(ul_cmd *c, ul_compute_pipeline p, const ul_bi
                                    uint32_t n, ul_buffer args, uint64_t offset) {
   if (!c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "dispatch indirect: command list is NULL");
   if (offset % 4) return ul__fail(UL_ERR_INVALID_ARGUMENT, "dispatch indirect: offset not a multiple of 4");
-  ul_status s = check(c, args.id, UL__OBJ_BUFFER, "dispatch indirect");
+  ul_status s = check_range(c, args.id, offset, 12, WGPUBufferUsage_Indirect, "INDIRECT", "dispatch indirect");
   if (s) return s;
   ul__op op = {.kind = UL__OP_DISPATCH_INDIRECT, .buf_a = args.id, .off_a = offset};
   return record_dispatch(c, &op, p, groups, n);
@@ -109,8 +136,11 @@ ul_status ul_cmd_copy_buffer(ul_cmd *c, ul_buffer src, uint64_t so, ul_buffer ds
   if (!c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy buffer: command list is NULL");
   if (so % 4 || dof % 4 || size % 4)
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy buffer: offsets and size must be multiples of 4");
-  ul_status s = check(c, src.id, UL__OBJ_BUFFER, "copy buffer source");
-  if (!s) s = check(c, dst.id, UL__OBJ_BUFFER, "copy buffer destination");
+  if (src.id && src.id == dst.id)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy buffer: source and destination are the same buffer "
+                                             "(WebGPU copies between two buffers only)");
+  ul_status s = check_range(c, src.id, so, size, WGPUBufferUsage_CopySrc, "COPY_SRC", "copy buffer source");
+  if (!s) s = check_range(c, dst.id, dof, size, WGPUBufferUsage_CopyDst, "COPY_DST", "copy buffer destination");
   if (s) return s;
   ul__op op = {.kind = UL__OP_COPY_BUFFER, .buf_a = src.id, .off_a = so, .buf_b = dst.id,
                .off_b = dof, .size = size};
@@ -121,7 +151,7 @@ ul_status ul_cmd_clear_buffer(ul_cmd *c, ul_buffer b, uint64_t offset, uint64_t 
   if (!c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "clear buffer: command list is NULL");
   if (offset % 4 || size % 4)
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "clear buffer: offset and size must be multiples of 4");
-  ul_status s = check(c, b.id, UL__OBJ_BUFFER, "clear buffer");
+  ul_status s = check_range(c, b.id, offset, size, WGPUBufferUsage_CopyDst, "COPY_DST", "clear buffer");
   if (s) return s;
   ul__op op = {.kind = UL__OP_CLEAR_BUFFER, .buf_b = b.id, .off_b = offset, .size = size};
   return push(c, &op);
@@ -486,14 +516,21 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
   WGPUCommandBuffer cb = NULL;
   bool retried = false;
   for (int attempt = 0;; attempt++) {
-    /* No error scopes on this hot path: every handle was checked above and
-     * while recording; what the implementation still rejects arrives as an
-     * uncaptured error (logged, and counted by the health monitor). */
+    /* No error scopes on this hot path: every handle and rule unlost knows
+     * was checked above and while recording; what the implementation still
+     * rejects arrives as an uncaptured error during the encode, which
+     * refuses the submission (nothing of it is submitted or logged). */
+    uint64_t errors = atomic_load(&d->uncaptured_errors);
     if (cache_encode(d, c, &cb)) {
       s = UL_OK;
     } else {
       s = ul__cmd_encode(d, c->ops, c->count, c->label, &cb);
       if (!s) cache_build(d, c);
+    }
+    char why[256];
+    if (!s && !ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why)) {
+      c->cache.valid = false;
+      s = ul__fail(UL_ERR_VALIDATION, "the implementation rejected the list: %s", why);
     }
     if (s && cb) {
       d->wgpu->CommandBufferRelease(cb);
