@@ -58,4 +58,11 @@ uint64_t ul__malloc_failures(void);
 /* strdup that accepts NULL (returns NULL) and reports OOM by NULL. */
 char *ul__strdup(const char *s);
 
+/* Strict numbers (parse.c): the whole text is a decimal number in
+ * [lo, hi]; ul__parse_u64 with size_suffix takes K, M, G, T (x1024^n, with
+ * an optional B or iB). UL_ERR_INVALID_ARGUMENT with a message quoting the
+ * text otherwise (empty, sign, spaces, junk, overflow, NaN, infinity). */
+ul_status ul__parse_u64(const char *text, uint64_t lo, uint64_t hi, bool size_suffix, uint64_t *out);
+ul_status ul__parse_f64(const char *text, double lo, double hi, double *out);
+
 #endif

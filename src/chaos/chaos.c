@@ -41,23 +41,19 @@ static ul_status parse_count(const char *v, uint32_t *out) {
     *out = UL__FAIL_ALL;
     return UL_OK;
   }
-  char *end;
-  errno = 0;
-  unsigned long n = strtoul(v, &end, 10);
-  if (errno || end == v || *end || n >= UL__FAIL_ALL)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "bad count '%s' (a number or 'all')", v);
+  uint64_t n;
+  ul_status s = ul__parse_u64(v, 0, UL__FAIL_ALL - 1, false, &n);
+  if (s) return ul__wrap(s, "bad count (a number or 'all')");
   *out = (uint32_t)n;
   return UL_OK;
 }
 
-static ul_status parse_u64(const char *v, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long n = strtoull(v, &end, 10);
-  if (errno || end == v || *end || v[0] == '-')
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "bad number '%s'", v);
-  *out = n;
-  return UL_OK;
+/* Call indices and periods: far beyond any run, never near overflow. */
+#define UL__CHAOS_MAX_INDEX (1ull << 48)
+
+static ul_status parse_u64(const char *v, uint64_t lo, uint64_t *out) {
+  ul_status s = ul__parse_u64(v, lo, UL__CHAOS_MAX_INDEX, false, out);
+  return s ? ul__wrap(s, "bad number") : UL_OK;
 }
 
 static ul_status parse_item(ul__chaos *c, char *item) {
@@ -71,9 +67,8 @@ static ul_status parse_item(ul__chaos *c, char *item) {
     else if (!strcmp(item, "validation")) k = FAULT_VALIDATION;
     else return ul__fail(UL_ERR_INVALID_ARGUMENT, "unknown fault '%s' (loss, oom, validation)", item);
     uint64_t n = 0;
-    ul_status s = parse_u64(at + 1, &n);
-    if (s) return s;
-    if (n == 0) return ul__fail(UL_ERR_INVALID_ARGUMENT, "call indices start at 1");
+    ul_status s = parse_u64(at + 1, 1, &n);
+    if (s) return ul__wrap(s, "call index (from 1)");
     if (c->npoints >= UL__CHAOS_MAX_POINTS)
       return ul__fail(UL_ERR_INVALID_ARGUMENT, "more than %d fault points", UL__CHAOS_MAX_POINTS);
     c->points[c->npoints++] = (fault_point){k, n, false};
@@ -92,15 +87,14 @@ static ul_status parse_item(ul__chaos *c, char *item) {
     c->count_recovery = v[0] == '1';
     return UL_OK;
   }
-  if (!strcmp(item, "loss-every")) return parse_u64(v, &c->loss_every);
-  if (!strcmp(item, "seed")) return parse_u64(v, &c->rng);
+  if (!strcmp(item, "loss-every")) return parse_u64(v, 0, &c->loss_every);
+  if (!strcmp(item, "seed")) {
+    ul_status s = ul__parse_u64(v, 0, UINT64_MAX, false, &c->rng);
+    return s ? ul__wrap(s, "bad seed") : UL_OK;
+  }
   if (!strcmp(item, "loss-rate")) {
-    char *end;
-    double p = strtod(v, &end);
-    if (end == v || *end || !(p >= 0.0 && p <= 1.0))
-      return ul__fail(UL_ERR_INVALID_ARGUMENT, "loss-rate '%s' is not in [0, 1]", v);
-    c->loss_rate = p;
-    return UL_OK;
+    ul_status s = ul__parse_f64(v, 0.0, 1.0, &c->loss_rate);
+    return s ? ul__wrap(s, "loss-rate (0 to 1)") : UL_OK;
   }
   return ul__fail(UL_ERR_INVALID_ARGUMENT, "unknown chaos key '%s'", item);
 }

@@ -72,11 +72,14 @@ static ul_status run_pairs(ul_device *dev, int kind, int pairs, double *ns) {
 
 static int bench_track(int argc, char **argv, bool json) {
   int pairs = 2000;
-  for (int i = 0; i < argc; i++)
-    if (!strcmp(argv[i], "--pairs") && i + 1 < argc) pairs = atoi(argv[++i]);
-  if (pairs <= 0) {
-    fprintf(stderr, "unlost bench track: --pairs must be positive\n");
-    return 2;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) continue;
+    if (!strcmp(argv[i], "--pairs") && i + 1 < argc) {
+      if (!cli_int("bench track", "--pairs", argv[++i], 1, 100000000, &pairs)) return 2;
+    } else {
+      fprintf(stderr, "unlost bench track: unknown or incomplete option '%s'\n", argv[i]);
+      return 2;
+    }
   }
   ul_env *env = NULL;
   ul_device *plain = NULL, *bt = NULL;

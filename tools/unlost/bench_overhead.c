@@ -244,12 +244,15 @@ int bench_overhead(int argc, char **argv, bool json);
 int bench_overhead(int argc, char **argv, bool json) {
   int n = 10000, reps = 9;
   for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--dispatches") && i + 1 < argc) n = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-  }
-  if (n < 1 || reps < 1 || reps > 64) {
-    fprintf(stderr, "unlost bench overhead: bad --dispatches or --reps\n");
-    return 2;
+    if (!strcmp(argv[i], "--json")) continue;
+    if (!strcmp(argv[i], "--dispatches") && i + 1 < argc) {
+      if (!cli_int("bench overhead", "--dispatches", argv[++i], 1, 100000000, &n)) return 2;
+    } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+      if (!cli_int("bench overhead", "--reps", argv[++i], 1, 64, &reps)) return 2;
+    } else {
+      fprintf(stderr, "unlost bench overhead: unknown or incomplete option '%s'\n", argv[i]);
+      return 2;
+    }
   }
   ul_env *env = NULL;
   ul_device *dev = NULL;
@@ -393,8 +396,15 @@ int bench_decode_cmd(int argc, char **argv, bool json) {
   const char *shape = "default";
   int steps = 128;
   for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--shape") && i + 1 < argc) shape = argv[++i];
-    else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
+    if (!strcmp(argv[i], "--json")) continue;
+    if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
+      shape = argv[++i];
+    } else if (!strcmp(argv[i], "--steps") && i + 1 < argc) {
+      if (!cli_int("bench decode", "--steps", argv[++i], 8, 256, &steps)) return 2;
+    } else {
+      fprintf(stderr, "unlost bench decode: unknown or incomplete option '%s'\n", argv[i]);
+      return 2;
+    }
   }
   if (steps < 8 || steps > 256 || (strcmp(shape, "default") && strcmp(shape, "stories15M"))) {
     fprintf(stderr, "unlost bench decode: --shape default|stories15M, --steps 8..256\n");

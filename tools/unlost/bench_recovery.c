@@ -133,20 +133,17 @@ int bench_recovery(int argc, char **argv, bool json) {
   uint64_t bytes = 256ull << 20;
   int reps = 3;
   for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) continue;
     if (!strcmp(argv[i], "--bytes") && i + 1 < argc) {
-      char *end;
-      double v = strtod(argv[++i], &end);
-      if (*end == 'K' || *end == 'k') v *= 1024;
-      else if (*end == 'M' || *end == 'm') v *= 1024 * 1024;
-      else if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024 * 1024;
-      bytes = ((uint64_t)v + 3) & ~3ull;
+      /* At most 64 GiB: the weights file is written to /tmp first. */
+      if (!cli_size("bench recovery", "--bytes", argv[++i], 4096, 64ull << 30, &bytes)) return 2;
+      bytes = (bytes + 3) & ~3ull;
     } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-      reps = atoi(argv[++i]);
+      if (!cli_int("bench recovery", "--reps", argv[++i], 1, 1000, &reps)) return 2;
+    } else {
+      fprintf(stderr, "unlost bench recovery: unknown or incomplete option '%s'\n", argv[i]);
+      return 2;
     }
-  }
-  if (bytes < 4096 || reps < 1) {
-    fprintf(stderr, "unlost bench recovery: --bytes must be at least 4096, --reps at least 1\n");
-    return 2;
   }
   char path[] = "/tmp/unlost-bench-weights-XXXXXX";
   int fd = mkstemp(path);

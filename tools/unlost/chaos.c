@@ -36,8 +36,8 @@ static void chaos_usage(FILE *f) {
           "  --pair-stride M  every M-th j only (default 1)\n"
           "  --storm SECONDS  run the workload again and again on one device while\n"
           "                   another thread forces losses at random times and a\n"
-          "                   loss-every schedule runs; every run is checked\n"
-          "                   against the CPU\n"
+          "                   loss-every schedule runs (both as dense per call for\n"
+          "                   every workload); every run is checked against the CPU\n"
           "  --seed S         the storm's seed (default 1)\n"
           "  --no-health      storm with the health monitor off\n"
           "  --json FILE      write the summary as JSON\n"
@@ -202,8 +202,14 @@ typedef struct storm_ctx {
   ul_device *dev;
   _Atomic bool stop;
   uint64_t rng;
+  double scale;        /* the workload's size against the basic one's */
   _Atomic uint64_t forced;
 } storm_ctx;
+
+/* Storms are as dense for every workload: gaps and schedules scale with
+ * its WebGPU calls (the basic workload's 583 are scale 1), so a larger
+ * workload, whose recovery rebuilds more, meets as many losses per run. */
+#define STORM_BASIC_CALLS 583.0
 
 static uint64_t splitmix(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -215,9 +221,9 @@ static uint64_t splitmix(uint64_t *s) {
 static void *storm_thread(void *arg) {
   storm_ctx *c = arg;
   while (!atomic_load(&c->stop)) {
-    /* 2-50 ms apart: dense against a recovery of tens of ms on the CPU
-     * adapter, so losses land inside recoveries too. */
-    uint64_t us = 2000 + splitmix(&c->rng) % 48000;
+    /* 2-50 ms apart (times the workload's scale): dense against a recovery
+     * of tens of ms on the CPU adapter, so losses land inside recoveries. */
+    uint64_t us = (uint64_t)((double)(2000 + splitmix(&c->rng) % 48000) * c->scale);
     usleep((useconds_t)us);
     if (atomic_load(&c->stop)) break;
     pthread_mutex_lock(&c->mu);
@@ -243,9 +249,10 @@ static void storm_retire(storm_ctx *sc, ul_device *dev, uint64_t *leaked, uint64
 static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed, bool health,
                      bool inject, const run_result *clean, const char *json) {
   uint64_t rng = seed;
+  double scale = (double)clean->calls > STORM_BASIC_CALLS ? (double)clean->calls / STORM_BASIC_CALLS : 1.0;
   char spec[128];
-  snprintf(spec, sizeof spec, "loss-every=%llu,seed=%llu", (unsigned long long)(29 + splitmix(&rng) % 70),
-           (unsigned long long)seed);
+  snprintf(spec, sizeof spec, "loss-every=%llu,seed=%llu",
+           (unsigned long long)((double)(29 + splitmix(&rng) % 70) * scale), (unsigned long long)seed);
   if (!inject) snprintf(spec, sizeof spec, "seed=1");
   if (cli_env_chaos_arm(env, spec)) {
     fprintf(stderr, "unlost chaos: bad schedule '%s'\n", spec);
@@ -257,7 +264,7 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
     fprintf(stderr, "unlost chaos: storm: create device: %s\n", ul_last_error());
     return 1;
   }
-  storm_ctx sc = {.dev = dev, .rng = splitmix(&rng)};
+  storm_ctx sc = {.dev = dev, .rng = splitmix(&rng), .scale = scale};
   pthread_mutex_init(&sc.mu, NULL);
   pthread_t th;
   bool started = inject && pthread_create(&th, NULL, storm_thread, &sc) == 0;
@@ -350,12 +357,24 @@ int cmd_chaos(int argc, char **argv) {
     else if (!strcmp(a, "--json") && has) json = argv[++i];
     else if (!strcmp(a, "--fault") && has) fault = argv[++i];
     else if (!strcmp(a, "--spec") && has) spec = argv[++i];
-    else if (!strcmp(a, "--at") && has) at = atol(argv[++i]);
-    else if (!strcmp(a, "--stride") && has) stride = atol(argv[++i]);
-    else if (!strcmp(a, "--pairs")) pairs = true;
-    else if (!strcmp(a, "--pair-stride") && has) pair_stride = atol(argv[++i]);
-    else if (!strcmp(a, "--storm") && has) storm = atof(argv[++i]);
-    else if (!strcmp(a, "--seed") && has) seed = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--at") && has) {
+      uint64_t v;
+      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return 2;
+      at = (long)v;
+    } else if (!strcmp(a, "--stride") && has) {
+      uint64_t v;
+      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return 2;
+      stride = (long)v;
+    } else if (!strcmp(a, "--pairs")) pairs = true;
+    else if (!strcmp(a, "--pair-stride") && has) {
+      uint64_t v;
+      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return 2;
+      pair_stride = (long)v;
+    } else if (!strcmp(a, "--storm") && has) {
+      if (!cli_f64("chaos", a, argv[++i], 0.001, 7 * 86400.0, &storm)) return 2;
+    } else if (!strcmp(a, "--seed") && has) {
+      if (!cli_u64("chaos", a, argv[++i], 0, UINT64_MAX, &seed)) return 2;
+    }
     else if (!strcmp(a, "--no-health")) health = false;
     /* Hidden: the harness's own test. Nothing is injected, so no point is
      * applicable and the run must fail. */
@@ -387,6 +406,12 @@ int cmd_chaos(int argc, char **argv) {
     fprintf(stderr, "unlost chaos: %s: %s\n", ul_status_name(ul_last_status()), ul_last_error());
     return 1;
   }
+  /* A schedule that does not parse is a usage error, before any run. */
+  if (spec && cli_env_chaos_arm(env, spec)) {
+    fprintf(stderr, "unlost chaos: --spec: %s\n", ul_last_error());
+    ul_env_destroy(env);
+    return 2;
+  }
   static run_result clean, r;
   run_once(env, fn, "seed=1", &clean);
   if (clean.status) {
@@ -411,16 +436,24 @@ int cmd_chaos(int argc, char **argv) {
   }
   static tally t;
   memset(&t, 0, sizeof t);
+  if (at > (long)clean.calls) {
+    /* A point past the end would inject nothing and test nothing. */
+    fprintf(stderr, "unlost chaos: --at %ld: the clean run made only %llu WebGPU calls\n", at,
+            (unsigned long long)clean.calls);
+    ul_env_destroy(env);
+    return 2;
+  }
   long first = at ? at : 1, last = at ? at : (long)clean.calls;
   if (spec) first = last = 1;
   long total = (last - first) / stride + 1;
   for (long i = first; i <= last; i += stride) {
     char sp[160];
     if (!pairs) {
-      if (spec) snprintf(sp, sizeof sp, "%s", spec);
-      else snprintf(sp, sizeof sp, fmt, i);
-      run_once(env, fn, inject ? sp : "seed=1", &r);
-      count_point(&t, sp, &r, &clean, need_recovery);
+      /* A --spec goes as it is: never cut to a buffer's size. */
+      snprintf(sp, sizeof sp, fmt, i);
+      const char *point = spec ? spec : sp;
+      run_once(env, fn, inject ? point : "seed=1", &r);
+      count_point(&t, point, &r, &clean, need_recovery);
     } else {
       /* The first loss alone, counting recovery's calls: how long the
        * recovery, checkpoint and replay after call i are. */

@@ -71,15 +71,7 @@ static void demo_listener(ul_device *d, const ul_event *e, void *user) {
   }
 }
 
-static bool parse_u64(const char *s, uint64_t *out) {
-  if (!s || !*s || *s == '-') return false;
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 0);
-  if (errno || *end) return false;
-  *out = v;
-  return true;
-}
+static bool parse_u64(const char *s, uint64_t *out) { return cli_parse_u64(s, 0, UINT64_MAX, out); }
 
 /* Text output: the pieces as they come; on a terminal, lines are wrapped
  * and the line being written is redrawn with the progress after it. */

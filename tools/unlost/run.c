@@ -72,13 +72,12 @@ int cmd_run(int argc, char **argv) {
   const char *model_path = NULL, *tok_path = NULL, *prompt = "", *chaos = NULL;
   long steps = 0;
   double temperature = 1.0, topp = 0.9;
-  unsigned long long seed = 0;
+  uint64_t seed = 0;
   long ckpt = 32;
   ul__llm_kv_policy kv = UL__LLM_KV_LOG;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    char *end = NULL;
     bool ok = v != NULL;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       run_usage(stdout);
@@ -92,23 +91,20 @@ int cmd_run(int argc, char **argv) {
     } else if (!strcmp(a, "--chaos") && ok) {
       chaos = v;
     } else if (!strcmp(a, "--steps") && ok) {
-      errno = 0;
-      steps = strtol(v, &end, 10);
-      ok = !errno && *end == 0 && steps > 0;
+      uint64_t n;
+      if (!cli_u64("run", a, v, 1, 1000000, &n)) return 2;
+      steps = (long)n;
     } else if (!strcmp(a, "--checkpoint-every") && ok) {
-      errno = 0;
-      ckpt = strtol(v, &end, 10);
-      ok = !errno && *end == 0 && ckpt > 0 && ckpt <= 1000000;
+      uint64_t n;
+      if (!cli_u64("run", a, v, 1, 1000000, &n)) return 2;
+      ckpt = (long)n;
     } else if (!strcmp(a, "--temperature") && ok) {
-      temperature = strtod(v, &end);
-      ok = *end == 0 && temperature >= 0 && isfinite(temperature);
+      if (!cli_f64("run", a, v, 0.0, 100.0, &temperature)) return 2;
     } else if (!strcmp(a, "--topp") && ok) {
-      topp = strtod(v, &end);
-      ok = *end == 0 && isfinite(topp);
+      /* Nucleus sampling keeps a share of the probability mass: (0, 1]. */
+      if (!cli_f64("run", a, v, 1e-9, 1.0, &topp)) return 2;
     } else if (!strcmp(a, "--seed") && ok) {
-      errno = 0;
-      seed = strtoull(v, &end, 0);
-      ok = !errno && *end == 0 && v[0] != '-';
+      if (!cli_u64("run", a, v, 0, UINT64_MAX, &seed)) return 2;
     } else if (!strcmp(a, "--kv") && ok) {
       ok = !strcmp(v, "log") || !strcmp(v, "callback");
       kv = !strcmp(v, "callback") ? UL__LLM_KV_CALLBACK : UL__LLM_KV_LOG;

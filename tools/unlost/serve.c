@@ -71,28 +71,15 @@ static void serve_usage(FILE *f) {
 
 /* A whole decimal number in [lo, hi]; no sign, no spaces, no junk. */
 static bool parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out) {
-  if (!s || !*s) return false;
-  for (const char *p = s; *p; p++)
-    if (*p < '0' || *p > '9') return false;
-  errno = 0;
-  char *end;
-  unsigned long v = strtoul(s, &end, 10);
-  if (errno || *end || v < lo || v > hi) return false;
-  *out = v;
+  uint64_t v;
+  if (!cli_parse_u64(s, lo, hi, &v)) return false;
+  *out = (unsigned long)v;
   return true;
 }
 
 /* Seconds: a positive decimal such as 20 or 0.5. */
 static bool parse_seconds(const char *s, double *out) {
-  if (!s || !*s || !((*s >= '0' && *s <= '9') || *s == '.')) return false;
-  for (const char *p = s; *p; p++)
-    if (!((*p >= '0' && *p <= '9') || *p == '.')) return false;
-  errno = 0;
-  char *end;
-  double v = strtod(s, &end);
-  if (errno || *end || !(v > 0) || v > 1e7) return false;
-  *out = v;
-  return true;
+  return cli_parse_f64(s, 1e-6, 1e7, out);
 }
 
 typedef struct listen_addr {

@@ -1,0 +1,91 @@
+/* Hostile option values for every command of the CLI: each is a usage error
+ * (exit 2) with a message naming the option, never a silent default, a
+ * wrapped-around number, an endless loop or a run that tests nothing. */
+#include "internal.h"
+#include "ul_test.h"
+
+#include <sys/wait.h>
+
+/* Runs `unlost ARGS` with a 60 s limit; its exit status and stderr. */
+static int cli(const char *args, char *err, size_t cap) {
+  char path[128], cmd[4096];
+  snprintf(path, sizeof path, "/tmp/unlost-test-cli-%d.err", (int)getpid());
+  snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=0 timeout 60 %s/unlost %s > /dev/null 2> %s < /dev/null",
+           UL_BINARY_DIR, args, path);
+  int rc = system(cmd);
+  err[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (f) {
+    err[fread(err, 1, cap - 1, f)] = '\0';
+    fclose(f);
+  }
+  unlink(path);
+  return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+static void expect_usage_error(const char *args, const char *names) {
+  char err[4096];
+  int rc = cli(args, err, sizeof err);
+  printf("  unlost %s -> %d: %s", args, rc, err);
+  EXPECT_EQ(rc, 2);
+  EXPECT_TRUE(strstr(err, names) != NULL);
+}
+
+static void test_numbers_are_strict(void) {
+  expect_usage_error("chaos --at 9223372036854775807", "--at");
+  expect_usage_error("chaos --at abc", "--at");
+  expect_usage_error("chaos --at 1e30", "--at");
+  expect_usage_error("chaos --at 100000", "--at 100000");
+  expect_usage_error("chaos --stride ''", "--stride");
+  expect_usage_error("chaos --seed ' -1' --storm 1", "--seed");
+  expect_usage_error("chaos --storm nan", "--storm");
+  const char *bytes[] = {"-5000", "nan", "-inf", "1e19", "1Gxyz", "''", "100T"};
+  for (size_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++) {
+    char a[128];
+    snprintf(a, sizeof a, "bench recovery --bytes %s", bytes[i]);
+    expect_usage_error(a, "--bytes");
+  }
+  expect_usage_error("bench track --byte 4096", "--byte");
+  expect_usage_error("bench track --pairs 4294967297", "--pairs");
+  expect_usage_error("bench overhead --reps 0", "--reps");
+  const char *run[] = {"--temperature ''", "--seed ''", "--seed ' -1'", "--topp -1", "--topp 0", "--topp 2",
+                       "--topp 1e30", "--steps 0", "--checkpoint-every x"};
+  for (size_t i = 0; i < sizeof run / sizeof run[0]; i++) {
+    char a[160];
+    snprintf(a, sizeof a, "run --model m --tokenizer t %s", run[i]);
+    const char *opt = strchr(run[i], ' ');
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(opt - run[i]), run[i]);
+    expect_usage_error(a, name);
+  }
+}
+
+/* Fault specs: no negative or empty indices, and a long schedule is taken
+ * whole or refused, never cut. */
+static void test_fault_specs_are_strict(void) {
+  expect_usage_error("chaos --spec 'loss@ -1'", "");
+  expect_usage_error("chaos --spec 'loss@'", "");
+  char err[4096];
+  /* 65 points: more than a schedule holds, refused. */
+  char spec[2048] = "";
+  for (int i = 1; i <= 65; i++) snprintf(spec + strlen(spec), sizeof spec - strlen(spec), "%sloss@%d", i > 1 ? "," : "", 1000 + i);
+  char args[2200];
+  snprintf(args, sizeof args, "chaos --spec '%s'", spec);
+  int rc = cli(args, err, sizeof err);
+  printf("  65-point spec -> %d: %.300s\n", rc, err);
+  EXPECT_TRUE(rc != 0);
+  /* A long valid schedule (over 160 characters) is run as given: its last
+   * point, a loss at call 50, is injected. */
+  snprintf(args, sizeof args,
+           "chaos --spec 'seed=123456789012345678,loss-rate=0.000000000000000000000000000000000000000000000001,"
+           "gpu-fail=0,adapter-fail=0,device-fail=0,recovery-fail=0,count-recovery=0,loss-every=0,loss@50'");
+  rc = cli(args, err, sizeof err);
+  EXPECT_EQ(rc, 0);
+}
+
+int main(void) {
+  ul_test_watchdog(600);
+  RUN_TEST(test_numbers_are_strict);
+  RUN_TEST(test_fault_specs_are_strict);
+  TEST_MAIN_END();
+}
