@@ -4,6 +4,10 @@
 #include "internal.h"
 #include "ul_test.h"
 
+#include "llm/model.h"
+#include "llm/tokenizer.h"
+
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 /* Runs `unlost ARGS` with a 60 s limit; its exit status and stderr. */
@@ -83,9 +87,30 @@ static void test_fault_specs_are_strict(void) {
   EXPECT_EQ(rc, 0);
 }
 
+/* A FIFO (or any special file) given as the model or the tokenizer is
+ * refused at once: opening it must not wait for a writer. */
+static void test_special_files_are_refused(void) {
+  char fifo[64];
+  snprintf(fifo, sizeof fifo, "/tmp/unlost-test-fifo-%d", (int)getpid());
+  unlink(fifo);
+  ASSERT_EQ(mkfifo(fifo, 0600), 0);
+  ul__llm_model *m = NULL;
+  ul__llm_tokenizer *t = NULL;
+  ASSERT_STATUS(ul__llm_model_open(fifo, &m), UL_ERR_IO);
+  EXPECT_TRUE(strstr(ul_last_error(), "regular file") != NULL);
+  ASSERT_STATUS(ul__llm_tokenizer_open(fifo, 32000, &t), UL_ERR_IO);
+  EXPECT_TRUE(strstr(ul_last_error(), "regular file") != NULL);
+  char args[200], err[4096];
+  snprintf(args, sizeof args, "run --model %s --tokenizer %s", fifo, fifo);
+  EXPECT_EQ(cli(args, err, sizeof err), 1);
+  EXPECT_TRUE(strstr(err, "regular file") != NULL);
+  unlink(fifo);
+}
+
 int main(void) {
   ul_test_watchdog(600);
   RUN_TEST(test_numbers_are_strict);
   RUN_TEST(test_fault_specs_are_strict);
+  RUN_TEST(test_special_files_are_refused);
   TEST_MAIN_END();
 }

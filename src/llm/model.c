@@ -130,7 +130,8 @@ ul_status ul__llm_model_open(const char *path, ul__llm_model **out) {
   if (out) *out = NULL;
   if (!path || !out)
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "open model: NULL argument");
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* Non-blocking: a FIFO or a device must be refused, not waited on. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return ul__fail(UL_ERR_IO, "open model '%s': %s", path, strerror(errno));
   struct stat st;

@@ -2,6 +2,10 @@
  * decode with llama2.c's BOS space strip and byte tokens. */
 #include "llm/tokenizer.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <errno.h>
 #include <math.h>
 
@@ -148,8 +152,20 @@ ul_status ul__llm_tokenizer_open(const char *path, int32_t vocab_size,
   if (out) *out = NULL;
   if (!path || !out)
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "open tokenizer: NULL argument");
-  FILE *f = fopen(path, "rb");
-  if (!f) return ul__fail(UL_ERR_IO, "open tokenizer '%s': %s", path, strerror(errno));
+  /* Non-blocking open and a regular-file check first: a FIFO or a device
+   * must be refused, not waited on. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return ul__fail(UL_ERR_IO, "open tokenizer '%s': %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return ul__fail(UL_ERR_IO, "open tokenizer '%s': not a regular file", path);
+  }
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return ul__fail(UL_ERR_IO, "open tokenizer '%s': %s", path, strerror(errno));
+  }
   unsigned char *buf = NULL;
   size_t len = 0, cap = 0;
   ul_status s = UL_OK;

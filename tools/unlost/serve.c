@@ -157,6 +157,7 @@ static bool parse_listen(const char *s, listen_addr *a, char *why, size_t cap) {
 
 /* ---- the server's state -------------------------------------------------------- */
 
+#ifdef UL_HAVE_MHD
 typedef struct serve_state {
   ul_device *dev;
   const char *label;
@@ -214,7 +215,6 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-#ifdef UL_HAVE_MHD
 
 /* Appends the serve tool's own counter family to the library's text. */
 static char *metrics_with_runs(const char *lib, const serve_state *st) {
@@ -399,6 +399,7 @@ int cmd_serve(int argc, char **argv) {
   }
 #ifndef UL_HAVE_MHD
   (void)fn;
+  (void)label;
   (void)chaos;
   (void)duration;
   (void)fail_fast;
