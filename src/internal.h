@@ -65,4 +65,12 @@ char *ul__strdup(const char *s);
 ul_status ul__parse_u64(const char *text, uint64_t lo, uint64_t hi, bool size_suffix, uint64_t *out);
 ul_status ul__parse_f64(const char *text, double lo, double hi, double *out);
 
+/* Escaping (escape.c): the text of `s`, without quotes, as a JSON string
+ * body (invalid UTF-8 as U+FFFD, controls as \u00XX), a Prometheus label
+ * value (\\, \", \n escaped, invalid UTF-8 as U+FFFD) or plain text
+ * (invalid bytes as \xXX), written through `put`. */
+typedef enum ul__escape_mode { UL__ESCAPE_JSON, UL__ESCAPE_PROM, UL__ESCAPE_TEXT } ul__escape_mode;
+typedef void (*ul__put_fn)(void *ctx, const char *s, size_t n);
+void ul__escape(const char *s, ul__escape_mode mode, ul__put_fn put, void *ctx);
+
 #endif

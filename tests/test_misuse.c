@@ -151,9 +151,59 @@ static void test_lists_webgpu_rejects_are_refused(void) {
   rig_close(&r);
 }
 
+/* Whether `s` is well-formed UTF-8 (RFC 3629), written from the RFC. */
+static bool utf8_ok(const unsigned char *s) {
+  while (*s) {
+    int n = *s < 0x80 ? 1 : (*s & 0xE0) == 0xC0 && *s >= 0xC2 ? 2 : (*s & 0xF0) == 0xE0 ? 3
+            : (*s & 0xF8) == 0xF0 && *s <= 0xF4 ? 4 : 0;
+    if (!n) return false;
+    for (int k = 1; k < n; k++)
+      if ((s[k] & 0xC0) != 0x80) return false;
+    s += n;
+  }
+  return true;
+}
+
+/* A device label with invalid UTF-8, quotes, a newline and 600 bytes:
+ * both metrics formats stay valid UTF-8, quote it escaped, and every
+ * Prometheus series carries the same whole label. */
+static void test_hostile_label_in_metrics(void) {
+  char label[700] = "bad \xff\xfe \"quoted\" \\ back\nslash ";
+  while (strlen(label) < 600) strcat(label, "long-label-");
+  ul_env *env;
+  ul_device *dev;
+  ASSERT_OK(ul_env_create(NULL, &env));
+  ASSERT_OK(ul_device_create(env, &(ul_device_desc){.label = label}, &dev));
+  char *prom = NULL, *json = NULL;
+  ASSERT_OK(ul_metrics(&dev, 1, UL_METRICS_PROMETHEUS, &prom));
+  ASSERT_OK(ul_metrics(&dev, 1, UL_METRICS_JSON, &json));
+  EXPECT_TRUE(utf8_ok((const unsigned char *)prom));
+  EXPECT_TRUE(utf8_ok((const unsigned char *)json));
+  EXPECT_TRUE(strstr(json, "\\ufffd") != NULL);
+  EXPECT_TRUE(strstr(json, "\\\"quoted\\\"") != NULL);
+  /* Every device="..." value in the exposition is the same, and whole. */
+  const char *first = NULL;
+  size_t first_len = 0, series = 0;
+  for (const char *p = strstr(prom, "device=\""); p; p = strstr(p + 1, "device=\"")) {
+    const char *v = p + 8, *e = v;
+    while (*e && !(*e == '"' && e[-1] != '\\')) e++;
+    if (!first) first = v, first_len = (size_t)(e - v);
+    else EXPECT_TRUE((size_t)(e - v) == first_len && !memcmp(v, first, first_len));
+    series++;
+  }
+  EXPECT_TRUE(series > 5);
+  EXPECT_TRUE(first_len > 600);
+  EXPECT_TRUE(strchr(prom, '\xff') == NULL);
+  ul_free(prom);
+  ul_free(json);
+  EXPECT_EQ(ul_device_destroy(dev), UL_OK);
+  EXPECT_EQ(ul_env_destroy(env), UL_OK);
+}
+
 int main(void) {
   ul_test_watchdog(300);
   RUN_TEST(test_pending_read_at_destroy);
   RUN_TEST(test_lists_webgpu_rejects_are_refused);
+  RUN_TEST(test_hostile_label_in_metrics);
   TEST_MAIN_END();
 }

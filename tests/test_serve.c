@@ -325,7 +325,18 @@ static int run_cli(const char *const *args) { return run_cli_err(args, NULL, 0);
 
 static void test_usage_errors(void) {
   EXPECT_EQ(run_cli((const char *const[]){"serve", "--help", NULL}), 0);
-  EXPECT_EQ(run_cli((const char *const[]){"serve", NULL}), 2);
+  /* Addresses a server cannot own, and labels that would break a format. */
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "224.0.0.1:8080", NULL}), 2);
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "255.255.255.255:8080", NULL}), 2);
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "[ff02::1]:8080", NULL}), 2);
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "127.0.0.1:0", "--label", "bad\xff", NULL}), 2);
+  EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "127.0.0.1:0", "--label", "two\nlines", NULL}), 2);
+  /* The wildcard is served, with a warning on stderr. */
+  char err[4096];
+  EXPECT_EQ(run_cli_err((const char *const[]){"serve", "--listen", "0.0.0.0:0", "--duration", "0.2", NULL}, err,
+                        sizeof err),
+            0);
+  EXPECT_TRUE(strstr(err, "every interface") != NULL);
   EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "localhost:8080", NULL}), 2);
   EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "127.0.0.1:65536", NULL}), 2);
   EXPECT_EQ(run_cli((const char *const[]){"serve", "--listen", "127.0.0.1:", NULL}), 2);
@@ -447,6 +458,65 @@ out:
   if (s.err_path[0]) unlink(s.err_path);
 }
 
+/* Slow clients (slowloris) on loopback: N connections that each send a
+ * request one byte at a time, every 500 ms, and never finish it. /healthz,
+ * asked on a new connection meanwhile, answers within 1 s every time. */
+static void slowloris(int clients) {
+  server s;
+  bool started = server_start(&s, (const char *const[]){"--listen", "127.0.0.1:0", "--duration", "40",
+                                                        "--interval-ms", "50", NULL},
+                              30);
+  int *fd = calloc((size_t)clients, sizeof *fd);
+  http_reply r = {0};
+  if (!started || !fd) {
+    UL__FAIL_AT("the server did not start");
+    goto out;
+  }
+  if (!http_poll(s.port, "/healthz", 200, 15, &r)) {
+    UL__FAIL_AT("/healthz never answered 200 before the slow clients came");
+    goto out;
+  }
+  int open_fds = 0;
+  for (int i = 0; i < clients; i++) {
+    fd[i] = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s.port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd[i] >= 0 && connect(fd[i], (struct sockaddr *)&a, sizeof a) == 0) open_fds++;
+  }
+  printf("# %d slow clients connected\n", open_fds);
+  EXPECT_EQ(open_fds, clients);
+  static const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaa";
+  double worst = 0;
+  int probes = 0, answered = 0;
+  for (size_t k = 0; k < 16; k++) {
+    for (int i = 0; i < clients; i++)
+      if (fd[i] >= 0) (void)!send(fd[i], req + (k % (sizeof req - 1)), 1, MSG_NOSIGNAL);
+    double t0 = now_s();
+    http_reply_free(&r);
+    bool ok = http_get(s.port, "/healthz", &r);
+    double dt = now_s() - t0;
+    probes++;
+    if (ok && r.status == 200) answered++;
+    if (dt > worst) worst = dt;
+    sleep_ms(500);
+  }
+  printf("# %d clients: %d of %d probes answered 200, slowest %.3f s\n", clients, answered, probes, worst);
+  EXPECT_EQ(answered, probes);
+  EXPECT_TRUE(worst < 1.0);
+  for (int i = 0; i < clients; i++)
+    if (fd[i] >= 0) close(fd[i]);
+  if (!server_stop(&s, SIGTERM, 20)) UL__FAIL_AT("the server did not stop within 20 s of SIGTERM");
+  else expect_clean_exit(&s);
+out:
+  free(fd);
+  http_reply_free(&r);
+  if (started || s.pid > 0) server_stop(&s, SIGKILL, 5);
+  if (s.err_path[0]) unlink(s.err_path);
+}
+
+static void test_slowloris_64(void) { slowloris(64); }
+static void test_slowloris_256(void) { slowloris(256); }
+
 /* --duration: the server stops by itself and exits 0. */
 static void test_duration(void) {
   char err[4096];
@@ -457,7 +527,7 @@ static void test_duration(void) {
 }
 
 int main(void) {
-  ul_test_watchdog(150);
+  ul_test_watchdog(240);
   signal(SIGPIPE, SIG_IGN);
   if (access(CLI, X_OK) != 0) {
     printf("FAIL: %s is missing\n", CLI);
@@ -474,5 +544,7 @@ int main(void) {
   RUN_TEST(test_duration);
   RUN_TEST(test_clean_run);
   RUN_TEST(test_broken_device);
+  RUN_TEST(test_slowloris_64);
+  RUN_TEST(test_slowloris_256);
   TEST_MAIN_END();
 }

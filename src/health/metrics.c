@@ -95,19 +95,12 @@ static ul_status ul__metrics_check(const ul__metrics_device *devs, size_t n, cha
 
 /* ---- Prometheus ----------------------------------------------------------------- */
 
-/* Label values escape backslash, double quote and newline. */
+static void sb_put(void *ctx, const char *p, size_t n) { ul__sb_put(ctx, p, n); }
+
+/* Label values: valid UTF-8 with backslash, double quote and newline escaped. */
 static void ul__prom_label_value(ul__sb *b, const char *v) {
   ul__sb_put(b, "\"", 1);
-  for (const char *p = v; *p; p++) {
-    if (*p == '\\')
-      ul__sb_puts(b, "\\\\");
-    else if (*p == '"')
-      ul__sb_puts(b, "\\\"");
-    else if (*p == '\n')
-      ul__sb_puts(b, "\\n");
-    else
-      ul__sb_put(b, p, 1);
-  }
+  ul__escape(v, UL__ESCAPE_PROM, sb_put, b);
   ul__sb_put(b, "\"", 1);
 }
 
@@ -256,18 +249,7 @@ ul_status ul__metrics_prometheus(const ul__metrics_device *devs, size_t n, char 
 
 static void ul__json_str(ul__sb *b, const char *s) {
   ul__sb_put(b, "\"", 1);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      char e[2] = {'\\', (char)*p};
-      ul__sb_put(b, e, 2);
-    } else if (*p == '\n') {
-      ul__sb_puts(b, "\\n");
-    } else if (*p < 0x20) {
-      ul__sb_printf(b, "\\u%04x", *p);
-    } else {
-      ul__sb_put(b, (const char *)p, 1);
-    }
-  }
+  ul__escape(s, UL__ESCAPE_JSON, sb_put, b);
   ul__sb_put(b, "\"", 1);
 }
 

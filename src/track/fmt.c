@@ -75,66 +75,10 @@ void ul__track_sb_free(ul__track_sb *sb) {
   sb->len = sb->cap = 0;
 }
 
-/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs, no
- * surrogates, nothing above U+10FFFF), or 0 when s starts an invalid one.
- * s is NUL-terminated, and NUL is never a continuation byte. */
-static size_t utf8_len(const unsigned char *s) {
-  unsigned c = s[0];
-#define CONT(b) ((b) >= 0x80 && (b) <= 0xBF)
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return CONT(s[1]) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-    return s[1] >= lo && s[1] <= hi && CONT(s[2]) ? 3 : 0;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-    return s[1] >= lo && s[1] <= hi && CONT(s[2]) && CONT(s[3]) ? 4 : 0;
-  }
-  return 0;
-#undef CONT
-}
+static void sb_put(void *ctx, const char *p, size_t n) { ul__track_sb_putn(ctx, p, n); }
 
 static void escape(ul__track_sb *sb, const char *str, bool json) {
-  const unsigned char *s = (const unsigned char *)str;
-  while (*s) {
-    /* Copy the longest run that needs no escape in one go. */
-    const unsigned char *run = s;
-    size_t n;
-    while (*s >= 0x20 && *s != '"' && *s != '\\' && *s != 0x7f &&
-           (n = utf8_len(s)) != 0 &&
-           !(n == 3 && s[0] == 0xE2 && s[1] == 0x80 && (s[2] == 0xA8 || s[2] == 0xA9)))
-      s += n;
-    if (s > run) ul__track_sb_putn(sb, (const char *)run, (size_t)(s - run));
-    if (!*s) break;
-    unsigned c = *s;
-    switch (c) {
-    case '"': ul__track_sb_puts(sb, "\\\""); s++; continue;
-    case '\\': ul__track_sb_puts(sb, "\\\\"); s++; continue;
-    case '\n': ul__track_sb_puts(sb, "\\n"); s++; continue;
-    case '\r': ul__track_sb_puts(sb, "\\r"); s++; continue;
-    case '\t': ul__track_sb_puts(sb, "\\t"); s++; continue;
-    case '\b': ul__track_sb_puts(sb, "\\b"); s++; continue;
-    case '\f': ul__track_sb_puts(sb, "\\f"); s++; continue;
-    default: break;
-    }
-    if (c < 0x20 || c == 0x7f) {
-      ul__track_sb_printf(sb, "\\u%04x", c);
-      s++;
-    } else if (c == 0xE2 && utf8_len(s) == 3) {
-      /* U+2028 and U+2029: valid JSON, but they end lines in JavaScript. */
-      ul__track_sb_printf(sb, "\\u%04x", s[2] == 0xA8 ? 0x2028u : 0x2029u);
-      s += 3;
-    } else {
-      /* An invalid byte: the replacement character in JSON, the byte's value
-       * in text, so that nothing invalid reaches the output. */
-      if (json)
-        ul__track_sb_puts(sb, "\\ufffd");
-      else
-        ul__track_sb_printf(sb, "\\x%02x", c);
-      s++;
-    }
-  }
+  ul__escape(str, json ? UL__ESCAPE_JSON : UL__ESCAPE_TEXT, sb_put, sb);
 }
 
 void ul__track_sb_json_str(ul__track_sb *sb, const char *s) {

@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -32,7 +33,7 @@
 
 static void serve_usage(FILE *f) {
   fprintf(f,
-          "usage: unlost serve --listen HOST:PORT [--workload NAME] [--chaos SPEC]\n"
+          "usage: unlost serve [--listen HOST:PORT] [--workload NAME] [--chaos SPEC]\n"
           "                    [--duration SECONDS] [--interval-ms MS] [--label NAME]\n"
           "                    [--fail-fast] [--open-wait-ms MS] [--consecutive-losses N]\n"
           "\n"
@@ -48,10 +49,14 @@ static void serve_usage(FILE *f) {
           "                     workload run has succeeded at least once; else 503\n"
           "Any other path answers 404, any method but GET and HEAD 405.\n"
           "\n"
-          "  --listen HOST:PORT   address to listen on (required). HOST is an IP\n"
-          "                       literal: 127.0.0.1, 0.0.0.0, [::1], [::]. PORT is\n"
-          "                       1..65535, or 0 for a free port. Prints\n"
+          "  --listen HOST:PORT   address to listen on (default: 127.0.0.1:9464, this\n"
+          "                       host only). HOST is an IP literal: 127.0.0.1, [::1],\n"
+          "                       or 0.0.0.0 / [::] for every interface (with a warning:\n"
+          "                       other hosts can then reach it); multicast and\n"
+          "                       broadcast addresses are refused. PORT is 1..65535,\n"
+          "                       or 0 for a free port. Prints\n"
           "                       \"listening on http://HOST:PORT\" once listening.\n"
+          "  --label NAME         printable UTF-8, at most 128 bytes\n"
           "  --workload NAME      built-in workload (default: basic)\n"
           "  --chaos SPEC         fault schedule, e.g. loss-every=50 or\n"
           "                       loss-rate=0.2,seed=3 (default: $UNLOST_CHAOS, else none)\n"
@@ -88,6 +93,7 @@ typedef struct listen_addr {
   struct sockaddr_in6 v6;
   char host[INET6_ADDRSTRLEN + 2];
   unsigned port;
+  bool wildcard; /* 0.0.0.0 or [::]: every interface */
 } listen_addr;
 
 /* HOST:PORT with HOST an IPv4 literal or a bracketed IPv6 literal. Writes
@@ -151,7 +157,38 @@ static bool parse_listen(const char *s, listen_addr *a, char *why, size_t cap) {
       return false;
     }
   }
+  /* Addresses a server cannot own; the wildcard is allowed, with a word. */
+  if (a->family == AF_INET) {
+    uint32_t v = ntohl(a->v4.sin_addr.s_addr);
+    if ((v >> 28) == 0xE || v == 0xFFFFFFFFu) {
+      snprintf(why, cap, "HOST '%s' is a %s address: serve on a local unicast one", host,
+               v == 0xFFFFFFFFu ? "broadcast" : "multicast");
+      return false;
+    }
+    a->wildcard = v == 0;
+  } else {
+    if (a->v6.sin6_addr.s6_addr[0] == 0xFF) {
+      snprintf(why, cap, "HOST '%s' is a multicast address: serve on a local unicast one", host);
+      return false;
+    }
+    static const uint8_t any[16] = {0};
+    a->wildcard = !memcmp(a->v6.sin6_addr.s6_addr, any, 16);
+  }
   snprintf(a->host, sizeof a->host, "%s", host);
+  return true;
+}
+
+/* A label for metrics: printable UTF-8 (no control characters), 1..128 bytes. */
+static bool label_ok(const char *s) {
+  size_t n = strlen(s);
+  if (n == 0 || n > 128) return false;
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int k = *p < 0x80 ? 1 : (*p >= 0xC2 && *p <= 0xDF) ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p >= 0xF0 && *p <= 0xF4) ? 4 : 0;
+    if (!k || (k == 1 && (*p < 0x20 || *p == 0x7f))) return false;
+    for (int j = 1; j < k; j++)
+      if ((p[j] & 0xC0) != 0x80) return false;
+    p += k;
+  }
   return true;
 }
 
@@ -381,9 +418,9 @@ int cmd_serve(int argc, char **argv) {
     }
     i++;
   }
-  if (!listen) {
-    fprintf(stderr, "unlost serve: --listen HOST:PORT is required\n");
-    serve_usage(stderr);
+  if (!listen) listen = "127.0.0.1:9464"; /* this host only, unless told otherwise */
+  if (!label_ok(label)) {
+    fprintf(stderr, "unlost serve: --label must be printable UTF-8 of 1 to 128 bytes\n");
     return 2;
   }
   listen_addr addr;
@@ -392,6 +429,9 @@ int cmd_serve(int argc, char **argv) {
     fprintf(stderr, "unlost serve: bad --listen '%s': %s\n", listen, why);
     return 2;
   }
+  if (addr.wildcard)
+    fprintf(stderr, "unlost serve: warning: listening on every interface (%s): other hosts can reach "
+                    "/metrics and /healthz; use 127.0.0.1 or [::1] to keep it on this host\n", listen);
   workload_fn fn = workload_find(workload);
   if (!fn) {
     fprintf(stderr, "unlost serve: unknown workload '%s' (known: %s)\n", workload, workload_names);
@@ -454,6 +494,21 @@ int cmd_serve(int argc, char **argv) {
   st.fn = fn;
   st.interval_ms = (unsigned)interval_ms;
 
+  /* Slow clients must not take the health endpoints off the air: the
+   * poll threads (epoll) serve many connections each, an idle connection
+   * is closed after 5 s, and the connection budget is what the descriptor
+   * limit allows (raised to its hard limit), up to 4096. */
+  struct rlimit nofile;
+  unsigned int conn_limit = 64;
+  if (getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+    rlim_t want = nofile.rlim_max == RLIM_INFINITY || nofile.rlim_max > 8192 ? 8192 : nofile.rlim_max;
+    if (nofile.rlim_cur < want) {
+      nofile.rlim_cur = want;
+      setrlimit(RLIMIT_NOFILE, &nofile);
+      getrlimit(RLIMIT_NOFILE, &nofile);
+    }
+    if (nofile.rlim_cur > 128) conn_limit = (unsigned int)(nofile.rlim_cur - 64 < 4096 ? nofile.rlim_cur - 64 : 4096);
+  }
   unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
   if (addr.family == AF_INET6) flags |= MHD_USE_IPv6;
   const struct sockaddr *sa =
@@ -462,8 +517,8 @@ int cmd_serve(int argc, char **argv) {
                        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
                        MHD_OPTION_SOCK_ADDR, sa,
                        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)4,
-                       MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
-                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
+                       MHD_OPTION_CONNECTION_LIMIT, conn_limit,
+                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)5,
                        MHD_OPTION_END);
   if (!d) {
     fprintf(stderr, "unlost serve: cannot listen on %s (address in use or not local?)\n", listen);
