@@ -311,6 +311,26 @@ static void test_default_cache_round_trip(void) {
   ASSERT_TRUE(read_all(tp, &got));
   EXPECT_TRUE(got.size == want_t.size && memcmp(got.data, want_t.data, got.size) == 0);
   ul__llm_blob_free(&got);
+  /* Poisoned: the header and size intact, the weights zeroed (and one
+   * byte of the tokenizer changed): regenerated, never reused. */
+  {
+    unsigned char *poison = malloc(want_m.size);
+    ASSERT_TRUE(poison != NULL);
+    memcpy(poison, want_m.data, UL__LLM_HEADER_BYTES);
+    memset(poison + UL__LLM_HEADER_BYTES, 0, want_m.size - UL__LLM_HEADER_BYTES);
+    write_file(mp, poison, want_m.size);
+    memcpy(poison, want_t.data, want_t.size);
+    poison[want_t.size - 1] ^= 0x5a;
+    write_file(tp, poison, want_t.size);
+    free(poison);
+    ASSERT_OK(ul__llm_gen_ensure(dir, UL__LLM_DEFAULT_SEED, mp, tp, sizeof mp));
+    ASSERT_TRUE(read_all(mp, &got));
+    EXPECT_TRUE(got.size == want_m.size && memcmp(got.data, want_m.data, got.size) == 0);
+    ul__llm_blob_free(&got);
+    ASSERT_TRUE(read_all(tp, &got));
+    EXPECT_TRUE(got.size == want_t.size && memcmp(got.data, want_t.data, got.size) == 0);
+    ul__llm_blob_free(&got);
+  }
   ul__llm_blob_free(&want_m);
   ul__llm_blob_free(&want_t);
   unlink(mp);

@@ -4,6 +4,8 @@
 #include "llm/tokenizer.h"
 #include "ul_test.h"
 
+#include <time.h>
+
 /* Serialises a vocabulary: pieces[i] with scores[i]. */
 static unsigned char *make_tok(const char *const *pieces, const float *scores, int n,
                                int32_t max_len, size_t *size) {
@@ -282,6 +284,86 @@ static void test_tiny_vocab(void) {
   ul__llm_tokenizer_free(t);
 }
 
+/* The merge rule written plainly (llama2.c's loop: rescan every pair, take
+ * the highest score, the leftmost on ties), as the reference for the
+ * library's heap. Starts from the library's own pieces before merging:
+ * encode with a vocabulary of single characters gives them. */
+static size_t reference_merge(const ul__llm_tokenizer *t, int32_t *tok, size_t first, size_t n) {
+  char buf[512];
+  for (;;) {
+    float best = 0;
+    int32_t best_id = -1;
+    size_t at = 0;
+    for (size_t i = first; i + 1 < n; i++) {
+      size_t la = (size_t)t->piece_len[tok[i]], lb = (size_t)t->piece_len[tok[i + 1]];
+      if (la + lb > (size_t)t->max_token_length || la + lb > sizeof buf) continue;
+      memcpy(buf, t->piece[tok[i]], la);
+      memcpy(buf + la, t->piece[tok[i + 1]], lb);
+      int32_t id = ul__llm_tokenizer_find(t, buf, la + lb);
+      if (id >= 0 && (best_id < 0 || t->score[id] > best)) {
+        best = t->score[id];
+        best_id = id;
+        at = i;
+      }
+    }
+    if (best_id < 0) return n;
+    tok[at] = best_id;
+    memmove(tok + at + 1, tok + at + 2, (n - at - 2) * sizeof *tok);
+    n--;
+  }
+}
+
+/* The library's merges equal the plain rule's on random texts, and a long
+ * prompt encodes in near-linear time (64 KiB took 138 s with the rescan). */
+static void test_merges_match_the_plain_rule(void) {
+  ul__llm_tokenizer *t = default_tok();
+  ASSERT_TRUE(t != NULL);
+  uint64_t rng = 7;
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz       .,eeeettaaoonnss\n";
+  for (int round = 0; round < 60; round++) {
+    size_t len = 1 + (size_t)(round * 37 % 700);
+    char *text = malloc(len + 1);
+    for (size_t i = 0; i < len; i++) {
+      rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+      text[i] = alphabet[(rng >> 33) % (sizeof alphabet - 1)];
+    }
+    text[len] = '\0';
+    int32_t *got = malloc((len + 3) * sizeof *got), *want = malloc((len + 3) * sizeof *want);
+    size_t ng = 0;
+    ASSERT_OK(ul__llm_tokenizer_encode(t, text, len, true, false, got, len + 3, &ng));
+    /* The unmerged pieces: BOS, the leading space, one per character. */
+    size_t nw = 0;
+    want[nw++] = UL__LLM_TOKEN_BOS;
+    want[nw++] = ul__llm_tokenizer_find(t, " ", 1);
+    for (size_t i = 0; i < len; i++) {
+      int32_t id = ul__llm_tokenizer_find(t, text + i, 1);
+      want[nw++] = id >= 0 ? id : UL__LLM_TOKEN_BYTE0 + (unsigned char)text[i];
+    }
+    nw = reference_merge(t, want, 1, nw);
+    ASSERT_EQ(ng, nw);
+    ASSERT_EQ(memcmp(got, want, ng * sizeof *got), 0);
+    free(text);
+    free(got);
+    free(want);
+  }
+  size_t big = 64 * 1024;
+  char *text = malloc(big + 1);
+  for (size_t i = 0; i < big; i++) text[i] = alphabet[(i * 7919 + i / 13) % (sizeof alphabet - 1)];
+  text[big] = '\0';
+  int32_t *tok = malloc((big + 3) * sizeof *tok);
+  size_t n = 0;
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  ASSERT_OK(ul__llm_tokenizer_encode(t, text, big, true, false, tok, big + 3, &n));
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+  printf("  64 KiB prompt: %zu tokens in %.3f s\n", n, s);
+  EXPECT_TRUE(s < 10.0); /* a bound against quadratic time, not a benchmark */
+  free(text);
+  free(tok);
+  ul__llm_tokenizer_free(t);
+}
+
 int main(void) {
   ul_test_watchdog(60);
   RUN_TEST(test_merge_order);
@@ -289,6 +371,7 @@ int main(void) {
   RUN_TEST(test_hostile_fields);
   RUN_TEST(test_default_vocabulary);
   RUN_TEST(test_round_trips);
+  RUN_TEST(test_merges_match_the_plain_rule);
   RUN_TEST(test_decode);
   RUN_TEST(test_tiny_vocab);
   TEST_MAIN_END();

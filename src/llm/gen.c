@@ -435,17 +435,23 @@ ul_status ul__llm_write_file_atomic(const char *path, const void *data, size_t s
   return UL_OK;
 }
 
-/* True when `path` is `want.size` bytes long and starts with want's first
- * `header` bytes. */
-static bool file_matches(const char *path, const ul__llm_blob *want, size_t header) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+/* True when `path` holds exactly `want`, every byte: a cache whose header
+ * and size are intact but whose contents were damaged or tampered with is
+ * regenerated, never reused. (The generator builds `want` anyway, so the
+ * comparison is the check: no separate checksum to keep in step.) */
+static bool file_matches(const char *path, const ul__llm_blob *want) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
   struct stat st;
-  unsigned char buf[64];
-  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-            (uint64_t)st.st_size == (uint64_t)want->size && header <= sizeof buf &&
-            header <= want->size && read(fd, buf, header) == (ssize_t)header &&
-            memcmp(buf, want->data, header) == 0;
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == (uint64_t)want->size;
+  unsigned char buf[65536];
+  for (size_t off = 0; ok && off < want->size;) {
+    size_t n = want->size - off < sizeof buf ? want->size - off : sizeof buf;
+    ssize_t r = pread(fd, buf, n, (off_t)off);
+    if (r < 0 && errno == EINTR) continue;
+    ok = r == (ssize_t)n && memcmp(buf, want->data + off, n) == 0;
+    off += n;
+  }
   close(fd);
   return ok;
 }
@@ -471,9 +477,9 @@ ul_status ul__llm_gen_ensure(const char *dir, uint64_t seed, char *model_path,
 
   ul__llm_blob model = {0}, tok = {0};
   if ((s = ul__llm_gen_build(seed, &model, &tok))) return s;
-  if (!file_matches(model_path, &model, UL__LLM_HEADER_BYTES))
+  if (!file_matches(model_path, &model))
     s = ul__llm_write_file_atomic(model_path, model.data, model.size);
-  if (!s && !file_matches(tokenizer_path, &tok, 4))
+  if (!s && !file_matches(tokenizer_path, &tok))
     s = ul__llm_write_file_atomic(tokenizer_path, tok.data, tok.size);
   ul__llm_blob_free(&model);
   ul__llm_blob_free(&tok);

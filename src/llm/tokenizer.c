@@ -237,6 +237,55 @@ static size_t utf8_len(unsigned char c) {
   return 1;
 }
 
+/* A candidate merge: pieces a (at node `left`) and b (its neighbour) make
+ * token id of this score. */
+typedef struct merge_cand {
+  float score;
+  size_t left;
+  int32_t a, b, id;
+} merge_cand;
+
+/* Heap order: the higher score first; among equal scores the leftmost. */
+static bool cand_before(const merge_cand *x, const merge_cand *y) {
+  return x->score > y->score || (x->score == y->score && x->left < y->left);
+}
+
+static void heap_push(merge_cand *h, size_t *n, merge_cand c) {
+  size_t i = (*n)++;
+  while (i && cand_before(&c, &h[(i - 1) / 2])) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h[i] = c;
+}
+
+static merge_cand heap_pop(merge_cand *h, size_t *n) {
+  merge_cand top = h[0], last = h[--*n];
+  size_t i = 0;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= *n) break;
+    if (c + 1 < *n && cand_before(&h[c + 1], &h[c])) c++;
+    if (!cand_before(&h[c], &last)) break;
+    h[i] = h[c];
+    i = c;
+  }
+  if (*n) h[i] = last;
+  return top;
+}
+
+/* Pushes the pair (left, right) when the two pieces make a token. */
+static void push_pair(const ul__llm_tokenizer *t, char *buf, size_t mlen, const int32_t *tok, size_t left,
+                      size_t right, merge_cand *heap, size_t *hn) {
+  int32_t a = tok[left], b = tok[right];
+  size_t la = (size_t)t->piece_len[a], lb = (size_t)t->piece_len[b];
+  if (la + lb > mlen) return;
+  memcpy(buf, t->piece[a], la);
+  memcpy(buf + la, t->piece[b], lb);
+  int32_t id = ul__llm_tokenizer_find(t, buf, la + lb);
+  if (id >= 0) heap_push(heap, hn, (merge_cand){t->score[id], left, a, b, id});
+}
+
 ul_status ul__llm_tokenizer_encode(const ul__llm_tokenizer *t, const char *text,
                                    size_t len, bool bos, bool eos, int32_t *tokens,
                                    size_t cap, size_t *n_out) {
@@ -273,34 +322,49 @@ ul_status ul__llm_tokenizer_encode(const ul__llm_tokenizer *t, const char *text,
     i += cl;
   }
 
-  /* Merge the best pair until none is a token. A merged piece longer than
+  /* Merge the best pair until none is a token: the pair of highest score,
+   * the leftmost among equals (llama2.c's rule). A heap of candidate pairs
+   * over a linked list of the pieces makes it O(n log n) rather than a
+   * rescan of the whole text per merge; an entry whose pieces changed since
+   * it was pushed is skipped when it comes up. A merged piece longer than
    * max_token_length cannot be a token, so the scratch is bounded. */
   size_t mlen = (size_t)t->max_token_length;
+  size_t m = n - first;
   char *buf = malloc(2 * mlen + 1);
-  if (!buf) return ul__fail(UL_ERR_OUT_OF_MEMORY, "encode: out of memory");
-  for (;;) {
-    float best = 0;
-    int32_t best_id = -1;
-    size_t best_at = 0;
-    for (size_t i = first; i + 1 < n; i++) {
-      int32_t a = tokens[i], b = tokens[i + 1];
-      size_t la = (size_t)t->piece_len[a], lb = (size_t)t->piece_len[b];
-      if (la + lb > mlen) continue;
-      memcpy(buf, t->piece[a], la);
-      memcpy(buf + la, t->piece[b], lb);
-      int32_t id = ul__llm_tokenizer_find(t, buf, la + lb);
-      if (id >= 0 && (best_id < 0 || t->score[id] > best)) {
-        best = t->score[id];
-        best_id = id;
-        best_at = i;
-      }
-    }
-    if (best_id < 0) break;
-    tokens[best_at] = best_id;
-    memmove(tokens + best_at + 1, tokens + best_at + 2,
-            (n - best_at - 2) * sizeof *tokens);
-    n--;
+  size_t *next = malloc((m + 1) * sizeof *next), *prev = malloc((m + 1) * sizeof *prev);
+  merge_cand *heap = malloc((3 * m + 1) * sizeof *heap);
+  if (!buf || !next || !prev || !heap) {
+    free(buf);
+    free(next);
+    free(prev);
+    free(heap);
+    return ul__fail(UL_ERR_OUT_OF_MEMORY, "encode: out of memory");
   }
+  int32_t *tok = tokens + first;
+  for (size_t i = 0; i < m; i++) {
+    next[i] = i + 1; /* m: the end */
+    prev[i] = i ? i - 1 : SIZE_MAX;
+  }
+  size_t hn = 0;
+  for (size_t i = 0; i + 1 < m; i++) push_pair(t, buf, mlen, tok, i, i + 1, heap, &hn);
+  while (hn) {
+    merge_cand c = heap_pop(heap, &hn);
+    size_t r = next[c.left];
+    /* Stale: the left piece was merged away or changed, or its neighbour did. */
+    if (tok[c.left] != c.a || r >= m || tok[r] != c.b || prev[r] != c.left) continue;
+    tok[c.left] = c.id;
+    tok[r] = -1;
+    next[c.left] = next[r];
+    if (next[r] < m) prev[next[r]] = c.left;
+    if (prev[c.left] != SIZE_MAX) push_pair(t, buf, mlen, tok, prev[c.left], c.left, heap, &hn);
+    if (next[c.left] < m) push_pair(t, buf, mlen, tok, c.left, next[c.left], heap, &hn);
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < m; i = next[i]) tok[k++] = tok[i];
+  n = first + k;
+  free(next);
+  free(prev);
+  free(heap);
   free(buf);
   if (eos) tokens[n++] = UL__LLM_TOKEN_EOS;
   *n_out = n;
