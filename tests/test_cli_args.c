@@ -4,6 +4,7 @@
 #include "internal.h"
 #include "ul_test.h"
 
+#include "llm/gen.h"
 #include "llm/model.h"
 #include "llm/tokenizer.h"
 
@@ -107,10 +108,41 @@ static void test_special_files_are_refused(void) {
   unlink(fifo);
 }
 
+/* `run` under faults compares its text with a run without them and says
+ * so; a difference is exit 1 (shown with the hidden --tamper-position, which
+ * changes one token of the faulted run); the loss statistics add up. */
+static void test_run_compares_under_faults(void) {
+  char mp[4096], tp[4096];
+  ASSERT_OK(ul__llm_gen_ensure(NULL, UL__LLM_DEFAULT_SEED, mp, tp, sizeof mp));
+  char args[9000], err[8192];
+  snprintf(args, sizeof args, "run --model %s --tokenizer %s --steps 40 --temperature 0 --seed 1 "
+           "--checkpoint-every 1 --chaos loss-every=300", mp, tp);
+  int rc = cli(args, err, sizeof err);
+  printf("  run under loss-every=300 -> %d: %s", rc, strstr(err, "unlost run: 40") ? strstr(err, "unlost run: 40") : err);
+  EXPECT_EQ(rc, 0);
+  EXPECT_TRUE(strstr(err, "equals the run without --chaos") != NULL);
+  const char *st = strstr(err, "device loss");
+  int losses = -1, recovered = -2;
+  if (st) {
+    while (st > err && st[-1] != ' ') st--;
+    while (st > err && st[-1] == ' ') st--;
+    while (st > err && st[-1] != ' ') st--;
+    sscanf(st, "%d device loss%*[es], %d recovered", &losses, &recovered);
+  }
+  EXPECT_TRUE(losses >= 1);
+  EXPECT_EQ(losses, recovered);
+  snprintf(args, sizeof args, "run --model %s --tokenizer %s --steps 40 --temperature 0 --seed 1 "
+           "--checkpoint-every 1 --chaos loss-every=300 --tamper-position 5", mp, tp);
+  rc = cli(args, err, sizeof err);
+  EXPECT_EQ(rc, 1);
+  EXPECT_TRUE(strstr(err, "differs from the run without it from position 5") != NULL);
+}
+
 int main(void) {
   ul_test_watchdog(600);
   RUN_TEST(test_numbers_are_strict);
   RUN_TEST(test_fault_specs_are_strict);
   RUN_TEST(test_special_files_are_refused);
+  RUN_TEST(test_run_compares_under_faults);
   TEST_MAIN_END();
 }

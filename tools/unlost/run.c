@@ -47,17 +47,28 @@ static double run_now_s(void) {
 }
 
 typedef struct run_events {
-  int lost, recovered;
+  int lost, recovered, moves;
+  bool loss_open; /* a LOST not yet followed by its recovery */
   double recovery_ms_total;
 } run_events;
 
 static void run_listener(ul_device *d, const ul_event *e, void *user) {
   (void)d;
   run_events *ev = user;
-  if (e->kind == UL_EVENT_LOST) ev->lost++;
+  if (e->kind == UL_EVENT_LOST) {
+    ev->lost++;
+    ev->loss_open = true;
+  }
   if (e->kind == UL_EVENT_RECOVERED || e->kind == UL_EVENT_FALLBACK) {
-    ev->recovered++;
-    ev->recovery_ms_total += e->since_loss_ms;
+    /* After a loss: its recovery. Otherwise the health monitor moved the
+     * work between adapters (no loss to recover from). */
+    if (ev->loss_open) {
+      ev->recovered++;
+      ev->recovery_ms_total += e->since_loss_ms;
+      ev->loss_open = false;
+    } else {
+      ev->moves++;
+    }
   }
   if (e->kind == UL_EVENT_FAILED) fprintf(stderr, "\nunlost run: recovery failed: %s\n", e->message);
 }
@@ -68,12 +79,89 @@ static void print_piece(const char *p, size_t n) {
   fflush(stdout);
 }
 
+typedef struct run_args {
+  const ul__llm_model *model;
+  const ul__llm_tokenizer *tok;
+  const int32_t *ptoks;
+  size_t np;
+  long steps;
+  double temperature, topp;
+  uint64_t seed;
+  ul__llm_kv_policy kv;
+  long ckpt;
+} run_args;
+
+#define RUN_TRY(call, w)                                                      \
+  do {                                                                        \
+    *what = (w);                                                              \
+    if ((s = (call)) != UL_OK) goto done;                                     \
+  } while (0)
+
+/* One generation on a device of its own, with the fault schedule `chaos`
+ * (NULL: $UNLOST_CHAOS): the tokens of every position into out (*n of
+ * them), streamed to stdout when `print`. */
+static ul_status generate(const run_args *a, const char *chaos, bool print, int32_t *out, long *n,
+                          int *sampled, double *elapsed, run_events *ev, const char **what) {
+  ul_status s = UL_OK;
+  ul__llm_sampler sampler = {0};
+  ul_env *env = NULL;
+  ul_device *dev = NULL;
+  ul__llm_gpu *gpu = NULL;
+  const int32_t V = a->model->cfg.vocab_size;
+  *n = 0;
+  *sampled = 0;
+  RUN_TRY(ul__llm_sampler_init(&sampler, V, (float)a->temperature, (float)a->topp, a->seed), "sampler");
+  RUN_TRY(ul_env_create(&(ul_env_desc){.chaos = chaos}, &env), "load WebGPU"); /* NULL: $UNLOST_CHAOS */
+  ul_device_desc dd = {.label = "run", .listener = run_listener, .listener_user = ev};
+  /* Models larger than the default binding limit (128 MiB) need the adapter's. */
+  dd.required_limits.max_storage_buffer_binding_size = UL_LIMIT_ADAPTER;
+  dd.required_limits.max_buffer_size = UL_LIMIT_ADAPTER;
+  RUN_TRY(ul_device_create(env, &dd, &dev), "create the device");
+  ul__llm_gpu_opts go = {.kv = a->kv, .checkpoint_every = (uint32_t)a->ckpt};
+  RUN_TRY(ul__llm_gpu_create(dev, a->model, &go, &gpu), "upload the model");
+  double t0 = 0;
+  int32_t token = a->ptoks[0];
+  long pos = 0;
+  for (; pos < a->steps; pos++) {
+    bool in_prompt = pos + 1 < (long)a->np;
+    int32_t next;
+    if (in_prompt) {
+      /* Prompt tokens: nothing to sample, so nothing to wait for. */
+      RUN_TRY(ul__llm_gpu_submit(gpu, token, (int32_t)pos), "run");
+      next = a->ptoks[pos + 1];
+    } else {
+      const float *lg;
+      RUN_TRY(ul__llm_gpu_forward(gpu, token, (int32_t)pos, &lg), "run");
+      RUN_TRY(ul__llm_sampler_sample(&sampler, lg, &next), "sample");
+      (*sampled)++;
+    }
+    if (pos == 0) t0 = run_now_s(); /* the first step includes compiles */
+    out[(*n)++] = next;
+    if (next == UL__LLM_TOKEN_BOS || next == UL__LLM_TOKEN_EOS) break;
+    const char *piece;
+    size_t pn;
+    if (print && ul__llm_tokenizer_decode(a->tok, token, next, &piece, &pn) == UL_OK) print_piece(piece, pn);
+    token = next;
+  }
+  if (print) {
+    printf("\n");
+    fflush(stdout);
+  }
+  *elapsed = run_now_s() - t0;
+done:
+  ul__llm_gpu_destroy(gpu);
+  if (dev) ul_device_destroy(dev);
+  if (env) ul_env_destroy(env);
+  ul__llm_sampler_free(&sampler);
+  return s;
+}
+
 int cmd_run(int argc, char **argv) {
   const char *model_path = NULL, *tok_path = NULL, *prompt = "", *chaos = NULL;
   long steps = 0;
   double temperature = 1.0, topp = 0.9;
   uint64_t seed = 0;
-  long ckpt = 32;
+  long ckpt = 32, tamper = -1;
   ul__llm_kv_policy kv = UL__LLM_KV_LOG;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -105,6 +193,12 @@ int cmd_run(int argc, char **argv) {
       if (!cli_f64("run", a, v, 1e-9, 1.0, &topp)) return 2;
     } else if (!strcmp(a, "--seed") && ok) {
       if (!cli_u64("run", a, v, 0, UINT64_MAX, &seed)) return 2;
+    } else if (!strcmp(a, "--tamper-position") && ok) {
+      /* Hidden: the comparison's own test. The faulted run's token at this
+       * position is changed after it was printed, so the check must fail. */
+      uint64_t k;
+      if (!cli_u64("run", a, v, 0, 1000000, &k)) return 2;
+      tamper = (long)k;
     } else if (!strcmp(a, "--kv") && ok) {
       ok = !strcmp(v, "log") || !strcmp(v, "callback");
       kv = !strcmp(v, "callback") ? UL__LLM_KV_CALLBACK : UL__LLM_KV_LOG;
@@ -128,90 +222,77 @@ int cmd_run(int argc, char **argv) {
   int rc = 1;
   ul__llm_model *model = NULL;
   ul__llm_tokenizer *tok = NULL;
-  ul__llm_sampler sampler = {0};
-  ul_env *env = NULL;
-  ul_device *dev = NULL;
-  ul__llm_gpu *gpu = NULL;
-  int32_t *ptoks = NULL;
+  int32_t *ptoks = NULL, *text = NULL, *ref = NULL;
   run_events ev = {0};
   const char *what = "";
   ul_status s = UL_OK;
-
-#define RUN_TRY(call, w)                                                      \
-  do {                                                                        \
-    what = (w);                                                               \
-    if ((s = (call)) != UL_OK) goto done;                                     \
-  } while (0)
-
-  RUN_TRY(ul__llm_model_open(model_path, &model), "open the model");
-  RUN_TRY(ul__llm_tokenizer_open(tok_path, model->cfg.vocab_size, &tok), "open the tokenizer");
-  const int32_t V = model->cfg.vocab_size, S = model->cfg.seq_len;
+  s = ul__llm_model_open(model_path, &model);
+  what = "open the model";
+  if (!s) {
+    s = ul__llm_tokenizer_open(tok_path, model->cfg.vocab_size, &tok);
+    what = "open the tokenizer";
+  }
+  if (s) goto done;
+  const int32_t S = model->cfg.seq_len;
   if (steps == 0 || steps > S) steps = S;
   size_t plen = strlen(prompt), np = 0;
   ptoks = malloc((plen + 3) * sizeof(int32_t));
-  if (!ptoks) {
+  text = malloc((size_t)(steps + 1) * sizeof(int32_t));
+  ref = malloc((size_t)(steps + 1) * sizeof(int32_t));
+  if (!ptoks || !text || !ref) {
     fprintf(stderr, "unlost run: out of memory\n");
     goto done;
   }
-  RUN_TRY(ul__llm_tokenizer_encode(tok, prompt, plen, true, false, ptoks, plen + 3, &np),
-          "encode the prompt");
+  what = "encode the prompt";
+  if ((s = ul__llm_tokenizer_encode(tok, prompt, plen, true, false, ptoks, plen + 3, &np))) goto done;
   if ((long)np >= steps) {
-    fprintf(stderr, "unlost run: the prompt takes %zu tokens; --steps must be larger\n", np);
+    fprintf(stderr, "unlost run: the prompt takes %zu tokens and the model's context is %d positions; "
+                    "--steps (%ld) must be larger than the prompt\n", np, S, steps);
     rc = 2;
     goto done;
   }
-  RUN_TRY(ul__llm_sampler_init(&sampler, V, (float)temperature, (float)topp, seed), "sampler");
-  RUN_TRY(ul_env_create(&(ul_env_desc){.chaos = chaos}, &env), "load WebGPU");
-  ul_device_desc dd = {.label = "run", .listener = run_listener, .listener_user = &ev};
-  /* Models larger than the default binding limit (128 MiB) need the adapter's. */
-  dd.required_limits.max_storage_buffer_binding_size = UL_LIMIT_ADAPTER;
-  dd.required_limits.max_buffer_size = UL_LIMIT_ADAPTER;
-  RUN_TRY(ul_device_create(env, &dd, &dev), "create the device");
-  ul__llm_gpu_opts go = {.kv = kv, .checkpoint_every = (uint32_t)ckpt};
-  RUN_TRY(ul__llm_gpu_create(dev, model, &go, &gpu), "upload the model");
-
-  double t0 = 0;
-  int32_t token = ptoks[0], generated = 0;
-  long pos = 0;
-  for (; pos < steps; pos++) {
-    bool in_prompt = pos + 1 < (long)np;
-    int32_t next;
-    if (in_prompt) {
-      /* Prompt tokens: nothing to sample, so nothing to wait for. */
-      RUN_TRY(ul__llm_gpu_submit(gpu, token, (int32_t)pos), "run");
-      next = ptoks[pos + 1];
-    } else {
-      const float *lg;
-      RUN_TRY(ul__llm_gpu_forward(gpu, token, (int32_t)pos, &lg), "run");
-      RUN_TRY(ul__llm_sampler_sample(&sampler, lg, &next), "sample");
-      generated++;
-    }
-    if (pos == 0) t0 = run_now_s(); /* the first step includes compiles */
-    if (next == UL__LLM_TOKEN_BOS || next == UL__LLM_TOKEN_EOS) break;
-    const char *piece;
-    size_t n;
-    if (ul__llm_tokenizer_decode(tok, token, next, &piece, &n) == UL_OK) print_piece(piece, n);
-    token = next;
-  }
-  printf("\n");
-  fflush(stdout);
-  double el = run_now_s() - t0;
+  run_args ra = {model, tok, ptoks, np, steps, temperature, topp, seed, kv, ckpt};
+  long n = 0;
+  double el = 0;
+  int sampled = 0;
+  if ((s = generate(&ra, chaos, true, text, &n, &sampled, &el, &ev, &what))) goto done;
   fprintf(stderr, "unlost run: %ld positions (%d sampled) in %.2f s: %.1f tok/s; "
-                  "%d device loss%s, %d recovered (%.1f ms rebuilding)\n",
-          pos, generated, el, el > 0 && pos > 1 ? (double)(pos - 1) / el : 0.0, ev.lost,
-          ev.lost == 1 ? "" : "es", ev.recovered, ev.recovery_ms_total);
+                  "%d device loss%s, %d recovered (%.1f ms rebuilding), %d move%s between adapters\n",
+          n, sampled, el, el > 0 && n > 1 ? (double)(n - 1) / el : 0.0, ev.lost, ev.lost == 1 ? "" : "es",
+          ev.recovered, ev.recovery_ms_total, ev.moves, ev.moves == 1 ? "" : "s");
+  if (ev.loss_open) {
+    fprintf(stderr, "unlost run: a device loss was not followed by its recovery\n");
+    goto done;
+  }
+  if (tamper >= 0 && tamper < n) text[tamper] ^= 1;
+  const char *faults = chaos ? chaos : getenv("UNLOST_CHAOS");
+  if (faults && *faults) {
+    /* Under faults, the text must be the one a run without them gives:
+     * the same run again, without the schedule, and token by token. */
+    long rn = 0;
+    run_events rev = {0};
+    if ((s = generate(&ra, "seed=1", false, ref, &rn, &sampled, &el, &rev, &what))) {
+      what = "the reference run without --chaos";
+      goto done;
+    }
+    long k = 0;
+    while (k < n && k < rn && text[k] == ref[k]) k++;
+    if (k != n || n != rn) {
+      fprintf(stderr, "unlost run: the text under --chaos differs from the run without it from position %ld "
+                      "(%ld and %ld positions): a recovery was wrong\n", k, n, rn);
+      goto done;
+    }
+    fprintf(stderr, "unlost run: the text equals the run without --chaos (%ld positions)\n", n);
+  }
   rc = 0;
-  s = UL_OK;
 
 done:
   if (s != UL_OK) {
     fprintf(stderr, "\nunlost run: %s: %s\n", what, ul_last_error());
     rc = 1;
   }
-  ul__llm_gpu_destroy(gpu);
-  if (dev) ul_device_destroy(dev);
-  if (env) ul_env_destroy(env);
-  ul__llm_sampler_free(&sampler);
+  free(ref);
+  free(text);
   free(ptoks);
   ul__llm_tokenizer_free(tok);
   ul__llm_model_close(model);
