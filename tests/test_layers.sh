@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The layer check: every #include "folder/file.h" in src/, tools/ and
+# examples/ against the order in src/LAYERS. An edge that goes up or
+# sideways fails, as does a tools/ or examples/ include of anything but the
+# public header -- unless it is listed in tests/layer_debt.txt, the known
+# violations still to be removed (a listed edge that no longer exists fails
+# too, so the list only shrinks). Then the check tests itself: in a copy of
+# the tree, an added upward include must make it fail.
+#   test_layers.sh SOURCE_DIR [--no-self-test]
+set -u
+root=${1:?usage: test_layers.sh SOURCE_DIR}
+self_test=${2:-}
+
+check() { # check ROOT -> prints violations, returns 1 if any
+  local r=$1 bad=0
+  declare -A rank=()
+  local n=0 line w
+  while IFS= read -r line; do
+    line=${line%%#*}
+    [ -z "${line// /}" ] && continue
+    for w in $line; do rank[$w]=$n; done
+    n=$((n + 1))
+  done < "$r/src/LAYERS"
+  local debt_file="$r/tests/layer_debt.txt" seen=""
+  local edges
+  edges=$(cd "$r" && grep -H -o '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' \
+          $(find src tools examples -name '*.[ch]' 2>/dev/null | sort) 2>/dev/null |
+          sed -E 's/:[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)"/ \1/')
+  while read -r file inc; do
+    [ -z "$file" ] && continue
+    local top=${file%%/*} from to why=""
+    if [ "$top" = src ]; then
+      local rest=${file#src/}
+      if [[ $rest == */* ]]; then from=${rest%%/*}; else from=base; fi
+      if [[ $inc == */* ]]; then to=${inc%%/*}; else
+        # A same-folder include ("track_int.h") or a top-level one.
+        if [ -e "$r/src/$from/$inc" ]; then to=$from; elif [ -e "$r/src/$inc" ]; then to=base; else continue; fi
+      fi
+      [ "$from" = "$to" ] && continue
+      [ -z "${rank[$from]+x}" ] && why="folder src/$from is not in src/LAYERS"
+      [ -z "$why" ] && [ -z "${rank[$to]+x}" ] && why="folder src/$to is not in src/LAYERS"
+      if [ -z "$why" ]; then
+        if [ "${rank[$to]}" -gt "${rank[$from]}" ]; then why="upward: $from includes $to"
+        elif [ "${rank[$to]}" -eq "${rank[$from]}" ]; then why="sideways: $from includes $to"; fi
+      fi
+    else
+      # tools/ and examples/: the public header only (and their own files).
+      [ "$inc" = unlost.h ] && continue
+      [ -e "$r/$(dirname "$file")/$inc" ] && continue
+      if [[ $inc == */* ]] && [ -d "$r/src/${inc%%/*}" ] || [ -e "$r/src/$inc" ]; then
+        why="$top includes src/ ($inc)"
+      else
+        continue
+      fi
+    fi
+    [ -z "$why" ] && continue
+    local key="$file -> $inc"
+    if [ -f "$debt_file" ] && grep -qxF "$key" "$debt_file"; then
+      seen="$seen
+$key"
+      continue
+    fi
+    echo "layer violation: $key ($why)"
+    bad=1
+  done <<< "$edges"
+  if [ -f "$debt_file" ]; then
+    while IFS= read -r line; do
+      [ -z "$line" ] || [[ $line == \#* ]] && continue
+      if ! grep -qxF "$line" <<< "$seen"; then
+        echo "layer debt paid: '$line' no longer exists; remove it from tests/layer_debt.txt"
+        bad=1
+      fi
+    done < "$debt_file"
+  fi
+  return $bad
+}
+
+check "$root"
+rc=$?
+if [ "$rc" -ne 0 ]; then echo "FAIL: the layer check found the violations above"; exit 1; fi
+echo "ok   layers: every include of src/, tools/ and examples/ follows src/LAYERS (with the listed debt)"
+
+if [ "$self_test" != --no-self-test ]; then
+  # The check can fail: an upward include added in a copy must be caught.
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  mkdir -p "$tmp/src" "$tmp/tests"
+  cp -r "$root/src/." "$tmp/src/"
+  cp -r "$root/tools" "$root/examples" "$tmp/" 2>/dev/null
+  cp "$root/tests/layer_debt.txt" "$tmp/tests/" 2>/dev/null
+  echo '#include "recover/recover.h"' >> "$tmp/src/wgpu/procs.c"
+  if check "$tmp" > "$tmp/out"; then
+    echo "FAIL: an upward include (wgpu -> recover) was not caught"; exit 1
+  fi
+  grep -q "upward: wgpu includes recover" "$tmp/out" || { echo "FAIL: the upward include was not named"; cat "$tmp/out"; exit 1; }
+  echo "ok   self-test: an added upward include (src/wgpu/procs.c -> recover) fails the check"
+  cp "$root/src/wgpu/procs.c" "$tmp/src/wgpu/procs.c"
+  echo '#include "health/health.h"' >> "$tmp/src/track/track.c"
+  if check "$tmp" > "$tmp/out"; then echo "FAIL: a sideways include (track -> health) was not caught"; exit 1; fi
+  echo "ok   self-test: an added sideways include (src/track/track.c -> health) fails the check"
+fi
+exit 0
