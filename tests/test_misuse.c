@@ -4,6 +4,8 @@
 #include "internal.h"
 #include "ul_test.h"
 
+#include <math.h>
+
 static const char *add_wgsl =
     "@group(0) @binding(0) var<storage, read_write> v: array<u32>;\n"
     "@compute @workgroup_size(64)\n"
@@ -200,10 +202,49 @@ static void test_hostile_label_in_metrics(void) {
   EXPECT_EQ(ul_env_destroy(env), UL_OK);
 }
 
+/* Enumerations and settings out of range are refused with a message. */
+static void test_bad_formats_and_health_settings(void) {
+  ul_env *env;
+  ul_device *dev;
+  ASSERT_OK(ul_env_create(NULL, &env));
+  ASSERT_OK(ul_device_create(env, &(ul_device_desc){.label = "formats"}, &dev));
+  char *out = (char *)1;
+  ASSERT_STATUS(ul_metrics(&dev, 1, (ul_metrics_format)9, &out), UL_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(out == NULL && strstr(ul_last_error(), "format 9") != NULL);
+  ASSERT_STATUS(ul_device_report(dev, (ul_report_format)9, &out), UL_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(out == NULL && strstr(ul_last_error(), "format 9") != NULL);
+  /* A message says its context once ("write buffer: write buffer: ..." was seen). */
+  ul_buffer b;
+  uint32_t x[8] = {0};
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.label = "small", .size = 16}, &b));
+  ASSERT_STATUS(ul_buffer_write(dev, b, 8, x, 32), UL_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(strstr(ul_last_error(), "write buffer: write buffer") == NULL);
+  ASSERT_STATUS(ul_buffer_read(dev, b, 8, x, 32, 0), UL_ERR_INVALID_ARGUMENT);
+  EXPECT_TRUE(strstr(ul_last_error(), "read buffer: read buffer") == NULL);
+  ASSERT_OK(ul_buffer_destroy(dev, b));
+  EXPECT_EQ(ul_device_destroy(dev), UL_OK);
+  ul_health_config bad[6];
+  memset(bad, 0, sizeof bad);
+  bad[0].on_broken = (ul_broken_policy)7;
+  bad[1].fault_rate_broken = 1.5f;
+  bad[2].fault_rate_broken = NAN;
+  bad[3].window_ms = 5;
+  bad[4].open_wait_ms = 5000, bad[4].open_wait_max_ms = 10;
+  bad[5].submit_deadline_ms = 90000000;
+  for (int i = 0; i < 6; i++) {
+    ul_device *d = (ul_device *)1;
+    ASSERT_STATUS(ul_device_create(env, &(ul_device_desc){.label = "bad", .health = bad[i]}, &d),
+                  UL_ERR_INVALID_ARGUMENT);
+    EXPECT_TRUE(d == NULL && strstr(ul_last_error(), "health") != NULL);
+  }
+  EXPECT_EQ(ul_env_destroy(env), UL_OK);
+}
+
 int main(void) {
   ul_test_watchdog(300);
   RUN_TEST(test_pending_read_at_destroy);
   RUN_TEST(test_lists_webgpu_rejects_are_refused);
   RUN_TEST(test_hostile_label_in_metrics);
+  RUN_TEST(test_bad_formats_and_health_settings);
   TEST_MAIN_END();
 }

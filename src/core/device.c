@@ -618,6 +618,31 @@ ul_status ul__device_move_locked(ul_device *d, bool to_fallback) {
 
 /* ---- public -------------------------------------------------------------------- */
 
+/* The health monitor's settings, each in a range that makes sense (zero
+ * fields take their defaults): a NaN rate or a day-long window is a
+ * mistake, not a configuration. */
+static ul_status validate_health(const ul_health_config *h) {
+  const uint32_t day_ms = 86400000u;
+  if ((unsigned)h->on_broken > UL_BROKEN_FAIL_FAST)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "on_broken %d is not a ul_broken_policy", (int)h->on_broken);
+  if (!(h->fault_rate_broken >= 0.0f && h->fault_rate_broken <= 1.0f))
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "fault_rate_broken %g is not in [0, 1]", (double)h->fault_rate_broken);
+  if (h->window_ms > day_ms || h->slow_ms > day_ms || h->open_wait_ms > day_ms || h->open_wait_max_ms > day_ms ||
+      h->submit_deadline_ms > day_ms)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "a time is longer than a day (window %u, slow %u, open wait %u..%u, "
+                    "submit deadline %u ms)", h->window_ms, h->slow_ms, h->open_wait_ms, h->open_wait_max_ms,
+                    h->submit_deadline_ms);
+  if (h->window_ms && h->window_ms < 10)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "window_ms %u is below 10 (10 buckets of at least 1 ms)", h->window_ms);
+  if (h->open_wait_ms && h->open_wait_max_ms && h->open_wait_max_ms < h->open_wait_ms)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "open_wait_max_ms %u is below open_wait_ms %u", h->open_wait_max_ms,
+                    h->open_wait_ms);
+  if (h->consecutive_losses > 1000000 || h->probes > 1000000 || h->min_calls > 100000000)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "consecutive_losses %u, probes %u or min_calls %u is absurdly large",
+                    h->consecutive_losses, h->probes, h->min_calls);
+  return UL_OK;
+}
+
 ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device **out,
                               const ul_site *site) {
   if (!out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create device: out is NULL");
@@ -630,6 +655,8 @@ ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device
                     (int)desc->power);
   if (desc->recovery.jitter > 1.0f || desc->recovery.jitter != desc->recovery.jitter)
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "create device: recovery.jitter must be at most 1");
+  ul_status hs = validate_health(&desc->health);
+  if (hs) return ul__wrap(hs, "create device: health");
   ul_device *d = calloc(1, sizeof *d);
   if (!d) return ul__fail(UL_ERR_OUT_OF_MEMORY, "create device: out of host memory");
   d->env = env;

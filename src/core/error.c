@@ -67,7 +67,12 @@ ul_status ul__wrap(ul_status s, const char *fmt, ...) {
   if (n < 0) return s;
   size_t clen = strlen(ctx);
   size_t old = strnlen(tls_err.msg, sizeof tls_err.msg);
-  /* "ctx: old", truncating the innermost end when the buffer is full. */
+  /* "ctx: old", truncating the innermost end when the buffer is full; a
+   * message that already starts with this context keeps it once. */
+  if (old > clen + 1 && !memcmp(tls_err.msg, ctx, clen) && tls_err.msg[clen] == ':' && tls_err.msg[clen + 1] == ' ') {
+    tls_err.status = s;
+    return s;
+  }
   if (old == 0) {
     snprintf(tls_err.msg, sizeof tls_err.msg, "%s", ctx);
   } else if (clen + 2 < sizeof tls_err.msg) {

@@ -272,6 +272,8 @@ ul_status ul_device_health(ul_device *d, ul_health_snapshot *out) {
 ul_status ul_metrics(ul_device *const *devs, size_t n, ul_metrics_format fmt, char **out) {
   if (!out || (n && !devs)) return ul__fail(UL_ERR_INVALID_ARGUMENT, "metrics: NULL argument");
   *out = NULL;
+  if ((unsigned)fmt > UL_METRICS_JSON)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "metrics: format %d is not a ul_metrics_format", (int)fmt);
   ul__metrics_device *md = calloc(n ? n : 1, sizeof *md);
   ul__health_snapshot *snaps = calloc(n ? n : 1, sizeof *snaps);
   /* Copies taken under each device's lock: a recovery on another thread

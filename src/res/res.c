@@ -90,6 +90,8 @@ ul_status ul_device_memory_stats(ul_device *d, ul_memory_stats *out) {
 ul_status ul_device_report(ul_device *d, ul_report_format format, char **out) {
   if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "report: NULL argument");
   *out = NULL;
+  if ((unsigned)format > UL_REPORT_JSON)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "report: format %d is not a ul_report_format", (int)format);
   ul__device_lock(d);
   ul_status s = format == UL_REPORT_JSON ? ul__track_report_json(d->res->tracker, out)
                                          : ul__track_report_text(d->res->tracker, out);
