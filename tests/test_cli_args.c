@@ -138,11 +138,41 @@ static void test_run_compares_under_faults(void) {
   EXPECT_TRUE(strstr(err, "differs from the run without it from position 5") != NULL);
 }
 
+/* A model whose layout is valid but far larger than the memory (a 275 GB
+ * sparse file): refused before the upload, with the sizes named, instead
+ * of running until the kernel's OOM killer ends it. */
+static void test_model_larger_than_memory_is_refused(void) {
+  char mp[4096], tp[4096];
+  ASSERT_OK(ul__llm_gen_ensure(NULL, UL__LLM_DEFAULT_SEED, mp, tp, sizeof mp));
+  int32_t header[7] = {2048, 8192, 1024, 16, 16, UL__LLM_GEN_VOCAB, 256};
+  ul__llm_layout lay;
+  ASSERT_OK(ul__llm_layout_compute(header, UINT64_MAX / 4, &lay));
+  char path[128];
+  snprintf(path, sizeof path, "/tmp/unlost-test-huge-%d.bin", (int)getpid());
+  FILE *f = fopen(path, "wb");
+  ASSERT_TRUE(f != NULL);
+  ASSERT_EQ(fwrite(header, 4, 7, f), 7);
+  fclose(f);
+  if (truncate(path, (off_t)lay.total_bytes) != 0) {
+    printf("  skip: no sparse file of %llu bytes here\n", (unsigned long long)lay.total_bytes);
+    unlink(path);
+    return;
+  }
+  char args[9000], err[8192];
+  snprintf(args, sizeof args, "run --model %s --tokenizer %s --steps 4", path, tp);
+  int rc = cli(args, err, sizeof err);
+  printf("  %.1f GB model -> %d: %s", (double)lay.total_bytes / 1e9, rc, err);
+  EXPECT_EQ(rc, 1);
+  EXPECT_TRUE(strstr(err, "GiB available") != NULL);
+  unlink(path);
+}
+
 int main(void) {
   ul_test_watchdog(600);
   RUN_TEST(test_numbers_are_strict);
   RUN_TEST(test_fault_specs_are_strict);
   RUN_TEST(test_special_files_are_refused);
   RUN_TEST(test_run_compares_under_faults);
+  RUN_TEST(test_model_larger_than_memory_is_refused);
   TEST_MAIN_END();
 }

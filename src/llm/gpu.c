@@ -146,6 +146,19 @@ static ul_status bind(ul__llm_gpu *g, int k, const char *label, const ul_bind_en
 
 #define BUF(b, B) {.binding = (b), .buffer = (B)}
 
+/* MemAvailable of /proc/meminfo in bytes; false where it cannot be read. */
+static bool host_available_bytes(uint64_t *out) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return false;
+  char line[256];
+  bool ok = false;
+  unsigned long long kb;
+  while (!ok && fgets(line, sizeof line, f)) ok = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
+  fclose(f);
+  if (ok) *out = (uint64_t)kb * 1024;
+  return ok;
+}
+
 ul_status ul__llm_gpu_create(ul_device *dev, const ul__llm_model *m, const ul__llm_gpu_opts *opts,
                              ul__llm_gpu **out) {
   if (out) *out = NULL;
@@ -183,6 +196,20 @@ ul_status ul__llm_gpu_create(ul_device *dev, const ul__llm_model *m, const ul__l
                     "(create the device with required_limits = UL_LIMIT_ADAPTER)",
                     (unsigned long long)(biggest * 4),
                     (unsigned long long)lim.max_storage_buffer_binding_size);
+  }
+  /* Pre-flight: on the CPU adapter the device's memory is the host's, so a
+   * model larger than the memory available now is refused here, before an
+   * upload that would end in the kernel's OOM killer. (A GPU's own memory
+   * is not visible through WebGPU; its buffers fail at create instead.) */
+  ul_adapter_info ai;
+  uint64_t need = m->layout.total_bytes + 2 * L * g->kv_stride * 4, avail = 0;
+  if (!ul_device_adapter_info(dev, &ai) && ai.type == UL_ADAPTER_CPU && host_available_bytes(&avail) &&
+      need > avail) {
+    free(g);
+    return ul__fail(UL_ERR_OUT_OF_MEMORY,
+                    "llm gpu: the model needs %.2f GiB of device memory (weights and KV cache); the CPU adapter's "
+                    "memory is the host's, which has %.2f GiB available",
+                    (double)need / 1073741824.0, (double)avail / 1073741824.0);
   }
   g->logits = calloc((size_t)V, sizeof(float));
   g->tokens = calloc((size_t)S, sizeof(int32_t));
