@@ -337,7 +337,9 @@ typedef struct ul_health_config {
   /* A submission not finished within this is overdue (a TIMEOUT). 0: 2000 */
   uint32_t submit_deadline_ms;
   /* Declare a device with an overdue submission hung: lose it on purpose
-   * and recover on a new device, as the OS would after a TDR. */
+   * and recover on a new device, as the OS would after a TDR. The overdue
+   * submission is not replayed (it would hang the new device too): what it
+   * may write becomes LOST (its use is UL_ERR_DEVICE_LOST naming it). */
   bool declare_hung;
   uint64_t seed;                /* jitter of the open wait. 0: fixed */
 } ul_health_config;
@@ -378,8 +380,11 @@ UL_API ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc,
 /* Destroys every object still alive (reporting each as a leak with its label
  * and call site), writes the final report to $UNLOST_REPORT when set, and
  * releases the native device. NULL: nothing. Returns UL_ERR_BUSY when objects
- * were still alive (they are released all the same). Must not race with
- * other calls on the same device. */
+ * were still alive (they are released all the same), UL_ERR_TIMEOUT when the
+ * implementation did not release the device within twice the submit
+ * deadline (work that never ends: the device is abandoned to a thread, and
+ * the implementation stays loaded until the process exits). Must not race
+ * with other calls on the same device. */
 UL_API ul_status ul_device_destroy(ul_device *device);
 
 /* The current state; reading it never blocks on recovery. A loss that

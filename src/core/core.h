@@ -29,6 +29,10 @@ struct ul_env {
   bool timed_wait;
   bool allow_null_backend;
   int device_count;      /* under mu */
+  /* Devices whose release did not finish by its deadline (a kernel that
+   * never ends): their threads still run inside the implementation, so it
+   * stays loaded and its instance alive for the rest of the process. */
+  _Atomic unsigned abandoned_devices;
 };
 
 #define UL__MAX_PENDING_EVENTS 16
@@ -86,7 +90,7 @@ struct ul_device {
 
   struct ul__native_ctx *native_ctx; /* callback context of `device` */
   struct ul__res *res;         /* resource registry (src/res) */
-  /* health (src/core/health_link.c) */
+  /* health (src/recover/health.c) */
   struct ul__health *health;   /* NULL when disabled */
   void *recovery_hist;         /* ul__prom_hist of recovery seconds */
   pthread_mutex_t hev_mu;      /* leaf: guards the health events below */
@@ -137,7 +141,7 @@ bool ul__device_loss_pending(ul_device *d);
 void ul__device_note_loss(ul_device *d, const char *message);
 
 /* The leaf lock that guards loss records and callback contexts, for the
- * callbacks of src/core/health_link.c. */
+ * callbacks of src/recover/health.c. */
 void ul__lost_lock(void);
 void ul__lost_unlock(void);
 /* The callback context of the current native device: a reference for a
@@ -152,7 +156,7 @@ ul_device *ul__native_ctx_owner(struct ul__native_ctx *c, uint64_t *epoch);
  * log since, exactly as after a loss (no checkpoint first: that would
  * change what comes back, e.g. of NONE buffers whose writers are logged). */
 ul_status ul__device_move_locked(ul_device *d, bool to_fallback);
-/* Health (src/core/health_link.c). All but the first two under d->mu. */
+/* Health (src/recover/health.c). All but the first two under d->mu. */
 ul_status ul__device_health_init(ul_device *d);
 void ul__device_health_fini(ul_device *d);
 ul_status ul__device_health_gate(ul_device *d);

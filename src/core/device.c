@@ -238,6 +238,87 @@ void ul__device_release_kept(ul_device *d) {
   d->kept_cap = 0;
 }
 
+/* Destroying a device waits for its queue: work that never ends (an
+ * endless loop in a kernel, a hung driver) would block the caller for good.
+ * The release runs on a thread of its own; after the deadline the caller
+ * goes on and the thread is left with the device (its memory is lost to
+ * the process, which is better than a process that never returns). */
+typedef struct release_job {
+  const ul__wgpu *w;
+  WGPUDevice device;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool done, abandoned;
+} release_job;
+
+static void *release_main(void *arg) {
+  release_job *j = arg;
+  j->w->DeviceDestroy(j->device);
+  j->w->DeviceRelease(j->device);
+  pthread_mutex_lock(&j->mu);
+  j->done = true;
+  bool abandoned = j->abandoned;
+  pthread_cond_signal(&j->cv);
+  pthread_mutex_unlock(&j->mu);
+  if (abandoned) { /* the caller has gone: the job is this thread's */
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+    free(j);
+  }
+  return NULL;
+}
+
+static uint64_t release_deadline_ns(const ul_device *d) {
+  uint64_t deadline_ms = d->desc.health.submit_deadline_ms ? d->desc.health.submit_deadline_ms : 2000;
+  return UL__MAX(2 * deadline_ms, 2000) * 1000000ull;
+}
+
+static bool release_device_bounded(ul_device *d, WGPUDevice dev) {
+  release_job *j = calloc(1, sizeof *j);
+  pthread_t t;
+  if (j) {
+    j->w = d->wgpu;
+    j->device = dev;
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&j->cv, &ca);
+    pthread_condattr_destroy(&ca);
+  }
+  if (!j || pthread_create(&t, NULL, release_main, j) != 0) {
+    if (j) {
+      pthread_mutex_destroy(&j->mu);
+      pthread_cond_destroy(&j->cv);
+      free(j);
+    }
+    d->wgpu->DeviceDestroy(dev); /* no thread to spare: as before */
+    d->wgpu->DeviceRelease(dev);
+    return true;
+  }
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  uint64_t ns = (uint64_t)until.tv_nsec + release_deadline_ns(d);
+  until.tv_sec += (time_t)(ns / 1000000000ull);
+  until.tv_nsec = (long)(ns % 1000000000ull);
+  pthread_mutex_lock(&j->mu);
+  while (!j->done && pthread_cond_timedwait(&j->cv, &j->mu, &until) == 0) {
+  }
+  bool done = j->done;
+  if (!done) j->abandoned = true;
+  pthread_mutex_unlock(&j->mu);
+  if (done) {
+    pthread_join(t, NULL);
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+    free(j);
+  } else {
+    pthread_detach(t);
+    atomic_fetch_add(&d->env->abandoned_devices, 1);
+  }
+  return done;
+}
+
 static void native_release(ul_device *d, ul__native *n) {
   const ul__wgpu *w = d->wgpu;
   /* Chaos must not inject into a device being released. */
@@ -252,10 +333,10 @@ static void native_release(ul_device *d, ul__native *n) {
     /* A buffer keeps a mapping made on a lost device: hold the device
      * (its last release would free the mapped memory) until none is kept. */
     if (ul__res_keeps_mappings(d) && keep_device(d, n->device)) n->device = NULL;
-    if (n->device) {
-      w->DeviceDestroy(n->device);
-      w->DeviceRelease(n->device);
-    }
+    if (n->device && !release_device_bounded(d, n->device))
+      ul__log(UL__LOG_WARN, "device '%s': the implementation did not release a device within %.1f s (work that "
+              "never ends, e.g. an endless loop in a kernel); it was abandoned to a background thread", d->label,
+              (double)release_deadline_ns(d) / 1e9);
   }
   if (n->adapter) w->AdapterRelease(n->adapter);
   ctx_unref(n->ctx); /* the ul_device's reference */
@@ -725,8 +806,13 @@ ul_status ul_device_destroy(ul_device *d) {
   ul__native cur;
   native_current(d, &cur);
   if (d->env->chaos) ul__chaos_set_device(d->env->chaos, NULL);
+  unsigned abandoned = atomic_load(&d->env->abandoned_devices);
   native_release(d, &cur);
   ul__device_release_kept(d);
+  if (atomic_load(&d->env->abandoned_devices) != abandoned && !s)
+    s = ul__fail(UL_ERR_TIMEOUT, "destroy device '%s': the implementation did not release it within %.1f s "
+                 "(work that never ends, e.g. an endless loop in a kernel); it was abandoned", d->label,
+                 (double)release_deadline_ns(d) / 1e9);
   d->pending_count = 0;
   ul__device_health_fini(d);
   pthread_mutex_destroy(&d->hev_mu);

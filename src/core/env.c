@@ -70,6 +70,13 @@ ul_status ul_env_destroy(ul_env *env) {
   pthread_mutex_unlock(&env->mu);
   if (n > 0)
     return ul__fail(UL_ERR_BUSY, "destroy env: %d device(s) still alive; destroy them first", n);
+  if (atomic_load(&env->abandoned_devices)) {
+    /* A thread is still inside the implementation with an abandoned
+     * device: unloading it under that thread would crash the process. */
+    ul__log(UL__LOG_WARN, "destroy env: %u device(s) never finished their release (work that never ends); the "
+            "implementation stays loaded until the process exits", atomic_load(&env->abandoned_devices));
+    return UL_OK;
+  }
   if (env->cpu_instance) env->lib.procs.InstanceRelease(env->cpu_instance);
   env->lib.procs.InstanceRelease(env->instance);
   /* Releasing the instance fired every pending callback (cancelled). */

@@ -232,12 +232,30 @@ static ul__obj *entry_target(ul_device *d, const ul_bind_entry *e) {
 
 static bool is_lost(const ul__obj *o) { return o && o->state == UL__OBJ_LOST; }
 
-static void make_lost(ul__obj *o, const char *from) {
+static void make_lost_why(ul__obj *o, const char *why) {
   if (!o || o->state == UL__OBJ_LOST || (o->kind != UL__OBJ_BUFFER && o->kind != UL__OBJ_TEXTURE)) return;
   o->state = UL__OBJ_LOST;
   if (!o->destroyed) /* the program's own are worth a word; objects it destroyed are not */
-    ul__log(UL__LOG_WARN, "%s '%s' is LOST: the replayed work that wrote it read '%s', which was lost",
-          ul__obj_kind_name(o->kind), o->label ? o->label : "", from);
+    ul__log(UL__LOG_WARN, "%s '%s' is LOST: %s", ul__obj_kind_name(o->kind), o->label ? o->label : "", why);
+}
+
+static void make_lost(ul__obj *o, const char *from) {
+  char why[256];
+  snprintf(why, sizeof why, "the replayed work that wrote it read '%s', which was lost", from);
+  make_lost_why(o, why);
+}
+
+void ul__cmd_mark_written_lost(ul_device *d, const ul__op *ops, uint32_t n, const char *why) {
+  for (uint32_t i = 0; i < n; i++) {
+    const ul__op *op = &ops[i];
+    for (uint32_t k = 0; k < op->group_count; k++) {
+      ul__obj *g = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
+      for (uint32_t e = 0; g && e < g->u.bg.desc.entry_count; e++)
+        make_lost_why(entry_target(d, &g->u.bg.desc.entries[e]), why);
+    }
+    if (op->buf_b) make_lost_why(ul__obj_find(d, op->buf_b, UL__OBJ_BUFFER), why);
+    if (op->kind == UL__OP_COPY_BUFFER_TO_TEXTURE) make_lost_why(ul__obj_find(d, op->texture, UL__OBJ_TEXTURE), why);
+  }
 }
 
 uint32_t ul__cmd_drop_lost(ul_device *d, ul__op *ops, uint32_t n) {

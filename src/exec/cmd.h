@@ -58,5 +58,8 @@ ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char
  * LOST too (in op order, so the loss spreads to the ops after it). Returns
  * how many ops stay, moved to the front of `ops`. Under d->mu. */
 uint32_t ul__cmd_drop_lost(ul_device *d, ul__op *ops, uint32_t n);
+/* Makes every buffer and texture the ops may write LOST; `why` names the
+ * cause in the log. Under d->mu. */
+void ul__cmd_mark_written_lost(ul_device *d, const ul__op *ops, uint32_t n, const char *why);
 
 #endif

@@ -130,10 +130,23 @@ ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n) {
   void *copy = ul__malloc(sizeof *ops * n);
   if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
   memcpy(copy, ops, sizeof *ops * n);
-  ul__entry e = {UL__ENTRY_SUBMIT, 0, 0, n, copy};
+  /* offset: the serial the submission will get (it is submitted next). */
+  ul__entry e = {UL__ENTRY_SUBMIT, 0, d->res->submit_serial + 1, n, copy};
   ul_status s = append(l, e, sizeof *ops * n);
   if (s) free(copy);
   return s;
+}
+
+bool ul__oplog_drop_submission(ul_device *d, uint64_t serial, const char *why) {
+  ul__oplog *l = d->res->log;
+  for (uint32_t i = 0; i < l->count; i++) {
+    ul__entry *e = &l->e[i];
+    if (e->kind != UL__ENTRY_SUBMIT || e->offset != serial || e->size == 0) continue;
+    ul__cmd_mark_written_lost(d, e->data, (uint32_t)e->size, why);
+    e->size = 0; /* never replayed */
+    return true;
+  }
+  return false;
 }
 
 static bool op_names(const ul__op *op, uint32_t id) {
@@ -194,6 +207,7 @@ ul_status ul__oplog_replay(ul_device *d) {
     } else {
       WGPUCommandBuffer cb;
       /* Work that read lost contents is left out; what it wrote is LOST. */
+      if (e->size == 0) continue; /* dropped: work declared hung */
       uint32_t n = ul__cmd_drop_lost(d, e->data, (uint32_t)e->size);
       l->e[i].size = n; /* left out of later replays too: those objects stay LOST */
       if (n == 0) continue;

@@ -21,6 +21,10 @@ ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t regio
 ul_status ul__oplog_read(ul_device *d, uint64_t id, bool *logged);
 /* Records a submission (the ops are copied). */
 ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n);
+/* Drops submission `serial` from the log (work that never ended: replaying
+ * it would hang the next device too) and makes what it may write LOST, so
+ * their use says so. False when the log no longer holds it. */
+bool ul__oplog_drop_submission(ul_device *d, uint64_t serial, const char *why);
 /* Whether a replay could need `o` (then its destroy is deferred). */
 bool ul__oplog_names(ul_device *d, ul__obj *o);
 /* Replays the log on the current device, after contents were restored. */

@@ -126,3 +126,17 @@ static ul_status run_restore_callbacks(ul_device *d) {
   return result;
 }
 
+
+ul_status ul__recover_declare_hung(ul_device *d, uint64_t serial, const char *message) {
+  /* The overdue work is not replayed (it would hang the next device as
+   * well): it leaves the log, and what it may write is LOST. */
+  char why[192];
+  snprintf(why, sizeof why, "submission %llu never finished (the device was declared hung); what it wrote is unknown",
+           (unsigned long long)serial);
+  ul__oplog_drop_submission(d, serial, why);
+  /* The loss is recorded here rather than by wgpuDeviceForceLoss, which
+   * waits for the queue that never drains; the hung device is released on
+   * a thread of its own with a deadline (native_release). */
+  ul__device_note_loss(d, message);
+  return ul__device_recover_locked(d);
+}

@@ -29,4 +29,9 @@ ul_status ul__checkpoint_retry(ul_device *d);
  * checkpoint during a recovery (nothing is logged then). */
 ul_status ul__checkpoint_make_room(ul_device *d, uint64_t bytes);
 
+/* A submission that never finished (declare_hung): dropped from the log,
+ * what it may write made LOST, the loss recorded without waiting for the
+ * queue, and recovery onto a new device. */
+ul_status ul__recover_declare_hung(ul_device *d, uint64_t serial, const char *message);
+
 #endif

@@ -4,6 +4,7 @@
  * src/health/; this file is the device's side. */
 #include "core/core.h"
 #include "health/health.h"
+#include "recover/recover.h"
 #include "res/obj.h"
 
 static const double recovery_bounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
@@ -200,8 +201,7 @@ ul_status ul__device_health_gate(ul_device *d) {
       snprintf(msg, sizeof msg, "unlost: submission %llu overdue; the device is declared hung",
                (unsigned long long)overdue[0]);
       ul__log(UL__LOG_WARN, "%s", msg);
-      d->wgpu->DeviceForceLoss(d->device, WGPUDeviceLostReason_Unknown, ul__sv(msg));
-      ul_status s = ul__device_recover_locked(d);
+      ul_status s = ul__recover_declare_hung(d, overdue[0], msg);
       if (s) return s;
     }
   }
