@@ -13,19 +13,10 @@ static void test_every_fault_every_call(void) {
   chaos_check_points("request", 1);
 }
 
-static void test_zoo_every_fault_every_call(void) {
-  chaos_check_workload("zoo", "loss", 1);
-  chaos_check_workload("zoo", "oom", 1);
-  chaos_check_workload("zoo", "validation", 1);
-  chaos_check_workload("zoo", "request", 1);
-}
-
-static void test_zoo_pairs(void) { chaos_check_pairs("--workload zoo --pairs --stride 11 --pair-stride 5", 500); }
-
 static void test_pairs(void) { chaos_check_pairs("--pairs --stride 3 --pair-stride 2", 1000); }
 
 static void test_storms(void) {
-  const char *runs[] = {"--storm 30 --seed 1", "--storm 30 --seed 2 --no-health", "--workload zoo --storm 30 --seed 3"};
+  const char *runs[] = {"--storm 30 --seed 1", "--storm 30 --seed 2 --no-health"};
   for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
     chaos_run r;
     chaos_cli(&r, runs[i]);
@@ -41,8 +32,6 @@ int main(void) {
   ul_test_watchdog(3000);
   RUN_TEST(test_every_fault_every_call);
   RUN_TEST(test_pairs);
-  RUN_TEST(test_zoo_every_fault_every_call);
-  RUN_TEST(test_zoo_pairs);
   RUN_TEST(test_storms);
   TEST_MAIN_END();
 }

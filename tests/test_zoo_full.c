@@ -1,0 +1,35 @@
+// ctest-labels: full
+/* The long form for the zoo workload (every object kind and restore policy,
+ * tools/unlost/zoo.c): every fault kind at every call index, pairs of
+ * losses, and a storm. */
+#include "internal.h"
+#include "ul_test.h"
+#include "chaos_cli.h"
+
+static void test_zoo_every_fault_every_call(void) {
+  chaos_check_workload("zoo", "loss", 1);
+  chaos_check_workload("zoo", "oom", 1);
+  chaos_check_workload("zoo", "validation", 1);
+  chaos_check_workload("zoo", "request", 1);
+}
+
+static void test_zoo_pairs(void) { chaos_check_pairs("--workload zoo --pairs --stride 23 --pair-stride 7", 500); }
+
+static void test_zoo_storm(void) {
+  chaos_run r;
+  chaos_cli(&r, "--workload zoo --storm 30 --seed 3");
+  ASSERT_EQ(chaos_num(&r, "runs_wrong"), 0);
+  ASSERT_EQ(chaos_num(&r, "runs_hung"), 0);
+  ASSERT_EQ(chaos_num(&r, "leaked_objects"), 0);
+  ASSERT_GE(chaos_num(&r, "runs_ok"), 1);
+  ASSERT_GE(chaos_num(&r, "losses_forced"), 1);
+  ASSERT_EQ(r.exit_code, 0);
+}
+
+int main(void) {
+  ul_test_watchdog(3000);
+  RUN_TEST(test_zoo_every_fault_every_call);
+  RUN_TEST(test_zoo_pairs);
+  RUN_TEST(test_zoo_storm);
+  TEST_MAIN_END();
+}
