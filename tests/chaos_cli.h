@@ -45,7 +45,7 @@ static void chaos_cli(chaos_run *r, const char *args) {
 
 /* `unlost chaos --workload W --every-call --stride K --fault F` (needs
  * ul_test.h): every applicable point passed, and the counts are honest. */
-static void chaos_check_workload(const char *workload, const char *fault, int stride) {
+static inline void chaos_check_workload(const char *workload, const char *fault, int stride) {
   char args[256];
   snprintf(args, sizeof args, "--workload %s --every-call --stride %d --fault %s", workload, stride, fault);
   chaos_run r;
@@ -67,10 +67,10 @@ static void chaos_check_workload(const char *workload, const char *fault, int st
   ASSERT_EQ(r.exit_code, 0);
 }
 
-static void chaos_check_points(const char *fault, int stride) { chaos_check_workload("basic", fault, stride); }
+static inline void chaos_check_points(const char *fault, int stride) { chaos_check_workload("basic", fault, stride); }
 
 /* `unlost chaos --workload W --pairs ...`: every applicable pair passed. */
-static void chaos_check_pairs(const char *args, long min_applicable) {
+static inline void chaos_check_pairs(const char *args, long min_applicable) {
   chaos_run r;
   chaos_cli(&r, args);
   ASSERT_GE(chaos_num(&r, "points_applicable"), min_applicable);
