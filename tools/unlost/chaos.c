@@ -42,7 +42,8 @@ static void chaos_usage(FILE *f) {
           "  --no-health      storm with the health monitor off\n"
           "  --json FILE      write the summary as JSON\n"
           "\n"
-          "A point passes only when a fault was injected there, the run recovered\n"
+          "A point passes only when its faults were injected (both losses of a\n"
+          "pair), the run recovered\n"
           "(for loss and request) and its output is the clean run's. Exit status:\n"
           "0 when every applicable point passed and no run was wrong, 1 otherwise,\n"
           "2 usage error.\n");
@@ -134,14 +135,16 @@ static void note_failure(tally *t, const char *spec, const char *why) {
 /* Classifies one run. `need_recovery`: a loss was injected, so passing
  * needs a recovery. */
 static void count_point(tally *t, const char *spec, const run_result *r, const run_result *clean,
-                        bool need_recovery) {
+                        bool need_recovery, uint64_t need_injected) {
   t->tested++;
   t->injected += r->injected;
   t->recoveries += r->recoveries;
   t->leaked += r->leaked_objects;
   t->total_ms += r->ms;
   if (r->ms > t->max_ms) t->max_ms = r->ms;
-  bool applicable = r->injected > 0;
+  /* A pair whose second loss never came (its call did not happen this
+   * time) tested one loss only: not applicable as a pair. */
+  bool applicable = r->injected >= need_injected;
   bool good = !r->status && output_ok(&r->out, &clean->out);
   if (!r->status && !good) {
     /* UL_OK with wrong data: the one outcome that is never allowed. */
@@ -453,21 +456,21 @@ int cmd_chaos(int argc, char **argv) {
       snprintf(sp, sizeof sp, fmt, i);
       const char *point = spec ? spec : sp;
       run_once(env, fn, inject ? point : "seed=1", &r);
-      count_point(&t, point, &r, &clean, need_recovery);
+      count_point(&t, point, &r, &clean, need_recovery, 1);
     } else {
       /* The first loss alone, counting recovery's calls: how long the
        * recovery, checkpoint and replay after call i are. */
       snprintf(sp, sizeof sp, "loss@%ld,count-recovery=1", i);
       run_once(env, fn, inject ? sp : "seed=1", &r);
       if (!r.injected) {
-        count_point(&t, sp, &r, &clean, true); /* not applicable */
+        count_point(&t, sp, &r, &clean, true, 1); /* not applicable */
         continue;
       }
       long window = (long)(r.calls > clean.calls ? r.calls - clean.calls : 0) + 2;
       for (long j = i + 1; j <= i + window; j += pair_stride) {
         snprintf(sp, sizeof sp, "loss@%ld,loss@%ld,count-recovery=1", i, j);
         run_once(env, fn, inject ? sp : "seed=1", &r);
-        count_point(&t, sp, &r, &clean, true);
+        count_point(&t, sp, &r, &clean, true, 2);
       }
     }
     if (tty) {
