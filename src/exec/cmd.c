@@ -239,12 +239,6 @@ static void make_lost_why(ul__obj *o, const char *why) {
     ul__log(UL__LOG_WARN, "%s '%s' is LOST: %s", ul__obj_kind_name(o->kind), o->label ? o->label : "", why);
 }
 
-static void make_lost(ul__obj *o, const char *from) {
-  char why[256];
-  snprintf(why, sizeof why, "the replayed work that wrote it read '%s', which was lost", from);
-  make_lost_why(o, why);
-}
-
 void ul__cmd_mark_written_lost(ul_device *d, const ul__op *ops, uint32_t n, const char *why) {
   for (uint32_t i = 0; i < n; i++) {
     const ul__op *op = &ops[i];
@@ -262,17 +256,15 @@ uint32_t ul__cmd_drop_lost(ul_device *d, ul__op *ops, uint32_t n) {
   uint32_t kept = 0;
   for (uint32_t i = 0; i < n; i++) {
     ul__op *op = &ops[i];
-    ul__obj *g[UL_MAX_BIND_GROUPS] = {0};
     const ul__obj *lost = NULL;
-    for (uint32_t k = 0; k < op->group_count; k++) {
-      g[k] = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
-      for (uint32_t e = 0; g[k] && e < g[k]->u.bg.desc.entry_count && !lost; e++) {
-        ul__obj *t = entry_target(d, &g[k]->u.bg.desc.entries[e]);
+    for (uint32_t k = 0; k < op->group_count && !lost; k++) {
+      ul__obj *g = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
+      for (uint32_t e = 0; g && e < g->u.bg.desc.entry_count && !lost; e++) {
+        ul__obj *t = entry_target(d, &g->u.bg.desc.entries[e]);
         if (is_lost(t)) lost = t;
       }
     }
     ul__obj *a = op->buf_a ? ul__obj_find(d, op->buf_a, UL__OBJ_BUFFER) : NULL;
-    ul__obj *b = op->buf_b ? ul__obj_find(d, op->buf_b, UL__OBJ_BUFFER) : NULL;
     ul__obj *t = op->texture ? ul__obj_find(d, op->texture, UL__OBJ_TEXTURE) : NULL;
     if (!lost && is_lost(a)) lost = a;
     if (!lost && op->kind == UL__OP_COPY_TEXTURE_TO_BUFFER && is_lost(t)) lost = t;
@@ -280,12 +272,10 @@ uint32_t ul__cmd_drop_lost(ul_device *d, ul__op *ops, uint32_t n) {
       ops[kept++] = *op;
       continue;
     }
-    const char *from = lost->label ? lost->label : "";
-    for (uint32_t k = 0; k < op->group_count; k++)
-      for (uint32_t e = 0; g[k] && e < g[k]->u.bg.desc.entry_count; e++)
-        make_lost(entry_target(d, &g[k]->u.bg.desc.entries[e]), from);
-    make_lost(b, from);
-    if (op->kind == UL__OP_COPY_BUFFER_TO_TEXTURE) make_lost(t, from);
+    char why[256];
+    snprintf(why, sizeof why, "the replayed work that wrote it read '%s', which was lost",
+             lost->label ? lost->label : "");
+    ul__cmd_mark_written_lost(d, op, 1, why);
   }
   return kept;
 }
