@@ -54,6 +54,37 @@ void ul__malloc_fail_after(long n, bool continuous);
 /* Allocations the seam refused so far. */
 uint64_t ul__malloc_failures(void);
 
+/* ---- numbers ---- */
+/* splitmix64: the one PRNG of the library (chaos schedules, breaker
+ * jitter, retry backoff). Advances *state; never returns the same value
+ * twice in 2^64 calls. */
+static inline uint64_t ul__splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* A 64-bit content hash (not cryptographic): every byte counts, and a
+ * change of any byte changes the result with probability ~1 - 2^-64 for
+ * non-adversarial data. Chains through `h` (start with 0). */
+static inline uint64_t ul__hash64(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  h ^= 0x243f6a8885a308d3ull + n;
+  while (n >= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    h = (h ^ (w * 0x9fb21c651e98df25ull)) * 0xff51afd7ed558ccdull;
+    h ^= h >> 29;
+    p += 8;
+    n -= 8;
+  }
+  uint64_t w = 0;
+  memcpy(&w, p, n);
+  h = (h ^ (w * 0x9fb21c651e98df25ull)) * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 32);
+}
+
 /* ---- strings ---- */
 /* strdup that accepts NULL (returns NULL) and reports OOM by NULL. */
 char *ul__strdup(const char *s);

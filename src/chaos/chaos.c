@@ -121,11 +121,7 @@ static ul_status parse_spec(ul__chaos *c, const char *spec) {
 }
 
 static double next_unit(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return (double)(z >> 11) / 9007199254740992.0;
+  return (double)(ul__splitmix64(state) >> 11) / 9007199254740992.0;
 }
 
 /* Counts the call and injects whatever the schedule says for it. */

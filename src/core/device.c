@@ -193,13 +193,6 @@ void ul__device_unlock(ul_device *d) {
 
 /* ---- building a native device ----------------------------------------------- */
 
-static uint64_t next_random(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 static uint64_t request_timeout_ns(const ul_device *d) {
   uint32_t ms = d->desc.recovery.request_timeout_ms ? d->desc.recovery.request_timeout_ms : 10000;
   return (uint64_t)ms * 1000000ull;
@@ -473,7 +466,7 @@ static uint64_t backoff_ns(ul_device *d, uint32_t attempt) {
   if (jitter > 1) jitter = 1;
   double ms = initial * ldexp(1.0, (int)UL__MIN(attempt - 1, 30u));
   if (ms > maxms) ms = maxms;
-  double u = (double)(next_random(&d->rng) >> 11) / 9007199254740992.0; /* [0,1) */
+  double u = (double)(ul__splitmix64(&d->rng) >> 11) / 9007199254740992.0; /* [0,1) */
   ms *= 1.0 + jitter * (2.0 * u - 1.0);
   return (uint64_t)(ms * 1e6);
 }

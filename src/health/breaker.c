@@ -237,13 +237,6 @@ static uint64_t ul__health_mono(ul__health *h, uint64_t t_ns) {
   return h->last_ns;
 }
 
-static uint64_t ul__rng_next(uint64_t *s) { /* splitmix64 */
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* base x 2^(trips-1), jittered by [1 - j, 1 + j), capped. */
 static uint64_t ul__health_open_wait(ul__health *h) {
   uint64_t base = h->cfg.open_wait_ns, cap = h->cfg.open_wait_max_ns;
@@ -251,7 +244,7 @@ static uint64_t ul__health_open_wait(ul__health *h) {
   double wait = shift >= 63 ? (double)cap : ldexp((double)base, (int)shift);
   if (wait > (double)cap) wait = (double)cap;
   if (h->cfg.jitter > 0.0) {
-    double u = (double)(ul__rng_next(&h->rng) >> 11) * 0x1.0p-53;
+    double u = (double)(ul__splitmix64(&h->rng) >> 11) * 0x1.0p-53;
     wait *= 1.0 + h->cfg.jitter * (2.0 * u - 1.0);
   }
   if (wait > (double)cap) wait = (double)cap;
