@@ -4,6 +4,9 @@
 #include "internal.h"
 #include "ul_test.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 static const char *copy_wgsl =
     "@group(0) @binding(0) var<storage, read> src: array<u32>;\n"
     "@group(0) @binding(1) var<storage, read_write> dst: array<u32>;\n"
@@ -271,6 +274,57 @@ static void test_source_file_changed_loses_only_its_buffer(void) {
   rig_close(&r);
 }
 
+/* A rewrite that keeps the size and the modification time (cp -p, touch
+ * -r, a restored backup) is caught by the content hash: small sources are
+ * hashed whole, large ones (over 1 MiB: the staged path) by sampled
+ * blocks. The buffer is LOST naming the file; the device lives on. */
+static void test_source_rewrite_keeping_size_and_time_is_caught(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r));
+  char dir[] = "/tmp/unlost-kinds-XXXXXX", path[2][1100];
+  ASSERT_TRUE(mkdtemp(dir) != NULL);
+  const size_t sizes[2] = {256, 3u << 20}; /* 3 MiB: above the staging threshold */
+  uint32_t *v = malloc(sizes[1]), *got = malloc(sizes[1]);
+  ASSERT_TRUE(v && got);
+  for (size_t i = 0; i < sizes[1] / 4; i++) v[i] = (uint32_t)(i * 2654435761u) | 1u;
+  ul_buffer src[2];
+  struct stat st[2];
+  for (int k = 0; k < 2; k++) {
+    snprintf(path[k], sizeof path[k], "%s/w%d.bin", dir, k);
+    write_file(path[k], v, sizes[k] / 4);
+    ASSERT_EQ(stat(path[k], &st[k]), 0);
+    ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = k ? "large" : "small", .size = sizes[k],
+        .restore = UL_RESTORE_SOURCE, .source_path = path[k]}, &src[k]));
+  }
+  ul_buffer other;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "other", .size = 256, .initial_data = v}, &other));
+  /* Zeroed (the weights of a model wiped in place), then the old times put back. */
+  memset(got, 0, sizes[1]);
+  for (int k = 0; k < 2; k++) {
+    write_file(path[k], got, sizes[k] / 4);
+    struct timespec times[2] = {st[k].st_atim, st[k].st_mtim};
+    ASSERT_EQ(utimensat(AT_FDCWD, path[k], times, 0), 0);
+  }
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: after a rewrite that kept size and time"));
+  for (int k = 0; k < 2; k++) {
+    ASSERT_STATUS(ul_buffer_read(r.dev, src[k], 0, got, sizes[k], 0), UL_ERR_DEVICE_LOST);
+    EXPECT_TRUE(strstr(ul_last_error(), path[k]) != NULL);
+  }
+  ASSERT_OK(ul_buffer_read(r.dev, other, 0, got, 256, 0));
+  ASSERT_EQ(memcmp(got, v, 256), 0);
+  ul_device_state ds = ul_device_get_state(r.dev);
+  EXPECT_TRUE(ds == UL_DEVICE_READY || ds == UL_DEVICE_FALLBACK);
+  ASSERT_OK(ul_buffer_destroy(r.dev, other));
+  for (int k = 0; k < 2; k++) {
+    ASSERT_OK(ul_buffer_destroy(r.dev, src[k]));
+    unlink(path[k]);
+  }
+  rmdir(dir);
+  free(v);
+  free(got);
+  rig_close(&r);
+}
+
 static ul_status failing_refill(ul_device *d, ul_buffer b, void *user) {
   (void)d;
   (void)b;
@@ -506,6 +560,7 @@ int main(void) {
   RUN_TEST(test_mapping_survives_a_loss);
   RUN_TEST(test_mapping_writes_keep_their_place);
   RUN_TEST(test_source_file_changed_loses_only_its_buffer);
+  RUN_TEST(test_source_rewrite_keeping_size_and_time_is_caught);
   RUN_TEST(test_lost_objects_are_refused);
   RUN_TEST(test_many_callback_buffers);
   RUN_TEST(test_dependents_keep_their_parents);

@@ -204,8 +204,9 @@ static ul_status check_group(ul_device *d, uint32_t id, ul__obj **out) {
     /* The replay runs what was submitted before the contents were lost. */
     if (r->state == UL__OBJ_LOST && !d->res->rebuilding)
       return ul__fail(UL_ERR_DEVICE_LOST,
-                      "submit: bind group '%s' binds %s '%s' (binding %u), whose contents were lost in a device loss",
-                      (*out)->label ? (*out)->label : "", kind, r->label ? r->label : "", e->binding);
+                      "submit: bind group '%s' binds %s '%s' (binding %u), whose contents were lost in a device loss%s",
+                      (*out)->label ? (*out)->label : "", kind, r->label ? r->label : "", e->binding,
+                      ul__obj_lost_why(r));
   }
   return UL_OK;
 }
@@ -215,8 +216,8 @@ static ul_status op_object(ul_device *d, uint32_t id, ul__obj_kind kind, const c
   ul__obj *o;
   ul_status s = ul__obj_get(d, id, kind, what, &o);
   if (!s && o->state == UL__OBJ_LOST && !d->res->rebuilding)
-    s = ul__fail(UL_ERR_DEVICE_LOST, "%s: %s '%s' lost its contents in a device loss", what,
-                 ul__obj_kind_name(kind), o->label ? o->label : "");
+    s = ul__fail(UL_ERR_DEVICE_LOST, "%s: %s '%s' lost its contents in a device loss%s", what,
+                 ul__obj_kind_name(kind), o->label ? o->label : "", ul__obj_lost_why(o));
   return s;
 }
 #define op_buffer(d, id, what) op_object(d, id, UL__OBJ_BUFFER, what)
@@ -233,10 +234,7 @@ static ul__obj *entry_target(ul_device *d, const ul_bind_entry *e) {
 static bool is_lost(const ul__obj *o) { return o && o->state == UL__OBJ_LOST; }
 
 static void make_lost_why(ul__obj *o, const char *why) {
-  if (!o || o->state == UL__OBJ_LOST || (o->kind != UL__OBJ_BUFFER && o->kind != UL__OBJ_TEXTURE)) return;
-  o->state = UL__OBJ_LOST;
-  if (!o->destroyed) /* the program's own are worth a word; objects it destroyed are not */
-    ul__log(UL__LOG_WARN, "%s '%s' is LOST: %s", ul__obj_kind_name(o->kind), o->label ? o->label : "", why);
+  if (o && (o->kind == UL__OBJ_BUFFER || o->kind == UL__OBJ_TEXTURE)) ul__obj_mark_lost(o, why);
 }
 
 void ul__cmd_mark_written_lost(ul_device *d, const ul__op *ops, uint32_t n, const char *why) {

@@ -89,8 +89,8 @@ ul_status ul_buffer_read_async(ul_device *d, ul_buffer buf, uint64_t offset, voi
     goto out;
   }
   if (o->state == UL__OBJ_LOST) {
-    s = ul__fail(UL_ERR_DEVICE_LOST, "read async: buffer '%s' lost its contents in a device loss",
-                 o->label ? o->label : "");
+    s = ul__fail(UL_ERR_DEVICE_LOST, "read async: buffer '%s' lost its contents in a device loss%s",
+                 o->label ? o->label : "", ul__obj_lost_why(o));
     goto out;
   }
   if (!(rs = reads_of(d, true)) || !(r = calloc(1, sizeof *r))) {

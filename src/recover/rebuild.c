@@ -52,10 +52,7 @@ ul_status ul__recover_rebuild(ul_device *d) {
     if (s && s != UL_ERR_DEVICE_LOST && o->kind == UL__OBJ_BUFFER && o->u.buf.source_path) {
       /* A source file that went or changed loses this buffer only: it is
        * LOST (its use says so), and the work replayed from it too. */
-      o->state = UL__OBJ_LOST;
-      if (!o->destroyed)
-        ul__log(UL__LOG_WARN, "restore of buffer '%s' failed: %s; the buffer is LOST", o->label ? o->label : "",
-              ul_last_error());
+      ul__obj_mark_lost(o, ul_last_error());
       s = UL_OK;
       continue;
     }
@@ -116,9 +113,9 @@ static ul_status run_restore_callbacks(ul_device *d) {
     if (s) {
       ul__obj *o = ul__obj_find(d, calls[i].id, UL__OBJ_BUFFER);
       if (o && !o->destroyed) {
-        o->state = UL__OBJ_LOST;
-        ul__log(UL__LOG_WARN, "restore callback of buffer '%s' failed (%s): the buffer is LOST",
-                o->label ? o->label : "", ul_status_name(s));
+        char why[96];
+        snprintf(why, sizeof why, "its restore callback failed (%s)", ul_status_name(s));
+        ul__obj_mark_lost(o, why);
       }
     }
   }

@@ -164,6 +164,40 @@ ul_status ul__buffer_download(ul_device *d, ul__obj *o, uint64_t offset, void *d
 }
 
 /* ---- restore ---- */
+
+/* A large SOURCE's content hash reads this many blocks of 4 KiB, spread
+ * evenly from its first byte to its last. */
+#define UL__SOURCE_SAMPLES 64
+#define UL__SOURCE_BLOCK 4096
+
+static ul_status source_sample_hash(int fd, const ul__buffer_data *b, uint64_t *out) {
+  unsigned char block[UL__SOURCE_BLOCK];
+  uint64_t h = 0, span = b->size - UL__SOURCE_BLOCK;
+  for (uint64_t i = 0; i < UL__SOURCE_SAMPLES; i++) {
+    uint64_t at = b->source_offset + span / (UL__SOURCE_SAMPLES - 1) * i;
+    if (i == UL__SOURCE_SAMPLES - 1) at = b->source_offset + span;
+    if (pread(fd, block, sizeof block, (off_t)at) != (ssize_t)sizeof block)
+      return ul__fail(UL_ERR_IO, "source '%s': short read", b->source_path);
+    h = ul__hash64(h, block, sizeof block);
+  }
+  *out = h;
+  return UL_OK;
+}
+
+/* The first read of a source records its hash; every later one must
+ * match it, or the file is not what the buffer was made from. */
+static ul_status source_check(ul__buffer_data *b, uint64_t h) {
+  if (!b->source_hashed) {
+    b->source_hash = h;
+    b->source_hashed = true;
+    return UL_OK;
+  }
+  if (h == b->source_hash) return UL_OK;
+  return ul__fail(UL_ERR_IO,
+                  "source '%s' changed since the buffer was created (same size and modification time, other "
+                  "contents): its contents would not be the buffer's",
+                  b->source_path);
+}
 static ul_status upload_file_range(ul_device *d, ul__obj *o) {
   ul__buffer_data *b = &o->u.buf;
   /* Non-blocking: a FIFO put in the file's place must not hang recovery. */
@@ -184,19 +218,23 @@ static ul_status upload_file_range(ul_device *d, ul__obj *o) {
                     mtime != b->source_mtime_ns ? ", modified since" : "");
   }
   ul_status s;
+  uint64_t h = 0;
   if (b->size <= UL__STAGING_THRESHOLD) {
-    /* Small: one read into a bounce buffer and a queue write. */
+    /* Small: one read into a bounce buffer and a queue write; the hash
+     * covers every byte uploaded. */
     void *tmp = malloc((size_t)b->size);
     if (!tmp) {
       close(fd);
       return ul__fail(UL_ERR_OUT_OF_MEMORY, "source '%s': out of host memory", b->source_path);
     }
     ssize_t r = pread(fd, tmp, (size_t)b->size, (off_t)b->source_offset);
-    s = r == (ssize_t)b->size ? ul__buffer_upload(d, o, 0, tmp, b->size)
-                              : ul__fail(UL_ERR_IO, "source '%s': short read", b->source_path);
+    if (r != (ssize_t)b->size) s = ul__fail(UL_ERR_IO, "source '%s': short read", b->source_path);
+    else if (!(s = source_check(b, ul__hash64(0, tmp, (size_t)b->size)))) s = ul__buffer_upload(d, o, 0, tmp, b->size);
     free(tmp);
-  } else {
-    /* Large: read straight into the mapped staging memory. */
+  } else if (!(s = source_sample_hash(fd, b, &h)) && !(s = source_check(b, h))) {
+    /* Large: read straight into the mapped staging memory. The hash
+     * samples it (UL__SOURCE_SAMPLES blocks): cheap next to the upload,
+     * and it catches a rewrite that kept the size and the time. */
     posix_fadvise(fd, (off_t)b->source_offset, (off_t)b->size, POSIX_FADV_SEQUENTIAL);
     ul__fill f = {NULL, fd, b->source_offset};
     s = ul__staging_upload_from(d, o->native, 0, &f, b->size);
@@ -396,8 +434,8 @@ static ul_status get_buffer(ul_device *d, ul_buffer buf, const char *what, ul__o
   ul_status s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, what, o);
   if (s) return s;
   if ((*o)->state == UL__OBJ_LOST)
-    return ul__fail(UL_ERR_DEVICE_LOST, "%s: buffer '%s' lost its contents in a device loss", what,
-                    (*o)->label ? (*o)->label : "");
+    return ul__fail(UL_ERR_DEVICE_LOST, "%s: buffer '%s' lost its contents in a device loss%s", what,
+                    (*o)->label ? (*o)->label : "", ul__obj_lost_why(*o));
   return UL_OK;
 }
 

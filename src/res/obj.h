@@ -36,6 +36,8 @@ typedef struct ul__buffer_data {
   uint64_t source_offset;
   uint64_t source_file_size; /* SOURCE file: its size and modification time at */
   int64_t source_mtime_ns;   /* create; a restore refuses a file that changed */
+  uint64_t source_hash;      /* SOURCE file: hash of what the first read read */
+  bool source_hashed;        /* (all of it to 1 MiB, else UL__SOURCE_SAMPLES blocks) */
   ul_restore_fn restore_fn;
   void *restore_user;
   uint8_t *shadow;         /* SHADOW: host copy of every write */
@@ -110,6 +112,7 @@ typedef struct ul__obj {
   bool holds_parents;
   uint64_t track_id;
   char *label;
+  char *lost_why;          /* LOST: what lost it (owned), for the refusals' messages */
   ul_site site;
   void *native;            /* WGPUBuffer, WGPUTexture, ... */
   union {
@@ -151,6 +154,13 @@ struct ul__res {
 };
 
 const char *ul__obj_kind_name(ul__obj_kind k);
+
+/* Makes a buffer or texture LOST for `why` (kept for the messages of the
+ * calls refused from now on: ul__obj_lost_why), with a warning when the
+ * program still holds it. The first reason stays. */
+void ul__obj_mark_lost(ul__obj *o, const char *why);
+/* ": why" of a LOST object, or "" (for "... lost its contents%s"). */
+const char *ul__obj_lost_why(const ul__obj *o);
 ul__track_kind ul__obj_track_kind(ul__obj_kind k);
 
 /* Allocates an object and its handle (under d->mu). */

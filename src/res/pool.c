@@ -20,6 +20,20 @@ const char *ul__obj_kind_name(ul__obj_kind k) {
   return (unsigned)k < UL__OBJ_KIND_COUNT ? kind_names[k] : "object";
 }
 
+void ul__obj_mark_lost(ul__obj *o, const char *why) {
+  if (!o || o->state == UL__OBJ_LOST) return;
+  o->state = UL__OBJ_LOST;
+  size_t n = strlen(why);
+  if ((o->lost_why = malloc(n + 3))) {
+    memcpy(o->lost_why, ": ", 2);
+    memcpy(o->lost_why + 2, why, n + 1);
+  }
+  if (!o->destroyed) /* the program's own are worth a word; objects it destroyed are not */
+    ul__log(UL__LOG_WARN, "%s '%s' is LOST: %s", ul__obj_kind_name(o->kind), o->label ? o->label : "", why);
+}
+
+const char *ul__obj_lost_why(const ul__obj *o) { return o->lost_why ? o->lost_why : ""; }
+
 ul__track_kind ul__obj_track_kind(ul__obj_kind k) {
   switch (k) {
   case UL__OBJ_SHADER: return UL__TRACK_SHADER_MODULE;
@@ -184,6 +198,7 @@ void ul__obj_free(ul_device *d, ul__obj *o) {
   if (o->track_id) ul__track_free(r->tracker, o->track_id);
   release_parents(d, o);
   ul__obj_free_data(o);
+  free(o->lost_why);
   free(o->label);
   free(o);
 }

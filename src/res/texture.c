@@ -360,8 +360,8 @@ ul_status ul_texture_read(ul_device *d, ul_texture tex, uint32_t x, uint32_t y, 
   uint32_t tight = 0;
   if ((s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "read texture", &o))) goto out;
   if (o->state == UL__OBJ_LOST) {
-    s = ul__fail(UL_ERR_DEVICE_LOST, "read texture '%s': its contents were lost in a device loss",
-                 o->label ? o->label : "");
+    s = ul__fail(UL_ERR_DEVICE_LOST, "read texture '%s': its contents were lost in a device loss%s",
+                 o->label ? o->label : "", ul__obj_lost_why(o));
     goto out;
   }
   if ((s = check_region(o, x, y, z, w, h, depth, size, &tight))) goto out;
