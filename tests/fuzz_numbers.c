@@ -14,7 +14,6 @@
 #include "internal.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <math.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -122,36 +121,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef UL_LIBFUZZER
-static uint64_t g_rng = 1;
-static uint64_t rnd(void) {
-  uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+#include "fuzz_replay.h"
 
-static void replay(const char *path) {
-  struct stat st;
-  if (stat(path, &st) != 0) return;
-  if (S_ISDIR(st.st_mode)) {
-    DIR *dir = opendir(path);
-    struct dirent *e;
-    while (dir && (e = readdir(dir))) {
-      if (e->d_name[0] == '.') continue;
-      char p[1024];
-      snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-      replay(p);
-    }
-    if (dir) closedir(dir);
-    return;
-  }
-  FILE *f = fopen(path, "rb");
-  if (!f) return;
-  uint8_t b[512];
-  size_t n = fread(b, 1, sizeof b, f);
-  fclose(f);
-  LLVMFuzzerTestOneInput(b, n);
-}
+static uint64_t g_rng = 1;
+static uint64_t rnd(void) { return fuzz_rnd(&g_rng); }
 
 /* A number from the grammar's pieces, then mutated. */
 static size_t generate(char *out, size_t cap) {
@@ -175,7 +148,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) g_rng = strtoull(argv[++i], NULL, 10);
-    else replay(argv[i]);
+    else fuzz_replay(argv[i], 0);
   }
   struct timespec t0, t;
   clock_gettime(CLOCK_MONOTONIC, &t0);

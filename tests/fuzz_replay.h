@@ -1,6 +1,6 @@
 /* Internal to unlost's fuzz drivers: replaying saved inputs (a file, or
  * every file of a directory) through LLVMFuzzerTestOneInput before the
- * generated ones. */
+ * generated ones, and the drivers' PRNG. */
 #ifndef UL_FUZZ_REPLAY_H
 #define UL_FUZZ_REPLAY_H
 
@@ -13,7 +13,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Replays one file (at most 1 MiB of it); `trace` names it on stderr. */
-static uint64_t fuzz_replay_file(const char *path, int trace) {
+static inline uint64_t fuzz_replay_file(const char *path, int trace) {
   FILE *f = fopen(path, "rb");
   if (!f) return 0;
   uint8_t *buf = malloc(1 << 20);
@@ -28,7 +28,7 @@ static uint64_t fuzz_replay_file(const char *path, int trace) {
 
 /* Replays a file, or every file of a directory; a missing path is skipped.
  * Returns how many inputs ran. */
-static uint64_t fuzz_replay(const char *path, int trace) {
+static inline uint64_t fuzz_replay(const char *path, int trace) {
   struct stat st;
   if (stat(path, &st) != 0) return 0;
   if (!S_ISDIR(st.st_mode)) return fuzz_replay_file(path, trace);
@@ -44,6 +44,14 @@ static uint64_t fuzz_replay(const char *path, int trace) {
   }
   closedir(d);
   return n;
+}
+
+/* splitmix64, for the generators (the library's own is internal). */
+static inline uint64_t fuzz_rnd(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
 }
 
 #endif

@@ -4,6 +4,7 @@
 
 #include "unlost.h"
 
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,21 @@ bool cli_int(const char *cmd, const char *opt, const char *value, int lo, int hi
 /* The same without a message (the caller words it); ul_last_error() says why. */
 bool cli_parse_u64(const char *value, uint64_t lo, uint64_t hi, uint64_t *out);
 bool cli_parse_f64(const char *value, double lo, double hi, double *out);
+
+/* --listen HOST:PORT (listen.c): HOST an IPv4 literal or a bracketed IPv6
+ * literal (names are not resolved), PORT 0..65535 (0: any free port);
+ * multicast and broadcast refused. On false `why` says what is wrong. */
+typedef struct cli_listen_addr {
+  int family; /* AF_INET or AF_INET6 */
+  struct sockaddr_in v4;
+  struct sockaddr_in6 v6;
+  char host[INET6_ADDRSTRLEN + 2];
+  unsigned port;
+  bool wildcard; /* 0.0.0.0 or [::]: every interface */
+} cli_listen_addr;
+bool cli_parse_listen(const char *s, cli_listen_addr *a, char *why, size_t cap);
+/* A label for metrics: printable UTF-8 (no control characters), 1..128 bytes. */
+bool cli_label_ok(const char *s);
 
 /* JSON output helpers (cli_json.c). */
 void cli_json_string(FILE *f, const char *s);

@@ -36,6 +36,7 @@ static void serve_usage(FILE *f) {
           "usage: unlost serve [--listen HOST:PORT] [--workload NAME] [--chaos SPEC]\n"
           "                    [--duration SECONDS] [--interval-ms MS] [--label NAME]\n"
           "                    [--fail-fast] [--open-wait-ms MS] [--consecutive-losses N]\n"
+          "                    [--idle-timeout SECONDS]\n"
           "\n"
           "Runs a built-in workload in a loop on one device and serves its health\n"
           "over HTTP:\n"
@@ -62,6 +63,8 @@ static void serve_usage(FILE *f) {
           "                       loss-rate=0.2,seed=3 (default: $UNLOST_CHAOS, else none)\n"
           "  --duration SECONDS   stop after this long (default: until SIGINT/SIGTERM)\n"
           "  --interval-ms MS     pause between workload runs (default: 100)\n"
+          "  --idle-timeout SECONDS  close a connection idle this long, whole seconds\n"
+          "                       1..3600 (default: 5)\n"
           "  --label NAME         the device's label in metrics (default: gpu0)\n"
           "  --fail-fast          a BROKEN device fails calls fast (UL_ERR_BREAKER_OPEN)\n"
           "                       instead of moving the work to the fallback adapter\n"
@@ -85,111 +88,6 @@ static bool parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsig
 /* Seconds: a positive decimal such as 20 or 0.5. */
 static bool parse_seconds(const char *s, double *out) {
   return cli_parse_f64(s, 1e-6, 1e7, out);
-}
-
-typedef struct listen_addr {
-  int family; /* AF_INET or AF_INET6 */
-  struct sockaddr_in v4;
-  struct sockaddr_in6 v6;
-  char host[INET6_ADDRSTRLEN + 2];
-  unsigned port;
-  bool wildcard; /* 0.0.0.0 or [::]: every interface */
-} listen_addr;
-
-/* HOST:PORT with HOST an IPv4 literal or a bracketed IPv6 literal. Writes
- * what is wrong into why. */
-static bool parse_listen(const char *s, listen_addr *a, char *why, size_t cap) {
-  memset(a, 0, sizeof *a);
-  const char *colon;
-  char host[INET6_ADDRSTRLEN + 2];
-  if (s[0] == '[') {
-    const char *close = strchr(s, ']');
-    if (!close || close[1] != ':') {
-      snprintf(why, cap, "expected [IPv6]:PORT");
-      return false;
-    }
-    size_t n = (size_t)(close - s - 1);
-    if (n == 0 || n >= sizeof host) {
-      snprintf(why, cap, "bad IPv6 address");
-      return false;
-    }
-    memcpy(host, s + 1, n);
-    host[n] = '\0';
-    colon = close + 1;
-    a->family = AF_INET6;
-  } else {
-    colon = strrchr(s, ':');
-    if (!colon) {
-      snprintf(why, cap, "expected HOST:PORT");
-      return false;
-    }
-    size_t n = (size_t)(colon - s);
-    if (memchr(s, ':', n)) {
-      snprintf(why, cap, "an IPv6 address goes in brackets: [::1]:PORT");
-      return false;
-    }
-    if (n == 0 || n >= sizeof host) {
-      snprintf(why, cap, "missing or too long HOST");
-      return false;
-    }
-    memcpy(host, s, n);
-    host[n] = '\0';
-    a->family = AF_INET;
-  }
-  unsigned long port;
-  if (!parse_ulong(colon + 1, 0, 65535, &port)) {
-    snprintf(why, cap, "PORT must be a number in 0..65535 (0: any free port)");
-    return false;
-  }
-  a->port = (unsigned)port;
-  if (a->family == AF_INET) {
-    a->v4.sin_family = AF_INET;
-    a->v4.sin_port = htons((uint16_t)port);
-    if (inet_pton(AF_INET, host, &a->v4.sin_addr) != 1) {
-      snprintf(why, cap, "HOST '%s' is not an IPv4 literal (names are not resolved)", host);
-      return false;
-    }
-  } else {
-    a->v6.sin6_family = AF_INET6;
-    a->v6.sin6_port = htons((uint16_t)port);
-    if (inet_pton(AF_INET6, host, &a->v6.sin6_addr) != 1) {
-      snprintf(why, cap, "HOST '%s' is not an IPv6 literal", host);
-      return false;
-    }
-  }
-  /* Addresses a server cannot own; the wildcard is allowed, with a word. */
-  if (a->family == AF_INET) {
-    uint32_t v = ntohl(a->v4.sin_addr.s_addr);
-    if ((v >> 28) == 0xE || v == 0xFFFFFFFFu) {
-      snprintf(why, cap, "HOST '%s' is a %s address: serve on a local unicast one", host,
-               v == 0xFFFFFFFFu ? "broadcast" : "multicast");
-      return false;
-    }
-    a->wildcard = v == 0;
-  } else {
-    if (a->v6.sin6_addr.s6_addr[0] == 0xFF) {
-      snprintf(why, cap, "HOST '%s' is a multicast address: serve on a local unicast one", host);
-      return false;
-    }
-    static const uint8_t any[16] = {0};
-    a->wildcard = !memcmp(a->v6.sin6_addr.s6_addr, any, 16);
-  }
-  snprintf(a->host, sizeof a->host, "%s", host);
-  return true;
-}
-
-/* A label for metrics: printable UTF-8 (no control characters), 1..128 bytes. */
-static bool label_ok(const char *s) {
-  size_t n = strlen(s);
-  if (n == 0 || n > 128) return false;
-  for (const unsigned char *p = (const unsigned char *)s; *p;) {
-    int k = *p < 0x80 ? 1 : (*p >= 0xC2 && *p <= 0xDF) ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p >= 0xF0 && *p <= 0xF4) ? 4 : 0;
-    if (!k || (k == 1 && (*p < 0x20 || *p == 0x7f))) return false;
-    for (int j = 1; j < k; j++)
-      if ((p[j] & 0xC0) != 0x80) return false;
-    p += k;
-  }
-  return true;
 }
 
 /* ---- the server's state -------------------------------------------------------- */
@@ -327,6 +225,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                         MHD_RESPMEM_PERSISTENT);
     if (!r) return MHD_NO;
     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
     MHD_destroy_response(r);
@@ -387,7 +286,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap) {
 int cmd_serve(int argc, char **argv) {
   const char *listen = NULL, *workload = "basic", *chaos = NULL, *label = "gpu0";
   double duration = 0;
-  unsigned long interval_ms = 100, open_wait_ms = 0, consecutive = 0;
+  unsigned long interval_ms = 100, open_wait_ms = 0, consecutive = 0, idle_timeout_s = 5;
   bool fail_fast = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -407,6 +306,7 @@ int cmd_serve(int argc, char **argv) {
     else if (!strcmp(a, "--label")) label = v, ok = *v != '\0';
     else if (!strcmp(a, "--duration")) ok = parse_seconds(v, &duration);
     else if (!strcmp(a, "--interval-ms")) ok = parse_ulong(v, 0, 3600000, &interval_ms);
+    else if (!strcmp(a, "--idle-timeout")) ok = parse_ulong(v, 1, 3600, &idle_timeout_s);
     else if (!strcmp(a, "--open-wait-ms")) ok = parse_ulong(v, 1, 3600000, &open_wait_ms);
     else if (!strcmp(a, "--consecutive-losses")) ok = parse_ulong(v, 1, 1000000, &consecutive);
     else ok = false;
@@ -419,13 +319,13 @@ int cmd_serve(int argc, char **argv) {
     i++;
   }
   if (!listen) listen = "127.0.0.1:9464"; /* this host only, unless told otherwise */
-  if (!label_ok(label)) {
+  if (!cli_label_ok(label)) {
     fprintf(stderr, "unlost serve: --label must be printable UTF-8 of 1 to 128 bytes\n");
     return 2;
   }
-  listen_addr addr;
+  cli_listen_addr addr;
   char why[160];
-  if (!parse_listen(listen, &addr, why, sizeof why)) {
+  if (!cli_parse_listen(listen, &addr, why, sizeof why)) {
     fprintf(stderr, "unlost serve: bad --listen '%s': %s\n", listen, why);
     return 2;
   }
@@ -496,7 +396,7 @@ int cmd_serve(int argc, char **argv) {
 
   /* Slow clients must not take the health endpoints off the air: the
    * poll threads (epoll) serve many connections each, an idle connection
-   * is closed after 5 s, and the connection budget is what the descriptor
+   * is closed after --idle-timeout (5 s), and the connection budget is what the descriptor
    * limit allows (raised to its hard limit), up to 4096. */
   struct rlimit nofile;
   unsigned int conn_limit = 64;
@@ -518,7 +418,7 @@ int cmd_serve(int argc, char **argv) {
                        MHD_OPTION_SOCK_ADDR, sa,
                        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)4,
                        MHD_OPTION_CONNECTION_LIMIT, conn_limit,
-                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)5,
+                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)idle_timeout_s,
                        MHD_OPTION_END);
   if (!d) {
     fprintf(stderr, "unlost serve: cannot listen on %s (address in use or not local?)\n", listen);
