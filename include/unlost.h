@@ -262,9 +262,8 @@ typedef enum ul_health_state {
 } ul_health_state;
 /* "HEALTHY", "DEGRADED", "BROKEN", "HALF_OPEN". */
 UL_API const char *ul_health_state_name(ul_health_state s);
-/* "lost", "recovering", "retry", "recovered", "fallback", "failed"; static
- * text. "unknown" for any other value, which at present includes
- * UL_EVENT_HEALTH. */
+/* "lost", "recovering", "retry", "recovered", "fallback", "failed",
+ * "health"; static text. "unknown" for any other value. */
 UL_API const char *ul_event_kind_name(ul_event_kind k);
 
 /* One transition of a device, passed to its ul_listener_fn. */

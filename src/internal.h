@@ -24,9 +24,6 @@
  * uses ul__wrap(), which prepends "context: " so the outermost reads first. */
 ul_status ul__fail(ul_status s, const char *fmt, ...) UL__PRINTF(2, 3);
 ul_status ul__wrap(ul_status s, const char *fmt, ...) UL__PRINTF(2, 3);
-/* Leaves the thread's error as it is and returns UL_OK; for calls that
- * succeed but must not hide an earlier error from the caller. */
-void ul__clear_error(void);
 
 /* ---- logging (src/core/log.c) ---- */
 typedef enum ul__log_level {

@@ -1,8 +1,12 @@
 /* Internal to unlost: the env and device objects shared by core, res and
- * exec. Lock order: env->mu, then device->mu, then any pool or tracker lock;
- * the loss-record lock in device.c is a leaf taken inside WebGPU callbacks and never held
- * across a call out. No unlost lock is held while a user callback runs:
- * events are queued under device->mu and delivered by ul__device_unlock(). */
+ * exec. Lock order: env->mu, then device->mu, then any pool or tracker lock.
+ * The loss-record lock in device.c (ul__lost_lock) is taken inside WebGPU
+ * callbacks (device lost, uncaptured error, work done) and by metrics; under
+ * it a callback may record into the health monitor (its own mutex, and
+ * device->hev_mu), and nothing else: it is never held across a call into
+ * WebGPU or a user callback, and device->mu is never taken under it. No
+ * unlost lock is held while a user callback runs: events are queued under
+ * device->mu and delivered by ul__device_unlock(). */
 #ifndef UL_CORE_H
 #define UL_CORE_H
 
@@ -96,7 +100,10 @@ struct ul_device {
   pthread_mutex_t hev_mu;      /* leaf: guards the health events below */
   ul_health_state hev_state[UL__MAX_PENDING_EVENTS];
   char hev_reason[UL__MAX_PENDING_EVENTS][112];
-  int hev_count;
+  /* Written under hev_mu (the monitor's listener may run on a WebGPU
+   * callback thread); atomic so that ul__device_unlock may look at it
+   * without the lock before taking it. */
+  atomic_int hev_count;
   uint64_t last_watchdog_ns;
   bool moved_for_health;       /* on the fallback because the GPU was BROKEN */
   _Atomic uint64_t last_submit_serial; /* newest submission the monitor follows */

@@ -47,7 +47,6 @@ void ul_clear_error(void) {
   tls_err.status = UL_OK;
   tls_err.msg[0] = '\0';
 }
-void ul__clear_error(void) { ul_clear_error(); }
 
 ul_status ul__fail(ul_status s, const char *fmt, ...) {
   va_list ap;
