@@ -140,6 +140,38 @@ ul_status ul__device_recover_locked(ul_device *d);
  * does not come back; a real one comes back and is reported. */
 #define UL__RETRY_ONCE(s) ((s) == UL_ERR_OUT_OF_MEMORY || (s) == UL_ERR_VALIDATION)
 
+/* The retry policy of a call, written once. After each try of the call's
+ * work, with its status in *s:
+ *
+ *   ul__retry rt = UL__RETRY_SCOPES;   // or UL__RETRY_LOSSES
+ *   do {
+ *     s = ...one try...;
+ *   } while (ul__retry_again(d, &s, &rt));
+ *
+ * a scope error that may be transient (UL__RETRY_ONCE) is tried once more
+ * per call (UL__RETRY_SCOPES only); a loss is recovered from (under d->mu)
+ * and tried again, up to UL__MAX_RETRIES_PER_CALL recoveries; anything else
+ * ends the loop with *s as it is. A failed recovery ends it with the
+ * recovery's status. rt.recoveries says whether the next try follows a
+ * recovery (handles are looked up again then). */
+typedef struct ul__retry {
+  bool scopes;      /* retry UL__RETRY_ONCE statuses once */
+  bool scope_used;  /* that retry was spent */
+  int recoveries;   /* recoveries so far in this call */
+} ul__retry;
+#define UL__RETRY_SCOPES ((ul__retry){true, false, 0})
+#define UL__RETRY_LOSSES ((ul__retry){false, false, 0})
+static inline bool ul__retry_again(ul_device *d, ul_status *s, ul__retry *rt) {
+  if (rt->scopes && !rt->scope_used && UL__RETRY_ONCE(*s)) {
+    rt->scope_used = true;
+    return true;
+  }
+  if (*s != UL_ERR_DEVICE_LOST || rt->recoveries >= UL__MAX_RETRIES_PER_CALL) return false;
+  rt->recoveries++;
+  *s = ul__device_recover_locked(d);
+  return *s == UL_OK;
+}
+
 /* True when a loss was recorded and not yet processed (any thread). */
 bool ul__device_loss_pending(ul_device *d);
 /* Records a loss of the current native device that arrived as an error

@@ -520,8 +520,8 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
     return ul__wrap(s, "submit '%s'", what);
   }
   WGPUCommandBuffer cb = NULL;
-  bool retried = false;
-  for (int attempt = 0;; attempt++) {
+  ul__retry rt = UL__RETRY_SCOPES;
+  do {
     /* No error scopes on this hot path: every handle and rule unlost knows
      * was checked above and while recording; what the implementation still
      * rejects arrives as an uncaptured error during the encode, which
@@ -547,13 +547,7 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
       cb = NULL;
       s = ul__fail(UL_ERR_DEVICE_LOST, "lost while encoding");
     }
-    if (UL__RETRY_ONCE(s) && !retried) {
-      retried = true;
-      continue;
-    }
-    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
-    if ((s = ul__device_recover_locked(d))) break;
-  }
+  } while (ul__retry_again(d, &s, &rt));
   if (!s) {
     /* Logged before it is submitted: a loss from here on is replayed. Work
      * that could not be logged is not submitted. */

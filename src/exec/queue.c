@@ -61,12 +61,11 @@ ul_status ul_device_wait(ul_device *d, uint64_t serial, uint32_t timeout_ms) {
                  (unsigned long long)serial);
   } else if (serial == 0 || serial > d->res->done_serial) {
     uint64_t tmo = timeout_ms ? (uint64_t)timeout_ms * 1000000ull : 30000000000ull;
-    for (int attempt = 0;; attempt++) {
+    /* After a loss the work is replayed on the new device; wait for that. */
+    ul__retry rt = UL__RETRY_LOSSES;
+    do {
       s = ul__queue_wait_idle(d, tmo);
-      if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
-      /* The work is replayed on the new device; wait for that. */
-      if ((s = ul__device_recover_locked(d))) break;
-    }
+    } while (ul__retry_again(d, &s, &rt));
   }
   ul__device_unlock(d);
   return s ? ul__wrap(s, "wait") : UL_OK;

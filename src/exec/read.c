@@ -117,10 +117,10 @@ ul_status ul_buffer_read_async(ul_device *d, ul_buffer buf, uint64_t offset, voi
   rs->tail = r;
   s = read_start(d, r);
   if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read async: device lost");
-  for (int attempt = 0; s == UL_ERR_DEVICE_LOST && logged && attempt < UL__MAX_RETRIES_PER_CALL; attempt++) {
-    s = ul__device_recover_locked(d);
-    if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read async: device lost");
-  }
+  /* A logged read is started again by the replay of a recovery. */
+  ul__retry rt = UL__RETRY_LOSSES;
+  while (logged && ul__retry_again(d, &s, &rt))
+    if (ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read async: device lost");
   if (s) {
     /* Not started: out of the queue (its log entry finds nothing to do). */
     ul__read **pp = &rs->head, *prev = NULL;

@@ -93,11 +93,10 @@ ul_status ul__checkpoint_locked(ul_device *d) {
 
 ul_status ul__checkpoint_retry(ul_device *d) {
   ul_status s;
-  for (int attempt = 0;; attempt++) {
+  ul__retry rt = UL__RETRY_LOSSES;
+  do {
     s = ul__checkpoint_locked(d);
-    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
-    if ((s = ul__device_recover_locked(d))) break;
-  }
+  } while (ul__retry_again(d, &s, &rt));
   return s;
 }
 

@@ -373,13 +373,9 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
   if (s) goto fail;
   td.reserved = true;
   td.owner = o->id;
-  bool retried = false;
-  for (int attempt = 0;; attempt++) {
+  ul__retry rt = UL__RETRY_SCOPES;
+  do {
     s = ul__obj_create_native(d, o);
-    if (UL__RETRY_ONCE(s) && !retried) {
-      retried = true;
-      continue;
-    }
     if (!s) {
       const void *init = b->restore == UL_RESTORE_SOURCE ? b->source_data : desc->initial_data;
       if (b->restore == UL_RESTORE_SOURCE && b->source_path) s = ul__buffer_restore(d, o);
@@ -391,11 +387,11 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
       if (!s && init && (b->restore == UL_RESTORE_LOG || b->restore == UL_RESTORE_NONE ||
                          b->restore == UL_RESTORE_CALLBACK))
         s = ul__oplog_write(d, o, 0, init, b->size);
+      /* Only the native create's scope errors are tried again. */
+      if (s && s != UL_ERR_DEVICE_LOST) break;
     }
-    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
-    ul__obj_release_native(d, o);
-    if ((s = ul__device_recover_locked(d))) break;
-  }
+    if (s == UL_ERR_DEVICE_LOST) ul__obj_release_native(d, o);
+  } while (ul__retry_again(d, &s, &rt));
   if (s) {
     ul__track_unreserve(d->res->tracker, b->size);
     goto fail;
@@ -507,16 +503,15 @@ ul_status ul_buffer_read(ul_device *d, ul_buffer buf, uint64_t offset, void *dst
                  o->label ? o->label : "");
     goto out;
   }
-  for (int attempt = 0;; attempt++) {
+  /* Lost while reading: rebuild (which replays unfinished work), then
+   * read the restored contents. */
+  ul__retry rt = UL__RETRY_LOSSES;
+  do {
+    if (rt.recoveries && (s = get_buffer(d, buf, "read buffer", &o))) break;
     uint64_t t0 = ul__now_ns();
     s = ul__buffer_download(d, o, offset, dst, size, timeout_ns(timeout_ms));
     ul__device_health_read(d, s, ul__now_ns() - t0);
-    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
-    /* Lost while reading: rebuild (which replays unfinished work), then
-     * read the restored contents. */
-    if ((s = ul__device_recover_locked(d))) break;
-    if ((s = get_buffer(d, buf, "read buffer", &o))) break;
-  }
+  } while (ul__retry_again(d, &s, &rt));
 out:
   ul__device_unlock(d);
   return s ? ul__wrap(s, "read buffer") : UL_OK;
@@ -542,15 +537,14 @@ ul_status ul_buffer_map(ul_device *d, ul_buffer buf, ul_map_mode mode, uint64_t 
     goto out;
   }
   void *p = NULL;
-  for (int attempt = 0;; attempt++) {
+  /* Lost while mapping: recover (the replay refills what copies wrote
+   * into it since the last checkpoint), then map the new buffer. */
+  ul__retry rt = UL__RETRY_LOSSES;
+  do {
+    if (rt.recoveries && (s = get_buffer(d, buf, "map buffer", &o))) break;
     s = ul__wait_map(d, o->native, mode == UL_MAP_READ ? WGPUMapMode_Read : WGPUMapMode_Write,
                      (size_t)offset, (size_t)size, timeout_ns(timeout_ms));
-    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
-    /* Lost while mapping: recover (the replay refills what copies wrote
-     * into it since the last checkpoint), then map the new buffer. */
-    if ((s = ul__device_recover_locked(d))) break;
-    if ((s = get_buffer(d, buf, "map buffer", &o))) break;
-  }
+  } while (ul__retry_again(d, &s, &rt));
   if (s) goto out;
   p = mode == UL_MAP_READ
           ? (void *)(uintptr_t)d->wgpu->BufferGetConstMappedRange(o->native, (size_t)offset, (size_t)size)
@@ -579,7 +573,8 @@ static ul_status write_kept_mapping(ul_device *d, ul_buffer buf, ul__obj **op) {
   ul__obj *o = *op;
   ul__buffer_data *b = &o->u.buf;
   ul_status s = UL_OK;
-  for (int attempt = 0;; attempt++) {
+  ul__retry rt = UL__RETRY_LOSSES;
+  for (;;) {
     if (!o->native) s = ul__fail(UL_ERR_DEVICE_LOST, "no buffer");
     else s = ul__wait_map(d, o->native, WGPUMapMode_Write, (size_t)b->map_offset, (size_t)b->map_size,
                           UL__DEFAULT_TIMEOUT_NS);
@@ -591,8 +586,7 @@ static ul_status write_kept_mapping(ul_device *d, ul_buffer buf, ul__obj **op) {
       else if (!ul__device_loss_pending(d)) return UL_OK;
       else s = ul__fail(UL_ERR_DEVICE_LOST, "lost while copying the mapping");
     }
-    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
-    if ((s = ul__device_recover_locked(d))) break;
+    if (!ul__retry_again(d, &s, &rt)) break;
     if ((s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "unmap buffer", &o))) {
       *op = NULL;
       return s;

@@ -338,16 +338,10 @@ ul_status ul__obj_create_native(ul_device *d, ul__obj *o) {
  * record; on failure the object is freed. */
 ul_status ul__obj_finish(ul_device *d, ul__obj *o, uint32_t *out) {
   ul_status s;
-  bool retried = false;
-  for (int attempt = 0;; attempt++) {
+  ul__retry rt = UL__RETRY_SCOPES;
+  do {
     s = ul__obj_create_native(d, o);
-    if (UL__RETRY_ONCE(s) && !retried) {
-      retried = true;
-      continue;
-    }
-    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
-    if ((s = ul__device_recover_locked(d))) break;
-  }
+  } while (ul__retry_again(d, &s, &rt));
   if (!s) s = ul__obj_track(d, o, 0, false);
   if (s) {
     ul__obj_release_native(d, o);

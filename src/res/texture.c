@@ -250,10 +250,10 @@ static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_textu
     return s;
   }
   td.reserved = true;
-  s = ul__obj_create_native(d, o);
-  if (UL__RETRY_ONCE(s)) s = ul__obj_create_native(d, o);
-  for (int attempt = 0; s == UL_ERR_DEVICE_LOST && attempt < UL__MAX_RETRIES_PER_CALL; attempt++)
-    if (!(s = ul__device_recover_locked(d))) s = ul__obj_create_native(d, o);
+  ul__retry rt = UL__RETRY_SCOPES;
+  do {
+    s = ul__obj_create_native(d, o);
+  } while (ul__retry_again(d, &s, &rt));
   if (!s) s = ul__track_alloc(d->res->tracker, &td, &o->track_id);
   else ul__track_unreserve(d->res->tracker, bytes);
   if (s) {
@@ -365,13 +365,12 @@ ul_status ul_texture_read(ul_device *d, ul_texture tex, uint32_t x, uint32_t y, 
     goto out;
   }
   if ((s = check_region(o, x, y, z, w, h, depth, size, &tight))) goto out;
-  for (int attempt = 0;; attempt++) {
+  /* Lost while reading: recover (which replays), then read again. */
+  ul__retry rt = UL__RETRY_LOSSES;
+  do {
+    if (rt.recoveries && (s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "read texture", &o))) break;
     s = read_level(d, o, 0, x, y, z, w, h, depth, dst, timeout_ms ? (uint64_t)timeout_ms * 1000000ull : 30000000000ull);
-    if (s != UL_ERR_DEVICE_LOST || attempt >= UL__MAX_RETRIES_PER_CALL) break;
-    /* Lost while reading: recover (which replays), then read again. */
-    if ((s = ul__device_recover_locked(d))) break;
-    if ((s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "read texture", &o))) break;
-  }
+  } while (ul__retry_again(d, &s, &rt));
 out:
   ul__device_unlock(d);
   return s ? ul__wrap(s, "read texture") : UL_OK;
