@@ -96,6 +96,14 @@ UL_API const char *ul_last_error(void);
 UL_API ul_status ul_last_status(void);
 /* Clears the calling thread's error. */
 UL_API void ul_clear_error(void);
+/* For code layered on unlost (a model loader, an engine, the CLI): its
+ * failures go through the same per-thread error, so that its caller reads
+ * one chain from ul_last_error(). ul_error_set replaces the message with
+ * the formatted text; ul_error_wrap prepends "context: " to it (once: a
+ * message that already starts with that context keeps it). Both set the
+ * thread's status to s and return s. */
+UL_API ul_status ul_error_set(ul_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+UL_API ul_status ul_error_wrap(ul_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 
 /* ---- call sites ----------------------------------------------------------

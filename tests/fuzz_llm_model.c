@@ -7,9 +7,9 @@
  * loads.
  *
  * libFuzzer (clang), from the repository root, with SRCS = this file, every
- * .c file in src/llm, and src/core/{error,log,clock}.c:
+ * .c file in tools/llm, and src/core/{error,log,clock}.c:
  *   clang -std=c11 -D_GNU_SOURCE -DUL_LIBFUZZER -g -O1
- *     -fsanitize=fuzzer,address,undefined -Iinclude -Isrc $SRCS -lm
+ *     -fsanitize=fuzzer,address,undefined -Iinclude -Isrc -Itools $SRCS -lm
  *     -o fuzz_llm_model
  *   ./fuzz_llm_model -max_total_time=60 -max_len=8192 [corpus_dir]
  * Standalone (gcc or clang, no libFuzzer): the same without -DUL_LIBFUZZER
@@ -17,6 +17,7 @@
  * model and the default tokenizer) for a bounded time and exits 0 unless a
  * sanitizer fires:
  *   ./fuzz_llm_model --seconds 20 [--seed N] */
+#include "internal.h"
 #include "llm/cpu.h"
 #include "llm/gen.h"
 #include "llm/model.h"
@@ -39,24 +40,24 @@ static void fuzz_model(const uint8_t *data, size_t size) {
   }
   char path[64];
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  ul__llm_model *m = NULL;
-  if (off == size && ul__llm_model_open(path, &m) == UL_OK) {
-    const ul__llm_config *c = &m->cfg;
+  llm_model *m = NULL;
+  if (off == size && llm_model_open(path, &m) == UL_OK) {
+    const llm_config *c = &m->cfg;
     /* Run a few positions only when the KV cache and the work are small. */
     uint64_t cache = (uint64_t)c->n_layers * (uint64_t)c->seq_len * (uint64_t)c->kv_dim;
     if (cache <= (1u << 20) && m->file_size <= (1u << 20)) {
-      ul__llm_cpu *cpu = NULL;
-      if (ul__llm_cpu_create(m, &cpu) == UL_OK) {
+      llm_cpu *cpu = NULL;
+      if (llm_cpu_create(m, &cpu) == UL_OK) {
         int32_t tok = 0;
         for (int32_t pos = 0; pos < c->seq_len && pos < 3; pos++) {
           const float *lg;
-          if (ul__llm_cpu_forward(cpu, tok, pos, &lg) != UL_OK) break;
-          tok = ul__llm_argmax(lg, c->vocab_size);
+          if (llm_cpu_forward(cpu, tok, pos, &lg) != UL_OK) break;
+          tok = llm_argmax(lg, c->vocab_size);
         }
-        ul__llm_cpu_destroy(cpu);
+        llm_cpu_destroy(cpu);
       }
     }
-    ul__llm_model_close(m);
+    llm_model_close(m);
   }
   close(fd);
 }
@@ -76,23 +77,23 @@ static void fuzz_tokenizer(const uint8_t *data, size_t size) {
   }
   sizes[3] = n > 0 ? n : 2;
   for (int k = 0; k < 4; k++) {
-    ul__llm_tokenizer *t = NULL;
-    if (ul__llm_tokenizer_load(data, size, sizes[k], &t) != UL_OK) continue;
+    llm_tokenizer *t = NULL;
+    if (llm_tokenizer_load(data, size, sizes[k], &t) != UL_OK) continue;
     size_t tl = size < 256 ? size : 256;
     int32_t *toks = malloc((tl + 3) * sizeof *toks);
     size_t nt = 0;
-    if (toks && ul__llm_tokenizer_encode(t, (const char *)data, tl, t->vocab_size > 2,
+    if (toks && llm_tokenizer_encode(t, (const char *)data, tl, t->vocab_size > 2,
                                          false, toks, tl + 3, &nt) == UL_OK) {
       for (size_t i = 0; i < nt; i++) {
         const char *p;
         size_t pl;
-        if (ul__llm_tokenizer_decode(t, i ? toks[i - 1] : -1, toks[i], &p, &pl) == UL_OK &&
+        if (llm_tokenizer_decode(t, i ? toks[i - 1] : -1, toks[i], &p, &pl) == UL_OK &&
             pl > (size_t)t->max_token_length)
           __builtin_trap(); /* a piece longer than the longest token */
       }
     }
     free(toks);
-    ul__llm_tokenizer_free(t);
+    llm_tokenizer_free(t);
   }
 }
 
@@ -105,20 +106,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 #ifndef UL_LIBFUZZER
 /* ---- standalone driver: mutate valid seeds for a bounded time ------------ */
 
-static uint64_t rnd(uint64_t *s) { return ul__llm_rng_next(s); }
+static uint64_t rnd(uint64_t *s) { return llm_rng_next(s); }
 
 /* A tiny valid model (dim 8, 2 layers, GQA, vocab 7, separate classifier). */
-static bool tiny_model(ul__llm_blob *out) {
+static bool tiny_model(llm_blob *out) {
   const int32_t hdr[7] = {8, 12, 2, 4, 2, -7, 6};
-  ul__llm_layout lay;
-  if (ul__llm_layout_compute(hdr, UINT64_MAX, &lay) != UL_OK) return false;
+  llm_layout lay;
+  if (llm_layout_compute(hdr, UINT64_MAX, &lay) != UL_OK) return false;
   out->size = (size_t)lay.total_bytes;
   out->data = calloc(1, out->size);
   if (!out->data) return false;
   memcpy(out->data, hdr, sizeof hdr);
   uint64_t s = 1;
   for (size_t i = 28; i + 4 <= out->size; i += 4) {
-    float f = ul__llm_rng_float(&s) - 0.5f;
+    float f = llm_rng_float(&s) - 0.5f;
     memcpy(out->data + i, &f, 4);
   }
   return true;
@@ -177,9 +178,9 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  ul__llm_blob seeds[2];
+  llm_blob seeds[2];
   if (!tiny_model(&seeds[0]) ||
-      ul__llm_gen_build(UL__LLM_DEFAULT_SEED, NULL, &seeds[1]) != UL_OK) {
+      llm_gen_build(LLM_DEFAULT_SEED, NULL, &seeds[1]) != UL_OK) {
     fprintf(stderr, "fuzz: cannot build the seed inputs\n");
     return 1;
   }
@@ -192,7 +193,7 @@ int main(int argc, char **argv) {
   printf("fuzz_llm_model: seed %llu, %.0f s\n", (unsigned long long)seed, seconds);
   uint64_t s = seed, runs = 0, end = ul__now_ns() + (uint64_t)(seconds * 1e9);
   while (ul__now_ns() < end) {
-    const ul__llm_blob *src = &seeds[rnd(&s) % 2];
+    const llm_blob *src = &seeds[rnd(&s) % 2];
     memcpy(buf, src->data, src->size);
     size_t n = mutate(&s, buf, src->size, cap);
     LLVMFuzzerTestOneInput(buf, n);
@@ -200,8 +201,8 @@ int main(int argc, char **argv) {
   }
   printf("fuzz_llm_model: %llu inputs, no crash\n", (unsigned long long)runs);
   free(buf);
-  ul__llm_blob_free(&seeds[0]);
-  ul__llm_blob_free(&seeds[1]);
+  llm_blob_free(&seeds[0]);
+  llm_blob_free(&seeds[1]);
   return 0;
 }
 #endif

@@ -95,11 +95,11 @@ static void test_special_files_are_refused(void) {
   snprintf(fifo, sizeof fifo, "/tmp/unlost-test-fifo-%d", (int)getpid());
   unlink(fifo);
   ASSERT_EQ(mkfifo(fifo, 0600), 0);
-  ul__llm_model *m = NULL;
-  ul__llm_tokenizer *t = NULL;
-  ASSERT_STATUS(ul__llm_model_open(fifo, &m), UL_ERR_IO);
+  llm_model *m = NULL;
+  llm_tokenizer *t = NULL;
+  ASSERT_STATUS(llm_model_open(fifo, &m), UL_ERR_IO);
   EXPECT_TRUE(strstr(ul_last_error(), "regular file") != NULL);
-  ASSERT_STATUS(ul__llm_tokenizer_open(fifo, 32000, &t), UL_ERR_IO);
+  ASSERT_STATUS(llm_tokenizer_open(fifo, 32000, &t), UL_ERR_IO);
   EXPECT_TRUE(strstr(ul_last_error(), "regular file") != NULL);
   char args[200], err[4096];
   snprintf(args, sizeof args, "run --model %s --tokenizer %s", fifo, fifo);
@@ -113,7 +113,7 @@ static void test_special_files_are_refused(void) {
  * changes one token of the faulted run); the loss statistics add up. */
 static void test_run_compares_under_faults(void) {
   char mp[4096], tp[4096];
-  ASSERT_OK(ul__llm_gen_ensure(NULL, UL__LLM_DEFAULT_SEED, mp, tp, sizeof mp));
+  ASSERT_OK(llm_gen_ensure(NULL, LLM_DEFAULT_SEED, mp, tp, sizeof mp));
   char args[9000], err[8192];
   snprintf(args, sizeof args, "run --model %s --tokenizer %s --steps 40 --temperature 0 --seed 1 "
            "--checkpoint-every 1 --chaos loss-every=300", mp, tp);
@@ -143,10 +143,10 @@ static void test_run_compares_under_faults(void) {
  * of running until the kernel's OOM killer ends it. */
 static void test_model_larger_than_memory_is_refused(void) {
   char mp[4096], tp[4096];
-  ASSERT_OK(ul__llm_gen_ensure(NULL, UL__LLM_DEFAULT_SEED, mp, tp, sizeof mp));
-  int32_t header[7] = {2048, 8192, 1024, 16, 16, UL__LLM_GEN_VOCAB, 256};
-  ul__llm_layout lay;
-  ASSERT_OK(ul__llm_layout_compute(header, UINT64_MAX / 4, &lay));
+  ASSERT_OK(llm_gen_ensure(NULL, LLM_DEFAULT_SEED, mp, tp, sizeof mp));
+  int32_t header[7] = {2048, 8192, 1024, 16, 16, LLM_GEN_VOCAB, 256};
+  llm_layout lay;
+  ASSERT_OK(llm_layout_compute(header, UINT64_MAX / 4, &lay));
   char path[128];
   snprintf(path, sizeof path, "/tmp/unlost-test-huge-%d.bin", (int)getpid());
   FILE *f = fopen(path, "wb");

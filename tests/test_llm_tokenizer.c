@@ -29,20 +29,20 @@ static const char *const small_pieces[] = {"<unk>", "<s>", "</s>", " ", "a", "b"
 static const float small_scores[] = {0, 0, 0, 0, 0, 0, 0, -1, -2, -3, -0.5f, 5, -1};
 enum { SMALL_N = 13 };
 
-static ul__llm_tokenizer *small_tok(void) {
+static llm_tokenizer *small_tok(void) {
   size_t n;
   unsigned char *b = make_tok(small_pieces, small_scores, SMALL_N, 5, &n);
-  ul__llm_tokenizer *t = NULL;
-  ul_status s = ul__llm_tokenizer_load(b, n, SMALL_N, &t);
+  llm_tokenizer *t = NULL;
+  ul_status s = llm_tokenizer_load(b, n, SMALL_N, &t);
   free(b);
   return s == UL_OK ? t : NULL;
 }
 
-static void expect_tokens(const ul__llm_tokenizer *t, const char *text, bool bos,
+static void expect_tokens(const llm_tokenizer *t, const char *text, bool bos,
                           const int32_t *want, size_t n_want) {
   int32_t got[64];
   size_t n = 0;
-  ul_status s = ul__llm_tokenizer_encode(t, text, strlen(text), bos, false, got, 64, &n);
+  ul_status s = llm_tokenizer_encode(t, text, strlen(text), bos, false, got, 64, &n);
   if (s != UL_OK) {
     UL__FAIL_AT("encode \"%s\": %s", text, ul_last_error());
     return;
@@ -58,12 +58,12 @@ static void expect_tokens(const ul__llm_tokenizer *t, const char *text, bool bos
 
 /* Merges pick the highest-scoring pair first, the leftmost on ties. */
 static void test_merge_order(void) {
-  ul__llm_tokenizer *t = small_tok();
+  llm_tokenizer *t = small_tok();
   ASSERT_TRUE(t != NULL);
   ASSERT_TRUE(!t->has_byte_tokens);
-  ASSERT_EQ(ul__llm_tokenizer_find(t, "ab", 2), 7);
-  ASSERT_EQ(ul__llm_tokenizer_find(t, "abcd", 4), -1);
-  ASSERT_EQ(ul__llm_tokenizer_find(t, "", 0), -1);
+  ASSERT_EQ(llm_tokenizer_find(t, "ab", 2), 7);
+  ASSERT_EQ(llm_tokenizer_find(t, "abcd", 4), -1);
+  ASSERT_EQ(llm_tokenizer_find(t, "", 0), -1);
   /* "abc": " " a b c -> pairs " a"(-3), "ab"(-1), "bc"(-2): "ab" first,
    * then "abc"(5) beats " ab"(-0.5): [" ", "abc"]. */
   expect_tokens(t, "abc", false, (const int32_t[]){3, 11}, 2);
@@ -75,15 +75,15 @@ static void test_merge_order(void) {
   expect_tokens(t, "a\xc3\xa9", false, (const int32_t[]){9, 0, 0}, 3);
   /* Empty text: no dummy prefix. */
   expect_tokens(t, "", true, (const int32_t[]){1}, 1);
-  ul__llm_tokenizer_free(t);
+  llm_tokenizer_free(t);
 }
 
 static void test_every_truncation_rejected(void) {
   size_t n;
   unsigned char *b = make_tok(small_pieces, small_scores, SMALL_N, 5, &n);
   for (size_t len = 0; len < n; len++) {
-    ul__llm_tokenizer *t = (ul__llm_tokenizer *)1;
-    ul_status s = ul__llm_tokenizer_load(b, len, SMALL_N, &t);
+    llm_tokenizer *t = (llm_tokenizer *)1;
+    ul_status s = llm_tokenizer_load(b, len, SMALL_N, &t);
     if (s != UL_ERR_FORMAT || t) {
       UL__FAIL_AT("length %zu of %zu: got %s", len, n, ul_status_name(s));
       free(b);
@@ -94,14 +94,14 @@ static void test_every_truncation_rejected(void) {
   unsigned char *b2 = malloc(n + 1);
   memcpy(b2, b, n);
   b2[n] = 0;
-  ul__llm_tokenizer *t = NULL;
-  ASSERT_STATUS(ul__llm_tokenizer_load(b2, n + 1, SMALL_N, &t), UL_ERR_FORMAT);
+  llm_tokenizer *t = NULL;
+  ASSERT_STATUS(llm_tokenizer_load(b2, n + 1, SMALL_N, &t), UL_ERR_FORMAT);
   ASSERT_CONTAINS(ul_last_error(), "left over");
   free(b2);
-  ASSERT_STATUS(ul__llm_tokenizer_load(b, n, SMALL_N + 1, &t), UL_ERR_FORMAT);
-  ASSERT_STATUS(ul__llm_tokenizer_load(b, n, SMALL_N - 1, &t), UL_ERR_FORMAT);
-  ASSERT_OK(ul__llm_tokenizer_load(b, n, SMALL_N, &t));
-  ul__llm_tokenizer_free(t);
+  ASSERT_STATUS(llm_tokenizer_load(b, n, SMALL_N + 1, &t), UL_ERR_FORMAT);
+  ASSERT_STATUS(llm_tokenizer_load(b, n, SMALL_N - 1, &t), UL_ERR_FORMAT);
+  ASSERT_OK(llm_tokenizer_load(b, n, SMALL_N, &t));
+  llm_tokenizer_free(t);
   free(b);
 }
 
@@ -109,56 +109,56 @@ static void test_hostile_fields(void) {
   size_t n;
   unsigned char *b = make_tok(small_pieces, small_scores, SMALL_N, 5, &n);
   unsigned char *c = malloc(n);
-  const int32_t bad_max[] = {0, -1, INT32_MIN, UL__LLM_MAX_TOKEN_LEN + 1, INT32_MAX};
-  for (size_t i = 0; i < UL__COUNT_OF(bad_max); i++) {
+  const int32_t bad_max[] = {0, -1, INT32_MIN, LLM_MAX_TOKEN_LEN + 1, INT32_MAX};
+  for (size_t i = 0; i < LLM_COUNT_OF(bad_max); i++) {
     memcpy(c, b, n);
     memcpy(c, &bad_max[i], 4);
-    ul__llm_tokenizer *t = NULL;
-    ASSERT_STATUS(ul__llm_tokenizer_load(c, n, SMALL_N, &t), UL_ERR_FORMAT);
+    llm_tokenizer *t = NULL;
+    ASSERT_STATUS(llm_tokenizer_load(c, n, SMALL_N, &t), UL_ERR_FORMAT);
     ASSERT_CONTAINS(ul_last_error(), "max_token_length");
   }
   /* The first token's length field is at offset 8, its score at 4. */
   const int32_t bad_len[] = {-1, INT32_MIN, 6 /* > max 5 */, INT32_MAX, 1000};
-  for (size_t i = 0; i < UL__COUNT_OF(bad_len); i++) {
+  for (size_t i = 0; i < LLM_COUNT_OF(bad_len); i++) {
     memcpy(c, b, n);
     memcpy(c + 8, &bad_len[i], 4);
-    ul__llm_tokenizer *t = NULL;
-    ASSERT_STATUS(ul__llm_tokenizer_load(c, n, SMALL_N, &t), UL_ERR_FORMAT);
+    llm_tokenizer *t = NULL;
+    ASSERT_STATUS(llm_tokenizer_load(c, n, SMALL_N, &t), UL_ERR_FORMAT);
   }
   const uint32_t bad_score[] = {0x7fc00000u /* NaN */, 0x7f800000u /* +inf */,
                                 0xff800000u /* -inf */};
-  for (size_t i = 0; i < UL__COUNT_OF(bad_score); i++) {
+  for (size_t i = 0; i < LLM_COUNT_OF(bad_score); i++) {
     memcpy(c, b, n);
     memcpy(c + 4, &bad_score[i], 4);
-    ul__llm_tokenizer *t = NULL;
-    ASSERT_STATUS(ul__llm_tokenizer_load(c, n, SMALL_N, &t), UL_ERR_FORMAT);
+    llm_tokenizer *t = NULL;
+    ASSERT_STATUS(llm_tokenizer_load(c, n, SMALL_N, &t), UL_ERR_FORMAT);
     ASSERT_CONTAINS(ul_last_error(), "score");
   }
-  ul__llm_tokenizer *t = NULL;
-  ASSERT_STATUS(ul__llm_tokenizer_load(b, n, 0, &t), UL_ERR_INVALID_ARGUMENT);
-  ASSERT_STATUS(ul__llm_tokenizer_load(b, n, -5, &t), UL_ERR_INVALID_ARGUMENT);
-  ASSERT_STATUS(ul__llm_tokenizer_load(NULL, 5, 3, &t), UL_ERR_INVALID_ARGUMENT);
-  ASSERT_STATUS(ul__llm_tokenizer_open("/nonexistent/tok.bin", 3, &t), UL_ERR_IO);
+  llm_tokenizer *t = NULL;
+  ASSERT_STATUS(llm_tokenizer_load(b, n, 0, &t), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(llm_tokenizer_load(b, n, -5, &t), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(llm_tokenizer_load(NULL, 5, 3, &t), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(llm_tokenizer_open("/nonexistent/tok.bin", 3, &t), UL_ERR_IO);
   ASSERT_TRUE(t == NULL);
   free(b);
   free(c);
 }
 
-static ul__llm_tokenizer *default_tok(void) {
-  ul__llm_blob blob;
-  if (ul__llm_gen_build(UL__LLM_DEFAULT_SEED, NULL, &blob) != UL_OK) return NULL;
-  ul__llm_tokenizer *t = NULL;
-  ul_status s = ul__llm_tokenizer_load(blob.data, blob.size, UL__LLM_GEN_VOCAB, &t);
-  ul__llm_blob_free(&blob);
+static llm_tokenizer *default_tok(void) {
+  llm_blob blob;
+  if (llm_gen_build(LLM_DEFAULT_SEED, NULL, &blob) != UL_OK) return NULL;
+  llm_tokenizer *t = NULL;
+  ul_status s = llm_tokenizer_load(blob.data, blob.size, LLM_GEN_VOCAB, &t);
+  llm_blob_free(&blob);
   return s == UL_OK ? t : NULL;
 }
 
 /* decode(encode(text, bos)) must give text back, byte for byte. */
-static bool round_trip(const ul__llm_tokenizer *t, const char *text, size_t len, size_t *n_tokens) {
+static bool round_trip(const llm_tokenizer *t, const char *text, size_t len, size_t *n_tokens) {
   int32_t *tok = malloc((len + 3) * sizeof *tok);
   size_t n = 0;
-  if (ul__llm_tokenizer_encode(t, text, len, true, true, tok, len + 3, &n) != UL_OK ||
-      tok[0] != UL__LLM_TOKEN_BOS || tok[n - 1] != UL__LLM_TOKEN_EOS) {
+  if (llm_tokenizer_encode(t, text, len, true, true, tok, len + 3, &n) != UL_OK ||
+      tok[0] != LLM_TOKEN_BOS || tok[n - 1] != LLM_TOKEN_EOS) {
     free(tok);
     return false;
   }
@@ -168,7 +168,7 @@ static bool round_trip(const ul__llm_tokenizer *t, const char *text, size_t len,
   for (size_t i = 1; i + 1 < n && ok; i++) {
     const char *p;
     size_t pl;
-    ok = ul__llm_tokenizer_decode(t, tok[i - 1], tok[i], &p, &pl) == UL_OK && o + pl <= len;
+    ok = llm_tokenizer_decode(t, tok[i - 1], tok[i], &p, &pl) == UL_OK && o + pl <= len;
     if (ok) memcpy(out + o, p, pl);
     o += pl;
   }
@@ -180,15 +180,15 @@ static bool round_trip(const ul__llm_tokenizer *t, const char *text, size_t len,
 }
 
 static void test_default_vocabulary(void) {
-  ul__llm_tokenizer *t = default_tok();
+  llm_tokenizer *t = default_tok();
   ASSERT_TRUE(t != NULL);
   ASSERT_TRUE(t->has_byte_tokens);
   ASSERT_EQ(t->vocab_size, 512);
-  EXPECT_EQ(ul__llm_tokenizer_find(t, "<0x41>", 6), 3 + 0x41);
-  EXPECT_TRUE(ul__llm_tokenizer_find(t, " keeper", 7) > 258);
-  EXPECT_TRUE(ul__llm_tokenizer_find(t, " kee", 4) > 258);
+  EXPECT_EQ(llm_tokenizer_find(t, "<0x41>", 6), 3 + 0x41);
+  EXPECT_TRUE(llm_tokenizer_find(t, " keeper", 7) > 258);
+  EXPECT_TRUE(llm_tokenizer_find(t, " kee", 4) > 258);
   /* The corpus encodes to whole words and punctuation, one token each. */
-  const char *corpus = ul__llm_gen_corpus();
+  const char *corpus = llm_gen_corpus();
   size_t len = strlen(corpus), words = 0, n = 0;
   for (size_t i = 0; i < len; i++)
     if (corpus[i] == '.' || corpus[i] == ',' ||
@@ -198,16 +198,16 @@ static void test_default_vocabulary(void) {
   EXPECT_EQ(n, words);
   int32_t tok[8];
   expect_tokens(t, "the keeper", true,
-                (const int32_t[]){1, ul__llm_tokenizer_find(t, " the", 4),
-                                  ul__llm_tokenizer_find(t, " keeper", 7)},
+                (const int32_t[]){1, llm_tokenizer_find(t, " the", 4),
+                                  llm_tokenizer_find(t, " keeper", 7)},
                 3);
-  ASSERT_STATUS(ul__llm_tokenizer_encode(t, "hello", 5, true, false, tok, 7, &n),
+  ASSERT_STATUS(llm_tokenizer_encode(t, "hello", 5, true, false, tok, 7, &n),
                 UL_ERR_INVALID_ARGUMENT);
-  ul__llm_tokenizer_free(t);
+  llm_tokenizer_free(t);
 }
 
 static void test_round_trips(void) {
-  ul__llm_tokenizer *t = default_tok();
+  llm_tokenizer *t = default_tok();
   ASSERT_TRUE(t != NULL);
   static const char *texts[] = {
       "",
@@ -219,7 +219,7 @@ static void test_round_trips(void) {
       "broken utf8 \xc3 \xe2\x98 \xff\xfe and a NUL",
       "the keeper\nthe harbor\n\n",
   };
-  for (size_t i = 0; i < UL__COUNT_OF(texts); i++)
+  for (size_t i = 0; i < LLM_COUNT_OF(texts); i++)
     if (!round_trip(t, texts[i], strlen(texts[i]), NULL))
       UL__FAIL_AT("round trip of text %zu \"%s\"", i, texts[i]);
   /* Embedded NUL bytes and every byte value. */
@@ -240,27 +240,27 @@ static void test_round_trips(void) {
       break;
     }
   }
-  ul__llm_tokenizer_free(t);
+  llm_tokenizer_free(t);
 }
 
 static void test_decode(void) {
-  ul__llm_tokenizer *t = default_tok();
+  llm_tokenizer *t = default_tok();
   ASSERT_TRUE(t != NULL);
-  int32_t the = ul__llm_tokenizer_find(t, " the", 4);
+  int32_t the = llm_tokenizer_find(t, " the", 4);
   const char *p;
   size_t n;
-  ASSERT_OK(ul__llm_tokenizer_decode(t, UL__LLM_TOKEN_BOS, the, &p, &n));
+  ASSERT_OK(llm_tokenizer_decode(t, LLM_TOKEN_BOS, the, &p, &n));
   ASSERT_TRUE(n == 3 && memcmp(p, "the", 3) == 0);
-  ASSERT_OK(ul__llm_tokenizer_decode(t, the, the, &p, &n));
+  ASSERT_OK(llm_tokenizer_decode(t, the, the, &p, &n));
   ASSERT_TRUE(n == 4 && memcmp(p, " the", 4) == 0);
-  ASSERT_OK(ul__llm_tokenizer_decode(t, -1, UL__LLM_TOKEN_BYTE0 + 0x0A, &p, &n));
+  ASSERT_OK(llm_tokenizer_decode(t, -1, LLM_TOKEN_BYTE0 + 0x0A, &p, &n));
   ASSERT_TRUE(n == 1 && p[0] == '\n');
-  ASSERT_OK(ul__llm_tokenizer_decode(t, -1, UL__LLM_TOKEN_BYTE0, &p, &n));
+  ASSERT_OK(llm_tokenizer_decode(t, -1, LLM_TOKEN_BYTE0, &p, &n));
   ASSERT_TRUE(n == 1 && p[0] == '\0');
-  ASSERT_STATUS(ul__llm_tokenizer_decode(t, -1, 512, &p, &n), UL_ERR_INVALID_ARGUMENT);
-  ASSERT_STATUS(ul__llm_tokenizer_decode(t, -1, -1, &p, &n), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(llm_tokenizer_decode(t, -1, 512, &p, &n), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(llm_tokenizer_decode(t, -1, -1, &p, &n), UL_ERR_INVALID_ARGUMENT);
   ASSERT_TRUE(n == 0 && p && *p == '\0');
-  ul__llm_tokenizer_free(t);
+  llm_tokenizer_free(t);
 }
 
 /* A vocabulary too small for BOS/EOS refuses to emit them. */
@@ -269,26 +269,26 @@ static void test_tiny_vocab(void) {
   static const float scores[] = {0};
   size_t n;
   unsigned char *b = make_tok(pieces, scores, 1, 1, &n);
-  ul__llm_tokenizer *t = NULL;
-  ASSERT_OK(ul__llm_tokenizer_load(b, n, 1, &t));
+  llm_tokenizer *t = NULL;
+  ASSERT_OK(llm_tokenizer_load(b, n, 1, &t));
   free(b);
   int32_t tok[8];
   size_t nt = 0;
-  EXPECT_EQ(ul__llm_tokenizer_encode(t, "xy", 2, true, false, tok, 8, &nt),
+  EXPECT_EQ(llm_tokenizer_encode(t, "xy", 2, true, false, tok, 8, &nt),
             UL_ERR_INVALID_ARGUMENT);
-  ul_status s = ul__llm_tokenizer_encode(t, "xy", 2, false, false, tok, 8, &nt);
+  ul_status s = llm_tokenizer_encode(t, "xy", 2, false, false, tok, 8, &nt);
   EXPECT_EQ(s, UL_OK);
   EXPECT_EQ(nt, 2); /* "x", <unk> */
   EXPECT_EQ(tok[0], 0);
-  EXPECT_EQ(tok[1], UL__LLM_TOKEN_UNK);
-  ul__llm_tokenizer_free(t);
+  EXPECT_EQ(tok[1], LLM_TOKEN_UNK);
+  llm_tokenizer_free(t);
 }
 
 /* The merge rule written plainly (llama2.c's loop: rescan every pair, take
  * the highest score, the leftmost on ties), as the reference for the
  * library's heap. Starts from the library's own pieces before merging:
  * encode with a vocabulary of single characters gives them. */
-static size_t reference_merge(const ul__llm_tokenizer *t, int32_t *tok, size_t first, size_t n) {
+static size_t reference_merge(const llm_tokenizer *t, int32_t *tok, size_t first, size_t n) {
   char buf[512];
   for (;;) {
     float best = 0;
@@ -299,7 +299,7 @@ static size_t reference_merge(const ul__llm_tokenizer *t, int32_t *tok, size_t f
       if (la + lb > (size_t)t->max_token_length || la + lb > sizeof buf) continue;
       memcpy(buf, t->piece[tok[i]], la);
       memcpy(buf + la, t->piece[tok[i + 1]], lb);
-      int32_t id = ul__llm_tokenizer_find(t, buf, la + lb);
+      int32_t id = llm_tokenizer_find(t, buf, la + lb);
       if (id >= 0 && (best_id < 0 || t->score[id] > best)) {
         best = t->score[id];
         best_id = id;
@@ -316,7 +316,7 @@ static size_t reference_merge(const ul__llm_tokenizer *t, int32_t *tok, size_t f
 /* The library's merges equal the plain rule's on random texts, and a long
  * prompt encodes in near-linear time (64 KiB took 138 s with the rescan). */
 static void test_merges_match_the_plain_rule(void) {
-  ul__llm_tokenizer *t = default_tok();
+  llm_tokenizer *t = default_tok();
   ASSERT_TRUE(t != NULL);
   uint64_t rng = 7;
   static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz       .,eeeettaaoonnss\n";
@@ -330,14 +330,14 @@ static void test_merges_match_the_plain_rule(void) {
     text[len] = '\0';
     int32_t *got = malloc((len + 3) * sizeof *got), *want = malloc((len + 3) * sizeof *want);
     size_t ng = 0;
-    ASSERT_OK(ul__llm_tokenizer_encode(t, text, len, true, false, got, len + 3, &ng));
+    ASSERT_OK(llm_tokenizer_encode(t, text, len, true, false, got, len + 3, &ng));
     /* The unmerged pieces: BOS, the leading space, one per character. */
     size_t nw = 0;
-    want[nw++] = UL__LLM_TOKEN_BOS;
-    want[nw++] = ul__llm_tokenizer_find(t, " ", 1);
+    want[nw++] = LLM_TOKEN_BOS;
+    want[nw++] = llm_tokenizer_find(t, " ", 1);
     for (size_t i = 0; i < len; i++) {
-      int32_t id = ul__llm_tokenizer_find(t, text + i, 1);
-      want[nw++] = id >= 0 ? id : UL__LLM_TOKEN_BYTE0 + (unsigned char)text[i];
+      int32_t id = llm_tokenizer_find(t, text + i, 1);
+      want[nw++] = id >= 0 ? id : LLM_TOKEN_BYTE0 + (unsigned char)text[i];
     }
     nw = reference_merge(t, want, 1, nw);
     ASSERT_EQ(ng, nw);
@@ -354,14 +354,14 @@ static void test_merges_match_the_plain_rule(void) {
   size_t n = 0;
   struct timespec a, b;
   clock_gettime(CLOCK_MONOTONIC, &a);
-  ASSERT_OK(ul__llm_tokenizer_encode(t, text, big, true, false, tok, big + 3, &n));
+  ASSERT_OK(llm_tokenizer_encode(t, text, big, true, false, tok, big + 3, &n));
   clock_gettime(CLOCK_MONOTONIC, &b);
   double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
   printf("  64 KiB prompt: %zu tokens in %.3f s\n", n, s);
   EXPECT_TRUE(s < 10.0); /* a bound against quadratic time, not a benchmark */
   free(text);
   free(tok);
-  ul__llm_tokenizer_free(t);
+  llm_tokenizer_free(t);
 }
 
 int main(void) {

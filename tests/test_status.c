@@ -39,6 +39,29 @@ static void test_chain_outermost_first(void) {
   ASSERT_STATUS(ul_last_status(), UL_OK);
 }
 
+/* A client layered on unlost (tools/llm) extends the library's chain with
+ * the public ul_error_set / ul_error_wrap: a real library failure, then the
+ * client's context, read as one line. */
+static void test_clients_extend_the_chain(void) {
+  ul_device *none = NULL;
+  ul_limits lim;
+  ASSERT_STATUS(ul_device_limits(none, &lim), UL_ERR_INVALID_ARGUMENT);
+  char lib[512];
+  snprintf(lib, sizeof lib, "%s", ul_last_error());
+  ASSERT_TRUE(lib[0] != '\0');
+  ASSERT_STATUS(ul_error_wrap(UL_ERR_INVALID_ARGUMENT, "llm gpu: layer %d", 3), UL_ERR_INVALID_ARGUMENT);
+  char want[600];
+  snprintf(want, sizeof want, "llm gpu: layer 3: %s", lib);
+  ASSERT_STR_EQ(ul_last_error(), want);
+  /* Once: the same context again is not repeated. */
+  ul_error_wrap(UL_ERR_INVALID_ARGUMENT, "llm gpu: layer %d", 3);
+  ASSERT_STR_EQ(ul_last_error(), want);
+  ASSERT_STATUS(ul_error_set(UL_ERR_IO, "open model '%s': %s", "m.bin", "gone"), UL_ERR_IO);
+  ASSERT_STR_EQ(ul_last_error(), "open model 'm.bin': gone");
+  ASSERT_STATUS(ul_last_status(), UL_ERR_IO);
+  ul_clear_error();
+}
+
 static void test_chain_truncates_safely(void) {
   char big[4000];
   memset(big, 'a', sizeof big - 1);
@@ -69,6 +92,7 @@ int main(void) {
   RUN_TEST(test_transient_kinds);
   RUN_TEST(test_chain_outermost_first);
   RUN_TEST(test_chain_truncates_safely);
+  RUN_TEST(test_clients_extend_the_chain);
   RUN_TEST(test_errors_are_per_thread);
   TEST_MAIN_END();
 }

@@ -48,21 +48,15 @@ void ul_clear_error(void) {
   tls_err.msg[0] = '\0';
 }
 
-ul_status ul__fail(ul_status s, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
+static ul_status vfail(ul_status s, const char *fmt, va_list ap) {
   vsnprintf(tls_err.msg, sizeof tls_err.msg, fmt, ap);
-  va_end(ap);
   tls_err.status = s;
   return s;
 }
 
-ul_status ul__wrap(ul_status s, const char *fmt, ...) {
+static ul_status vwrap(ul_status s, const char *fmt, va_list ap) {
   char ctx[512];
-  va_list ap;
-  va_start(ap, fmt);
   int n = vsnprintf(ctx, sizeof ctx, fmt, ap);
-  va_end(ap);
   if (n < 0) return s;
   size_t clen = strlen(ctx);
   size_t old = strnlen(tls_err.msg, sizeof tls_err.msg);
@@ -85,6 +79,18 @@ ul_status ul__wrap(ul_status s, const char *fmt, ...) {
   tls_err.status = s;
   return s;
 }
+
+#define UL__VA_FORWARD(fn)   \
+  va_list ap;                \
+  va_start(ap, fmt);         \
+  ul_status r = fn(s, fmt, ap); \
+  va_end(ap);                \
+  return r
+
+ul_status ul__fail(ul_status s, const char *fmt, ...) { UL__VA_FORWARD(vfail); }
+ul_status ul__wrap(ul_status s, const char *fmt, ...) { UL__VA_FORWARD(vwrap); }
+ul_status ul_error_set(ul_status s, const char *fmt, ...) { UL__VA_FORWARD(vfail); }
+ul_status ul_error_wrap(ul_status s, const char *fmt, ...) { UL__VA_FORWARD(vwrap); }
 
 char *ul__strdup(const char *s) {
   if (!s) return NULL;

@@ -89,7 +89,7 @@ static int cmp_d(const void *a, const void *b) {
 
 
 /* ---- (b) the demo's decode step ------------------------------------------
- * unlost: ul__llm_gpu_forward (write the token state, submit the recorded
+ * unlost: llm_gpu_forward (write the token state, submit the recorded
  * list, read the logits back; a checkpoint every 32 tokens for the LOG KV
  * cache). Raw: the same step on the same native objects through the proc
  * table — a queue write, the same dispatches encoded directly, a copy into
@@ -103,11 +103,11 @@ typedef struct raw_step {
   uint64_t logits_bytes;
 } raw_step;
 
-static ul_status raw_step_open(ul_device *d, ul__llm_gpu *g, raw_step *r) {
+static ul_status raw_step_open(ul_device *d, llm_gpu *g, raw_step *r) {
   ul_buffer st, lg;
   ul_cmd *cmd;
   int32_t vocab;
-  ul__llm_gpu_parts(g, &st, &cmd, &lg, &vocab);
+  llm_gpu_parts(g, &st, &cmd, &lg, &vocab);
   memset(r, 0, sizeof *r);
   ul__device_lock(d);
   ul__obj *o;
@@ -189,13 +189,13 @@ static ul_status raw_decode(ul_device *d, raw_step *r, int32_t token, int32_t po
 }
 
 static ul_status bench_decode(ul_device *dev, int reps, double *raw_ms, double *ul_ms, double *ratio_spread) {
-  ul__llm_model *m = NULL;
-  ul__llm_tokenizer *t = NULL;
-  ul__llm_gpu *g = NULL;
+  llm_model *m = NULL;
+  llm_tokenizer *t = NULL;
+  llm_gpu *g = NULL;
   raw_step r;
   memset(&r, 0, sizeof r);
-  ul_status s = ul__llm_default_open(&m, &t);
-  if (!s) s = ul__llm_gpu_create(dev, m, NULL, &g);
+  ul_status s = llm_default_open(&m, &t);
+  if (!s) s = llm_gpu_create(dev, m, NULL, &g);
   if (!s) s = raw_step_open(dev, g, &r);
   float *logits = s ? NULL : malloc((size_t)r.logits_bytes);
   if (!s && !logits) s = ul__fail(UL_ERR_OUT_OF_MEMORY, "bench");
@@ -215,7 +215,7 @@ static ul_status bench_decode(ul_device *dev, int reps, double *raw_ms, double *
         ul__device_unlock(dev);
       } else {
         const float *lg;
-        s = ul__llm_gpu_forward(g, 1 + pos % 7, pos, &lg);
+        s = llm_gpu_forward(g, 1 + pos % 7, pos, &lg);
       }
       double ms = (double)(ul__now_ns() - t0) / 1e6;
       if (pos < 4) continue; /* first steps: compiles, warm caches */
@@ -234,9 +234,9 @@ static ul_status bench_decode(ul_device *dev, int reps, double *raw_ms, double *
   }
   free(logits);
   if (r.pipe || r.staging) raw_step_close(dev, &r);
-  ul__llm_gpu_destroy(g);
-  ul__llm_tokenizer_free(t);
-  ul__llm_model_close(m);
+  llm_gpu_destroy(g);
+  llm_tokenizer_free(t);
+  llm_model_close(m);
   return s;
 }
 
@@ -412,8 +412,8 @@ int bench_decode_cmd(int argc, char **argv, bool json) {
   }
   char path[] = "/tmp/unlost-bench-model-XXXXXX";
   bool own_file = false;
-  ul__llm_model *m = NULL;
-  ul__llm_tokenizer *t = NULL;
+  llm_model *m = NULL;
+  llm_tokenizer *t = NULL;
   ul_status s = UL_OK;
   if (!strcmp(shape, "stories15M")) {
     int fd = mkstemp(path);
@@ -423,13 +423,13 @@ int bench_decode_cmd(int argc, char **argv, bool json) {
     /* negative vocab: a separate classifier, as the default model has */
     const int32_t hdr[7] = {288, 768, 6, 6, 6, -32000, 256};
     if (!s) s = write_random_model(path, hdr);
-    if (!s) s = ul__llm_model_open(path, &m);
+    if (!s) s = llm_model_open(path, &m);
   } else {
-    s = ul__llm_default_open(&m, &t);
+    s = llm_default_open(&m, &t);
   }
   ul_env *env = NULL;
   ul_device *dev = NULL;
-  ul__llm_gpu *g = NULL;
+  llm_gpu *g = NULL;
   raw_step r;
   memset(&r, 0, sizeof r);
   ul_device_desc dd = {.label = "bench-decode"};
@@ -437,7 +437,7 @@ int bench_decode_cmd(int argc, char **argv, bool json) {
   dd.required_limits.max_storage_buffer_binding_size = UL_LIMIT_ADAPTER;
   if (!s) s = ul_env_create(NULL, &env);
   if (!s) s = ul_device_create(env, &dd, &dev);
-  if (!s) s = ul__llm_gpu_create(dev, m, NULL, &g);
+  if (!s) s = llm_gpu_create(dev, m, NULL, &g);
   if (!s) s = raw_step_open(dev, g, &r);
   float *logits = s ? NULL : malloc((size_t)r.logits_bytes);
   double tu[256], tr[256], tw[256];
@@ -448,11 +448,11 @@ int bench_decode_cmd(int argc, char **argv, bool json) {
   for (int pos = 0; pos < steps && !s; pos++) {
     const float *lg = NULL;
     uint64_t t0 = ul__now_ns();
-    s = ul__llm_gpu_forward(g, tok, pos, &lg);
+    s = llm_gpu_forward(g, tok, pos, &lg);
     double ms_u = (double)(ul__now_ns() - t0) / 1e6;
     unlost_total_ms += ms_u;
     if (s) break;
-    int32_t next = ul__llm_argmax(lg, m->cfg.vocab_size);
+    int32_t next = llm_argmax(lg, m->cfg.vocab_size);
     /* the same step again, raw, on the same objects (it redoes position pos) */
     ul__device_lock(dev);
     t0 = ul__now_ns();
@@ -504,11 +504,11 @@ int bench_decode_cmd(int argc, char **argv, bool json) {
   }
   free(logits);
   if (r.pipe || r.staging) raw_step_close(dev, &r);
-  ul__llm_gpu_destroy(g);
+  llm_gpu_destroy(g);
   ul_device_destroy(dev);
   ul_env_destroy(env);
-  ul__llm_tokenizer_free(t);
-  ul__llm_model_close(m);
+  llm_tokenizer_free(t);
+  llm_model_close(m);
   if (own_file) unlink(path);
   return rc;
 }

@@ -141,7 +141,7 @@ typedef struct demo_run {
 int cmd_demo(int argc, char **argv) {
   uint64_t losses = 3, seed = 1, steps = 120, ckpt = 32;
   const char *json = NULL;
-  ul__llm_kv_policy kv = UL__LLM_KV_LOG;
+  llm_kv_policy kv = LLM_KV_LOG;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -152,7 +152,7 @@ int cmd_demo(int argc, char **argv) {
       i++;
     } else if (!strcmp(a, "--seed") && parse_u64(v, &seed)) {
       i++;
-    } else if (!strcmp(a, "--steps") && parse_u64(v, &steps) && steps >= 1 && steps <= UL__LLM_GEN_SEQ_LEN) {
+    } else if (!strcmp(a, "--steps") && parse_u64(v, &steps) && steps >= 1 && steps <= LLM_GEN_SEQ_LEN) {
       i++;
     } else if (!strcmp(a, "--checkpoint-every") && parse_u64(v, &ckpt) && ckpt >= 1 && ckpt <= 100000) {
       i++;
@@ -160,7 +160,7 @@ int cmd_demo(int argc, char **argv) {
       json = v;
       i++;
     } else if (!strcmp(a, "--kv") && v && (!strcmp(v, "log") || !strcmp(v, "callback"))) {
-      kv = !strcmp(v, "log") ? UL__LLM_KV_LOG : UL__LLM_KV_CALLBACK;
+      kv = !strcmp(v, "log") ? LLM_KV_LOG : LLM_KV_CALLBACK;
       i++;
     } else {
       fprintf(stderr, "unlost demo: bad option or value: '%s'%s%s\n", a, v ? " " : "", v ? v : "");
@@ -183,7 +183,7 @@ int cmd_demo(int argc, char **argv) {
     int s;
     bool dup;
     do {
-      s = 1 + (int)(ul__llm_rng_next(&rng) % (uint64_t)(N - 1));
+      s = 1 + (int)(llm_rng_next(&rng) % (uint64_t)(N - 1));
       dup = false;
       for (int j = 0; j < k; j++) dup |= loss_step[j] == s;
     } while (dup);
@@ -196,15 +196,15 @@ int cmd_demo(int argc, char **argv) {
         loss_step[j] = loss_step[k];
         loss_step[k] = t;
       }
-  for (int k = 0; k < (int)losses; k++) loss_where[k] = (int)(ul__llm_rng_next(&rng) & 1);
+  for (int k = 0; k < (int)losses; k++) loss_where[k] = (int)(llm_rng_next(&rng) & 1);
 
   int rc = 1;
-  ul__llm_model *model = NULL;
-  ul__llm_tokenizer *tok = NULL;
-  ul__llm_cpu *cpu = NULL;
+  llm_model *model = NULL;
+  llm_tokenizer *tok = NULL;
+  llm_cpu *cpu = NULL;
   ul_env *env = NULL;
   ul_device *dev = NULL;
-  ul__llm_gpu *gpu = NULL;
+  llm_gpu *gpu = NULL;
   demo_events ev = {0};
   demo_out out = {0};
   int32_t *cpu_tokens = calloc((size_t)N, sizeof(int32_t));
@@ -214,7 +214,7 @@ int cmd_demo(int argc, char **argv) {
   int recoveries_seen = 0;
   ul_memory_stats ms = {0};
   bool leak_checked = false;
-  ul__llm_gpu_stats gst = {0};
+  llm_gpu_stats gst = {0};
   ul_adapter_info ai = {0};
   char err[1024] = "";
   if (!cpu_tokens || !clean.tokens || !lossy.tokens) {
@@ -230,17 +230,17 @@ int cmd_demo(int argc, char **argv) {
     }                                                                         \
   } while (0)
 
-  DEMO_TRY(ul__llm_default_open(&model, &tok), "open the built-in model");
+  DEMO_TRY(llm_default_open(&model, &tok), "open the built-in model");
   const int32_t V = model->cfg.vocab_size;
 
   /* The CPU reference, greedy from BOS. */
-  DEMO_TRY(ul__llm_cpu_create(model, &cpu), "cpu reference");
+  DEMO_TRY(llm_cpu_create(model, &cpu), "cpu reference");
   {
-    int32_t t = UL__LLM_TOKEN_BOS;
+    int32_t t = LLM_TOKEN_BOS;
     for (int p = 0; p < N; p++) {
       const float *lg;
-      DEMO_TRY(ul__llm_cpu_forward(cpu, t, p, &lg), "cpu reference");
-      t = cpu_tokens[p] = ul__llm_argmax(lg, V);
+      DEMO_TRY(llm_cpu_forward(cpu, t, p, &lg), "cpu reference");
+      t = cpu_tokens[p] = llm_argmax(lg, V);
     }
   }
 
@@ -249,13 +249,13 @@ int cmd_demo(int argc, char **argv) {
   dd.recovery.jitter_seed = seed;
   DEMO_TRY(ul_device_create(env, &dd, &dev), "create the device");
   ul_device_adapter_info(dev, &ai);
-  ul__llm_gpu_opts go = {.kv = kv, .checkpoint_every = (uint32_t)ckpt};
-  DEMO_TRY(ul__llm_gpu_create(dev, model, &go, &gpu), "upload the model");
+  llm_gpu_opts go = {.kv = kv, .checkpoint_every = (uint32_t)ckpt};
+  DEMO_TRY(llm_gpu_create(dev, model, &go, &gpu), "upload the model");
 
   printf("unlost demo: built-in model (dim %d, %d layers, %d heads, vocab %d) on %s (%s, %s)\n",
          model->cfg.dim, model->cfg.n_layers, model->cfg.n_heads, V, ai.name,
          ul_backend_name(ai.backend), ul_adapter_type_name(ai.type));
-  printf("KV cache restore: %s; %d tokens; %d device loss%s at step", ul__llm_kv_policy_name(kv),
+  printf("KV cache restore: %s; %d tokens; %d device loss%s at step", llm_kv_policy_name(kv),
          N, (int)losses, losses == 1 ? "" : "es");
   for (int k = 0; k < (int)losses; k++) printf("%s %d", k ? "," : "", loss_step[k]);
   if (!losses) printf("s: none");
@@ -265,11 +265,11 @@ int cmd_demo(int argc, char **argv) {
   /* 1. The clean run (silent), which also times an ordinary step. */
   {
     double t0 = mono_ms();
-    int32_t t = UL__LLM_TOKEN_BOS;
+    int32_t t = LLM_TOKEN_BOS;
     for (int p = 0; p < N; p++) {
       const float *lg;
-      DEMO_TRY(ul__llm_gpu_forward(gpu, t, p, &lg), "clean run");
-      t = clean.tokens[p] = ul__llm_argmax(lg, V);
+      DEMO_TRY(llm_gpu_forward(gpu, t, p, &lg), "clean run");
+      t = clean.tokens[p] = llm_argmax(lg, V);
     }
     clean.seconds = (mono_ms() - t0) / 1e3;
     clean.steps_done = N;
@@ -286,7 +286,7 @@ int cmd_demo(int argc, char **argv) {
   }
   {
     double t0 = mono_ms();
-    int32_t t = UL__LLM_TOKEN_BOS, prev = UL__LLM_TOKEN_BOS;
+    int32_t t = LLM_TOKEN_BOS, prev = LLM_TOKEN_BOS;
     int next = 0;
     for (int p = 0; p < N; p++) {
       bool lose = next < (int)losses && loss_step[next] == p;
@@ -294,22 +294,22 @@ int cmd_demo(int argc, char **argv) {
       double ts = mono_ms();
       const float *lg;
       if (where == 0) DEMO_TRY(ul_device_force_loss(dev, "demo: injected before a step"), "force a loss");
-      DEMO_TRY(ul__llm_gpu_submit(gpu, t, p), "generate");
+      DEMO_TRY(llm_gpu_submit(gpu, t, p), "generate");
       if (where == 1) DEMO_TRY(ul_device_force_loss(dev, "demo: injected with a step in flight"), "force a loss");
-      DEMO_TRY(ul__llm_gpu_read_logits(gpu, &lg), "generate");
+      DEMO_TRY(llm_gpu_read_logits(gpu, &lg), "generate");
       if (lose) {
         double extra = mono_ms() - ts - step_ms;
         recovery_ms[next] = extra > 0 ? extra : 0;
         next++;
       }
-      t = lossy.tokens[p] = ul__llm_argmax(lg, V);
+      t = lossy.tokens[p] = llm_argmax(lg, V);
       const char *piece;
       size_t plen;
       char progress[160];
       double el = (mono_ms() - t0) / 1e3;
       snprintf(progress, sizeof progress, "[%d/%d tokens, %.0f tok/s, losses %d/%d]", p + 1, N,
                el > 0 ? (p + 1) / el : 0.0, ev.recovered, (int)losses);
-      if (ul__llm_tokenizer_decode(tok, prev, t, &piece, &plen) == UL_OK)
+      if (llm_tokenizer_decode(tok, prev, t, &piece, &plen) == UL_OK)
         out_piece(&out, piece, plen, out.tty ? progress : NULL);
       prev = t;
       lossy.steps_done = p + 1;
@@ -318,17 +318,17 @@ int cmd_demo(int argc, char **argv) {
     recoveries_seen = next;
   }
   out_finish(&out);
-  ul__llm_gpu_get_stats(gpu, &gst);
+  llm_gpu_get_stats(gpu, &gst);
 
   /* 3. Everything this demo created is destroyed: the tracker must be empty. */
-  ul__llm_gpu_destroy(gpu);
+  llm_gpu_destroy(gpu);
   gpu = NULL;
   DEMO_TRY(ul_device_memory_stats(dev, &ms), "memory stats");
   leak_checked = true;
   rc = 0;
 
 done:
-  ul__llm_gpu_destroy(gpu);
+  llm_gpu_destroy(gpu);
   if (dev && ul_device_destroy(dev) != UL_OK && !err[0])
     snprintf(err, sizeof err, "destroy the device: %s", ul_last_error());
   if (env) ul_env_destroy(env);
@@ -345,7 +345,7 @@ done:
   double tps = lossy.seconds > 0 ? lossy.steps_done / lossy.seconds : 0;
   double tps_clean = clean.seconds > 0 ? clean.steps_done / clean.seconds : 0;
 
-  printf("\nsummary (KV cache restore: %s)\n", ul__llm_kv_policy_name(kv));
+  printf("\nsummary (KV cache restore: %s)\n", llm_kv_policy_name(kv));
   printf("  tokens/s             %.1f with %d loss%s (clean run %.1f)\n", tps, (int)losses,
          losses == 1 ? "" : "es", tps_clean);
   printf("  losses injected      %d, recovered %d%s\n", (int)losses, ev.recovered,
@@ -355,7 +355,7 @@ done:
            "(device rebuilt and restored in %.1f ms)\n",
            k + 1, loss_step[k], loss_where[k] ? "step in flight" : "before the step",
            recovery_ms[k], ev.event_ms[k]);
-  if (kv == UL__LLM_KV_CALLBACK)
+  if (kv == LLM_KV_CALLBACK)
     printf("  re-prefills          %llu, %llu positions, %.1f ms in all\n",
            (unsigned long long)gst.refills, (unsigned long long)gst.refill_tokens,
            gst.refill_ms_total);
@@ -393,7 +393,7 @@ done:
       fprintf(f, "],\"loss_steps\":[");
       for (int k = 0; k < (int)losses; k++) fprintf(f, "%s%d", k ? "," : "", loss_step[k]);
       fprintf(f, "],\"kv\":\"%s\",\"steps\":%d,\"seed\":%llu,\"ok\":%s,\"text\":",
-              ul__llm_kv_policy_name(kv), N, (unsigned long long)seed, rc == 0 ? "true" : "false");
+              llm_kv_policy_name(kv), N, (unsigned long long)seed, rc == 0 ? "true" : "false");
       cli_json_string(f, out.all ? out.all : "");
       fprintf(f, "}\n");
       if (f != stdout && fclose(f) != 0) rc = 1;
@@ -404,8 +404,8 @@ done:
   free(cpu_tokens);
   free(clean.tokens);
   free(lossy.tokens);
-  ul__llm_cpu_destroy(cpu);
-  ul__llm_tokenizer_free(tok);
-  ul__llm_model_close(model);
+  llm_cpu_destroy(cpu);
+  llm_tokenizer_free(tok);
+  llm_model_close(model);
   return rc;
 }

@@ -80,14 +80,14 @@ static void print_piece(const char *p, size_t n) {
 }
 
 typedef struct run_args {
-  const ul__llm_model *model;
-  const ul__llm_tokenizer *tok;
+  const llm_model *model;
+  const llm_tokenizer *tok;
   const int32_t *ptoks;
   size_t np;
   long steps;
   double temperature, topp;
   uint64_t seed;
-  ul__llm_kv_policy kv;
+  llm_kv_policy kv;
   long ckpt;
 } run_args;
 
@@ -103,22 +103,22 @@ typedef struct run_args {
 static ul_status generate(const run_args *a, const char *chaos, bool print, int32_t *out, long *n,
                           int *sampled, double *elapsed, run_events *ev, const char **what) {
   ul_status s = UL_OK;
-  ul__llm_sampler sampler = {0};
+  llm_sampler sampler = {0};
   ul_env *env = NULL;
   ul_device *dev = NULL;
-  ul__llm_gpu *gpu = NULL;
+  llm_gpu *gpu = NULL;
   const int32_t V = a->model->cfg.vocab_size;
   *n = 0;
   *sampled = 0;
-  RUN_TRY(ul__llm_sampler_init(&sampler, V, (float)a->temperature, (float)a->topp, a->seed), "sampler");
+  RUN_TRY(llm_sampler_init(&sampler, V, (float)a->temperature, (float)a->topp, a->seed), "sampler");
   RUN_TRY(ul_env_create(&(ul_env_desc){.chaos = chaos}, &env), "load WebGPU"); /* NULL: $UNLOST_CHAOS */
   ul_device_desc dd = {.label = "run", .listener = run_listener, .listener_user = ev};
   /* Models larger than the default binding limit (128 MiB) need the adapter's. */
   dd.required_limits.max_storage_buffer_binding_size = UL_LIMIT_ADAPTER;
   dd.required_limits.max_buffer_size = UL_LIMIT_ADAPTER;
   RUN_TRY(ul_device_create(env, &dd, &dev), "create the device");
-  ul__llm_gpu_opts go = {.kv = a->kv, .checkpoint_every = (uint32_t)a->ckpt};
-  RUN_TRY(ul__llm_gpu_create(dev, a->model, &go, &gpu), "upload the model");
+  llm_gpu_opts go = {.kv = a->kv, .checkpoint_every = (uint32_t)a->ckpt};
+  RUN_TRY(llm_gpu_create(dev, a->model, &go, &gpu), "upload the model");
   double t0 = 0;
   int32_t token = a->ptoks[0];
   long pos = 0;
@@ -127,20 +127,20 @@ static ul_status generate(const run_args *a, const char *chaos, bool print, int3
     int32_t next;
     if (in_prompt) {
       /* Prompt tokens: nothing to sample, so nothing to wait for. */
-      RUN_TRY(ul__llm_gpu_submit(gpu, token, (int32_t)pos), "run");
+      RUN_TRY(llm_gpu_submit(gpu, token, (int32_t)pos), "run");
       next = a->ptoks[pos + 1];
     } else {
       const float *lg;
-      RUN_TRY(ul__llm_gpu_forward(gpu, token, (int32_t)pos, &lg), "run");
-      RUN_TRY(ul__llm_sampler_sample(&sampler, lg, &next), "sample");
+      RUN_TRY(llm_gpu_forward(gpu, token, (int32_t)pos, &lg), "run");
+      RUN_TRY(llm_sampler_sample(&sampler, lg, &next), "sample");
       (*sampled)++;
     }
     if (pos == 0) t0 = run_now_s(); /* the first step includes compiles */
     out[(*n)++] = next;
-    if (next == UL__LLM_TOKEN_BOS || next == UL__LLM_TOKEN_EOS) break;
+    if (next == LLM_TOKEN_BOS || next == LLM_TOKEN_EOS) break;
     const char *piece;
     size_t pn;
-    if (print && ul__llm_tokenizer_decode(a->tok, token, next, &piece, &pn) == UL_OK) print_piece(piece, pn);
+    if (print && llm_tokenizer_decode(a->tok, token, next, &piece, &pn) == UL_OK) print_piece(piece, pn);
     token = next;
   }
   if (print) {
@@ -149,10 +149,10 @@ static ul_status generate(const run_args *a, const char *chaos, bool print, int3
   }
   *elapsed = run_now_s() - t0;
 done:
-  ul__llm_gpu_destroy(gpu);
+  llm_gpu_destroy(gpu);
   if (dev) ul_device_destroy(dev);
   if (env) ul_env_destroy(env);
-  ul__llm_sampler_free(&sampler);
+  llm_sampler_free(&sampler);
   return s;
 }
 
@@ -162,7 +162,7 @@ int cmd_run(int argc, char **argv) {
   double temperature = 1.0, topp = 0.9;
   uint64_t seed = 0;
   long ckpt = 32, tamper = -1;
-  ul__llm_kv_policy kv = UL__LLM_KV_LOG;
+  llm_kv_policy kv = LLM_KV_LOG;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -201,7 +201,7 @@ int cmd_run(int argc, char **argv) {
       tamper = (long)k;
     } else if (!strcmp(a, "--kv") && ok) {
       ok = !strcmp(v, "log") || !strcmp(v, "callback");
-      kv = !strcmp(v, "callback") ? UL__LLM_KV_CALLBACK : UL__LLM_KV_LOG;
+      kv = !strcmp(v, "callback") ? LLM_KV_CALLBACK : LLM_KV_LOG;
     } else {
       ok = false;
     }
@@ -220,16 +220,16 @@ int cmd_run(int argc, char **argv) {
   if (!seed) seed = (unsigned long long)time(NULL);
 
   int rc = 1;
-  ul__llm_model *model = NULL;
-  ul__llm_tokenizer *tok = NULL;
+  llm_model *model = NULL;
+  llm_tokenizer *tok = NULL;
   int32_t *ptoks = NULL, *text = NULL, *ref = NULL;
   run_events ev = {0};
   const char *what = "";
   ul_status s = UL_OK;
-  s = ul__llm_model_open(model_path, &model);
+  s = llm_model_open(model_path, &model);
   what = "open the model";
   if (!s) {
-    s = ul__llm_tokenizer_open(tok_path, model->cfg.vocab_size, &tok);
+    s = llm_tokenizer_open(tok_path, model->cfg.vocab_size, &tok);
     what = "open the tokenizer";
   }
   if (s) goto done;
@@ -244,7 +244,7 @@ int cmd_run(int argc, char **argv) {
     goto done;
   }
   what = "encode the prompt";
-  if ((s = ul__llm_tokenizer_encode(tok, prompt, plen, true, false, ptoks, plen + 3, &np))) goto done;
+  if ((s = llm_tokenizer_encode(tok, prompt, plen, true, false, ptoks, plen + 3, &np))) goto done;
   if ((long)np >= steps) {
     fprintf(stderr, "unlost run: the prompt takes %zu tokens and the model's context is %d positions; "
                     "--steps (%ld) must be larger than the prompt\n", np, S, steps);
@@ -294,7 +294,7 @@ done:
   free(ref);
   free(text);
   free(ptoks);
-  ul__llm_tokenizer_free(tok);
-  ul__llm_model_close(model);
+  llm_tokenizer_free(tok);
+  llm_model_close(model);
   return rc;
 }

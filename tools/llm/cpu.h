@@ -36,50 +36,50 @@
 
 #include "llm/model.h"
 
-typedef struct ul__llm_cpu {
-  const ul__llm_model *model; /* borrowed; must outlive this */
+typedef struct llm_cpu {
+  const llm_model *model; /* borrowed; must outlive this */
   int32_t next_pos;           /* positions [0, next_pos) are in the cache */
   float *x, *xb, *xb2, *hb, *hb2, *q, *k, *v, *att, *logits;
   float *key_cache, *value_cache; /* [n_layers][seq_len][kv_dim] */
-} ul__llm_cpu;
+} llm_cpu;
 
 /* Allocates the activations and the KV cache for `model` (borrowed). */
-ul_status ul__llm_cpu_create(const ul__llm_model *model, ul__llm_cpu **out);
+ul_status llm_cpu_create(const llm_model *model, llm_cpu **out);
 /* NULL is a no-op. */
-void ul__llm_cpu_destroy(ul__llm_cpu *c);
+void llm_cpu_destroy(llm_cpu *c);
 
 /* Runs `token` at position `pos` and points *logits at vocab_size floats
  * owned by c (valid until the next call). Positions must be fed in order:
  * pos <= the number of positions already run (an earlier pos restarts the
  * sequence from there). UL_ERR_INVALID_ARGUMENT for a token or position out
  * of range. */
-ul_status ul__llm_cpu_forward(ul__llm_cpu *c, int32_t token, int32_t pos,
+ul_status llm_cpu_forward(llm_cpu *c, int32_t token, int32_t pos,
                               const float **logits);
 
 /* Index of the largest value; the lowest index wins ties; NaNs are skipped
  * (0 when all are NaN or n <= 0). */
-int32_t ul__llm_argmax(const float *v, int32_t n);
+int32_t llm_argmax(const float *v, int32_t n);
 
 /* Deterministic PRNG (splitmix64): same seed, same stream, on any machine. */
-uint64_t ul__llm_rng_next(uint64_t *state);
+uint64_t llm_rng_next(uint64_t *state);
 /* Uniform float in [0, 1) with 24 random bits (exact, no libm). */
-float ul__llm_rng_float(uint64_t *state);
+float llm_rng_float(uint64_t *state);
 
 /* Temperature + top-p sampler. temperature 0 is greedy (argmax);
  * topp outside (0, 1) samples from the whole distribution. */
-typedef struct ul__llm_sampler {
+typedef struct llm_sampler {
   int32_t vocab_size;
   float temperature, topp;
   uint64_t rng; /* state; the stream is reproducible from the seed */
   float *probs;      /* [vocab] scratch */
   int32_t *idx, *tmp; /* [vocab] scratch for top-p */
-} ul__llm_sampler;
+} llm_sampler;
 
-ul_status ul__llm_sampler_init(ul__llm_sampler *s, int32_t vocab_size, float temperature,
+ul_status llm_sampler_init(llm_sampler *s, int32_t vocab_size, float temperature,
                                float topp, uint64_t seed);
 /* Frees the scratch; a zeroed sampler is fine. */
-void ul__llm_sampler_free(ul__llm_sampler *s);
+void llm_sampler_free(llm_sampler *s);
 /* Picks the next token from logits[0..vocab_size) (not modified). */
-ul_status ul__llm_sampler_sample(ul__llm_sampler *s, const float *logits, int32_t *token);
+ul_status llm_sampler_sample(llm_sampler *s, const float *logits, int32_t *token);
 
 #endif

@@ -70,7 +70,7 @@
 
 #define STATE_STRUCT "struct State { pos: u32, token: u32, pad0: u32, pad1: u32 };\n"
 
-const char ul__llm_wgsl_embed[] =
+const char llm_wgsl_embed[] =
     STATE_STRUCT
     "override DIM: u32;\n"
     "@group(0) @binding(0) var<uniform> st: State;\n"
@@ -84,7 +84,7 @@ const char ul__llm_wgsl_embed[] =
 /* q, k, v = wq|wk|wv rmsnorm(x, nw); RoPE on q and k; k and v stored in the
  * layer's KV region at pos: k at [pos * KVD], v at [KVSTRIDE + pos * KVD].
  * ROWS = DIM + 2 * KVD, COLS = DIM. */
-const char ul__llm_wgsl_qkv[] =
+const char llm_wgsl_qkv[] =
     STATE_STRUCT MV_COMMON
     "override KVD: u32;\n"
     "override HS: u32;\n"
@@ -134,7 +134,7 @@ const char ul__llm_wgsl_qkv[] =
 /* One workgroup per head h (kv head g = h / GROUP): s_t = q_h . k_t * SCALE
  * for t <= pos into att[h][t], softmax, xb_h = sum_t a_t v_t (t ascending,
  * one accumulator per output element, as the CPU does). */
-const char ul__llm_wgsl_attn[] =
+const char llm_wgsl_attn[] =
     STATE_STRUCT
     "override HS: u32;\n"
     "override KVD: u32;\n"
@@ -201,7 +201,7 @@ const char ul__llm_wgsl_attn[] =
     "}\n";
 
 /* y += W xin (the residual adds: x += wo xb, x += w2 hb). */
-const char ul__llm_wgsl_matvec_res[] =
+const char llm_wgsl_matvec_res[] =
     MV_COMMON
     "@group(0) @binding(0) var<storage, read> xin: array<f32>;\n"
     "@group(0) @binding(1) var<storage, read> w: array<f32>;\n"
@@ -217,7 +217,7 @@ const char ul__llm_wgsl_matvec_res[] =
     "}\n";
 
 /* hb = silu(w1 xb) * (w3 xb), xb = rmsnorm(x, nw). */
-const char ul__llm_wgsl_w13[] =
+const char llm_wgsl_w13[] =
     MV_COMMON
     "var<workgroup> red3: array<f32, 64>;\n"
     "@group(0) @binding(0) var<storage, read> x: array<f32>;\n"
@@ -249,7 +249,7 @@ const char ul__llm_wgsl_w13[] =
     "}\n";
 
 /* y = W rmsnorm(x, nw) (the classifier). */
-const char ul__llm_wgsl_cls[] =
+const char llm_wgsl_cls[] =
     MV_COMMON
     "@group(0) @binding(0) var<storage, read> x: array<f32>;\n"
     "@group(0) @binding(1) var<storage, read> nw: array<f32>;\n"

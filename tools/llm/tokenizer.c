@@ -30,7 +30,7 @@ static int cmp_bytes(const char *a, size_t alen, const char *b, size_t blen) {
 
 /* Sorts ids by (bytes, id) with a bottom-up merge sort (qsort has no context
  * pointer, and a global would be mutable state). */
-static void sort_ids(const ul__llm_tokenizer *t, int32_t *ids, int32_t *tmp, int32_t n) {
+static void sort_ids(const llm_tokenizer *t, int32_t *ids, int32_t *tmp, int32_t n) {
   for (int32_t width = 1; width < n; width *= 2) {
     for (int32_t lo = 0; lo < n; lo += 2 * width) {
       int32_t mid = lo + width < n ? lo + width : n;
@@ -50,48 +50,48 @@ static void sort_ids(const ul__llm_tokenizer *t, int32_t *ids, int32_t *tmp, int
   }
 }
 
-static bool is_byte_token(const ul__llm_tokenizer *t, int32_t id, unsigned b) {
+static bool is_byte_token(const llm_tokenizer *t, int32_t id, unsigned b) {
   static const char hex[] = "0123456789ABCDEF";
   char want[6] = {'<', '0', 'x', hex[b >> 4], hex[b & 15], '>'};
   return t->piece_len[id] == 6 && memcmp(t->piece[id], want, 6) == 0;
 }
 
-ul_status ul__llm_tokenizer_load(const void *data, size_t size, int32_t vocab_size,
-                                 ul__llm_tokenizer **out) {
+ul_status llm_tokenizer_load(const void *data, size_t size, int32_t vocab_size,
+                                 llm_tokenizer **out) {
   if (out) *out = NULL;
   if ((!data && size) || !out)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "load tokenizer: NULL argument");
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT, "load tokenizer: NULL argument");
   if (vocab_size < 1 || vocab_size > (1 << 22))
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "load tokenizer: vocab_size %d is out of range",
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT, "load tokenizer: vocab_size %d is out of range",
                     vocab_size);
   const unsigned char *p = data;
   if (size < 4)
-    return ul__fail(UL_ERR_FORMAT,
+    return ul_error_set(UL_ERR_FORMAT,
                     "load tokenizer: truncated: %zu bytes, max_token_length needs 4", size);
   int32_t max_len = rd_i32(p);
-  if (max_len < 1 || max_len > UL__LLM_MAX_TOKEN_LEN)
-    return ul__fail(UL_ERR_FORMAT,
+  if (max_len < 1 || max_len > LLM_MAX_TOKEN_LEN)
+    return ul_error_set(UL_ERR_FORMAT,
                     "load tokenizer: max_token_length = %d is outside [1, %d]", max_len,
-                    UL__LLM_MAX_TOKEN_LEN);
+                    LLM_MAX_TOKEN_LEN);
 
   /* Pass 1: validate every record and size the storage. */
   size_t off = 4, text_bytes = 0;
   for (int32_t i = 0; i < vocab_size; i++) {
     if (size - off < 8)
-      return ul__fail(UL_ERR_FORMAT,
+      return ul_error_set(UL_ERR_FORMAT,
                       "load tokenizer: truncated at token %d of %d (offset %zu of %zu)", i,
                       vocab_size, off, size);
     float score = rd_f32(p + off);
     int32_t len = rd_i32(p + off + 4);
     if (!isfinite(score))
-      return ul__fail(UL_ERR_FORMAT, "load tokenizer: token %d has a non-finite score", i);
+      return ul_error_set(UL_ERR_FORMAT, "load tokenizer: token %d has a non-finite score", i);
     if (len < 0 || len > max_len)
-      return ul__fail(UL_ERR_FORMAT,
+      return ul_error_set(UL_ERR_FORMAT,
                       "load tokenizer: token %d has length %d, outside [0, %d]", i, len,
                       max_len);
     off += 8;
     if (size - off < (size_t)len)
-      return ul__fail(UL_ERR_FORMAT,
+      return ul_error_set(UL_ERR_FORMAT,
                       "load tokenizer: truncated in the bytes of token %d (needs %d at "
                       "offset %zu of %zu)",
                       i, len, off, size);
@@ -99,12 +99,12 @@ ul_status ul__llm_tokenizer_load(const void *data, size_t size, int32_t vocab_si
     text_bytes += (size_t)len + 1;
   }
   if (off != size)
-    return ul__fail(UL_ERR_FORMAT,
+    return ul_error_set(UL_ERR_FORMAT,
                     "load tokenizer: %zu bytes left over after %d tokens (expected size %zu)",
                     size - off, vocab_size, off);
 
   /* Pass 2: copy. */
-  ul__llm_tokenizer *t = calloc(1, sizeof *t);
+  llm_tokenizer *t = calloc(1, sizeof *t);
   int32_t *tmp = NULL;
   if (!t) goto oom;
   size_t n = (size_t)vocab_size;
@@ -135,36 +135,36 @@ ul_status ul__llm_tokenizer_load(const void *data, size_t size, int32_t vocab_si
   sort_ids(t, t->sorted, tmp, vocab_size);
   free(tmp);
   for (unsigned b = 0; b < 256; b++) t->bytes[b] = (unsigned char)b;
-  t->has_byte_tokens = vocab_size >= UL__LLM_TOKEN_BYTE0 + 256;
+  t->has_byte_tokens = vocab_size >= LLM_TOKEN_BYTE0 + 256;
   for (unsigned b = 0; b < 256 && t->has_byte_tokens; b++)
-    if (!is_byte_token(t, (int32_t)(UL__LLM_TOKEN_BYTE0 + b), b)) t->has_byte_tokens = false;
+    if (!is_byte_token(t, (int32_t)(LLM_TOKEN_BYTE0 + b), b)) t->has_byte_tokens = false;
   *out = t;
   return UL_OK;
 
 oom:
   free(tmp);
-  ul__llm_tokenizer_free(t);
-  return ul__fail(UL_ERR_OUT_OF_MEMORY, "load tokenizer: out of memory");
+  llm_tokenizer_free(t);
+  return ul_error_set(UL_ERR_OUT_OF_MEMORY, "load tokenizer: out of memory");
 }
 
-ul_status ul__llm_tokenizer_open(const char *path, int32_t vocab_size,
-                                 ul__llm_tokenizer **out) {
+ul_status llm_tokenizer_open(const char *path, int32_t vocab_size,
+                                 llm_tokenizer **out) {
   if (out) *out = NULL;
   if (!path || !out)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "open tokenizer: NULL argument");
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT, "open tokenizer: NULL argument");
   /* Non-blocking open and a regular-file check first: a FIFO or a device
    * must be refused, not waited on. */
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return ul__fail(UL_ERR_IO, "open tokenizer '%s': %s", path, strerror(errno));
+  if (fd < 0) return ul_error_set(UL_ERR_IO, "open tokenizer '%s': %s", path, strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return ul__fail(UL_ERR_IO, "open tokenizer '%s': not a regular file", path);
+    return ul_error_set(UL_ERR_IO, "open tokenizer '%s': not a regular file", path);
   }
   FILE *f = fdopen(fd, "rb");
   if (!f) {
     close(fd);
-    return ul__fail(UL_ERR_IO, "open tokenizer '%s': %s", path, strerror(errno));
+    return ul_error_set(UL_ERR_IO, "open tokenizer '%s': %s", path, strerror(errno));
   }
   unsigned char *buf = NULL;
   size_t len = 0, cap = 0;
@@ -173,13 +173,13 @@ ul_status ul__llm_tokenizer_open(const char *path, int32_t vocab_size,
     if (cap - len < 65536) {
       /* Tokenizers are small; refuse anything absurd before allocating it. */
       if (cap > ((size_t)1 << 30)) {
-        s = ul__fail(UL_ERR_FORMAT, "open tokenizer '%s': larger than 1 GiB", path);
+        s = ul_error_set(UL_ERR_FORMAT, "open tokenizer '%s': larger than 1 GiB", path);
         break;
       }
       size_t ncap = cap ? cap * 2 : 65536;
       unsigned char *nb = realloc(buf, ncap);
       if (!nb) {
-        s = ul__fail(UL_ERR_OUT_OF_MEMORY, "open tokenizer '%s': out of memory", path);
+        s = ul_error_set(UL_ERR_OUT_OF_MEMORY, "open tokenizer '%s': out of memory", path);
         break;
       }
       buf = nb;
@@ -188,20 +188,20 @@ ul_status ul__llm_tokenizer_open(const char *path, int32_t vocab_size,
     size_t got = fread(buf + len, 1, cap - len, f);
     len += got;
     if (got == 0) {
-      if (ferror(f)) s = ul__fail(UL_ERR_IO, "open tokenizer '%s': read failed", path);
+      if (ferror(f)) s = ul_error_set(UL_ERR_IO, "open tokenizer '%s': read failed", path);
       break;
     }
   }
   fclose(f);
   if (s == UL_OK) {
-    s = ul__llm_tokenizer_load(buf, len, vocab_size, out);
-    if (s != UL_OK) s = ul__wrap(s, "open tokenizer '%s'", path);
+    s = llm_tokenizer_load(buf, len, vocab_size, out);
+    if (s != UL_OK) s = ul_error_wrap(s, "open tokenizer '%s'", path);
   }
   free(buf);
   return s;
 }
 
-void ul__llm_tokenizer_free(ul__llm_tokenizer *t) {
+void llm_tokenizer_free(llm_tokenizer *t) {
   if (!t) return;
   free(t->piece);
   free(t->piece_len);
@@ -211,7 +211,7 @@ void ul__llm_tokenizer_free(ul__llm_tokenizer *t) {
   free(t);
 }
 
-int32_t ul__llm_tokenizer_find(const ul__llm_tokenizer *t, const char *str, size_t len) {
+int32_t llm_tokenizer_find(const llm_tokenizer *t, const char *str, size_t len) {
   if (!t || (!str && len)) return -1;
   /* Lower bound over (bytes, id): the first id with these bytes. */
   int32_t lo = 0, hi = t->vocab_size;
@@ -275,34 +275,34 @@ static merge_cand heap_pop(merge_cand *h, size_t *n) {
 }
 
 /* Pushes the pair (left, right) when the two pieces make a token. */
-static void push_pair(const ul__llm_tokenizer *t, char *buf, size_t mlen, const int32_t *tok, size_t left,
+static void push_pair(const llm_tokenizer *t, char *buf, size_t mlen, const int32_t *tok, size_t left,
                       size_t right, merge_cand *heap, size_t *hn) {
   int32_t a = tok[left], b = tok[right];
   size_t la = (size_t)t->piece_len[a], lb = (size_t)t->piece_len[b];
   if (la + lb > mlen) return;
   memcpy(buf, t->piece[a], la);
   memcpy(buf + la, t->piece[b], lb);
-  int32_t id = ul__llm_tokenizer_find(t, buf, la + lb);
+  int32_t id = llm_tokenizer_find(t, buf, la + lb);
   if (id >= 0) heap_push(heap, hn, (merge_cand){t->score[id], left, a, b, id});
 }
 
-ul_status ul__llm_tokenizer_encode(const ul__llm_tokenizer *t, const char *text,
+ul_status llm_tokenizer_encode(const llm_tokenizer *t, const char *text,
                                    size_t len, bool bos, bool eos, int32_t *tokens,
                                    size_t cap, size_t *n_out) {
   if (n_out) *n_out = 0;
   if (!t || (!text && len) || !tokens || !n_out)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "encode: NULL argument");
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT, "encode: NULL argument");
   if (len > SIZE_MAX - 3 || cap < len + 3)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT,
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT,
                     "encode: capacity %zu is below text length + 3 = %zu", cap, len + 3);
-  if ((bos || eos) && t->vocab_size <= UL__LLM_TOKEN_EOS)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT,
+  if ((bos || eos) && t->vocab_size <= LLM_TOKEN_EOS)
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT,
                     "encode: a vocabulary of %d has no BOS/EOS tokens", t->vocab_size);
   size_t n = 0;
-  if (bos) tokens[n++] = UL__LLM_TOKEN_BOS;
+  if (bos) tokens[n++] = LLM_TOKEN_BOS;
   size_t first = n; /* merges never cross BOS */
   if (len > 0) {
-    int32_t space = ul__llm_tokenizer_find(t, " ", 1);
+    int32_t space = llm_tokenizer_find(t, " ", 1);
     if (space >= 0) tokens[n++] = space;
   }
   const unsigned char *s = (const unsigned char *)text;
@@ -311,13 +311,13 @@ ul_status ul__llm_tokenizer_encode(const ul__llm_tokenizer *t, const char *text,
     if (cl > len - i) cl = 1;
     for (size_t k = 1; k < cl; k++)
       if ((s[i + k] & 0xC0) != 0x80) { cl = 1; break; }
-    int32_t id = ul__llm_tokenizer_find(t, text + i, cl);
+    int32_t id = llm_tokenizer_find(t, text + i, cl);
     if (id >= 0) {
       tokens[n++] = id;
     } else {
       for (size_t k = 0; k < cl; k++)
-        tokens[n++] = t->has_byte_tokens ? UL__LLM_TOKEN_BYTE0 + s[i + k]
-                                         : UL__LLM_TOKEN_UNK;
+        tokens[n++] = t->has_byte_tokens ? LLM_TOKEN_BYTE0 + s[i + k]
+                                         : LLM_TOKEN_UNK;
     }
     i += cl;
   }
@@ -338,7 +338,7 @@ ul_status ul__llm_tokenizer_encode(const ul__llm_tokenizer *t, const char *text,
     free(next);
     free(prev);
     free(heap);
-    return ul__fail(UL_ERR_OUT_OF_MEMORY, "encode: out of memory");
+    return ul_error_set(UL_ERR_OUT_OF_MEMORY, "encode: out of memory");
   }
   int32_t *tok = tokens + first;
   for (size_t i = 0; i < m; i++) {
@@ -366,29 +366,29 @@ ul_status ul__llm_tokenizer_encode(const ul__llm_tokenizer *t, const char *text,
   free(prev);
   free(heap);
   free(buf);
-  if (eos) tokens[n++] = UL__LLM_TOKEN_EOS;
+  if (eos) tokens[n++] = LLM_TOKEN_EOS;
   *n_out = n;
   return UL_OK;
 }
 
-ul_status ul__llm_tokenizer_decode(const ul__llm_tokenizer *t, int32_t prev,
+ul_status llm_tokenizer_decode(const llm_tokenizer *t, int32_t prev,
                                    int32_t token, const char **piece, size_t *len) {
   if (!t || !piece || !len)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "decode: NULL argument");
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT, "decode: NULL argument");
   *piece = "";
   *len = 0;
   if (token < 0 || token >= t->vocab_size)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "decode: token %d is outside [0, %d)", token,
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT, "decode: token %d is outside [0, %d)", token,
                     t->vocab_size);
-  if (t->has_byte_tokens && token >= UL__LLM_TOKEN_BYTE0 &&
-      token < UL__LLM_TOKEN_BYTE0 + 256) {
-    *piece = (const char *)&t->bytes[token - UL__LLM_TOKEN_BYTE0];
+  if (t->has_byte_tokens && token >= LLM_TOKEN_BYTE0 &&
+      token < LLM_TOKEN_BYTE0 + 256) {
+    *piece = (const char *)&t->bytes[token - LLM_TOKEN_BYTE0];
     *len = 1;
     return UL_OK;
   }
   const char *p = t->piece[token];
   size_t n = (size_t)t->piece_len[token];
-  if (prev == UL__LLM_TOKEN_BOS && n > 0 && p[0] == ' ') {
+  if (prev == LLM_TOKEN_BOS && n > 0 && p[0] == ' ') {
     p++;
     n--;
   }

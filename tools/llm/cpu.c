@@ -34,12 +34,12 @@ static void softmax(float *s, int32_t n) {
   for (int32_t i = 0; i < n; i++) s[i] /= sum;
 }
 
-ul_status ul__llm_cpu_create(const ul__llm_model *model, ul__llm_cpu **out) {
+ul_status llm_cpu_create(const llm_model *model, llm_cpu **out) {
   if (out) *out = NULL;
   if (!model || !out)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "create cpu forward: NULL argument");
-  const ul__llm_config *p = &model->cfg;
-  ul__llm_cpu *c = calloc(1, sizeof *c);
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT, "create cpu forward: NULL argument");
+  const llm_config *p = &model->cfg;
+  llm_cpu *c = calloc(1, sizeof *c);
   if (!c) goto oom;
   c->model = model;
   size_t dim = (size_t)p->dim, hid = (size_t)p->hidden_dim, kv = (size_t)p->kv_dim;
@@ -62,11 +62,11 @@ ul_status ul__llm_cpu_create(const ul__llm_model *model, ul__llm_cpu **out) {
   *out = c;
   return UL_OK;
 oom:
-  ul__llm_cpu_destroy(c);
-  return ul__fail(UL_ERR_OUT_OF_MEMORY, "create cpu forward: out of memory");
+  llm_cpu_destroy(c);
+  return ul_error_set(UL_ERR_OUT_OF_MEMORY, "create cpu forward: out of memory");
 }
 
-void ul__llm_cpu_destroy(ul__llm_cpu *c) {
+void llm_cpu_destroy(llm_cpu *c) {
   if (!c) return;
   free(c->x);
   free(c->xb);
@@ -102,19 +102,19 @@ static void rope(float *q, float *k, int32_t dim, int32_t kv_dim, int32_t head_s
   }
 }
 
-ul_status ul__llm_cpu_forward(ul__llm_cpu *c, int32_t token, int32_t pos,
+ul_status llm_cpu_forward(llm_cpu *c, int32_t token, int32_t pos,
                               const float **logits) {
   if (logits) *logits = NULL;
-  if (!c || !logits) return ul__fail(UL_ERR_INVALID_ARGUMENT, "forward: NULL argument");
-  const ul__llm_model *m = c->model;
-  const ul__llm_config *p = &m->cfg;
+  if (!c || !logits) return ul_error_set(UL_ERR_INVALID_ARGUMENT, "forward: NULL argument");
+  const llm_model *m = c->model;
+  const llm_config *p = &m->cfg;
   if (token < 0 || token >= p->vocab_size)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "forward: token %d is outside [0, %d)", token,
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT, "forward: token %d is outside [0, %d)", token,
                     p->vocab_size);
   if (pos < 0 || pos >= p->seq_len || pos > c->next_pos)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT,
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT,
                     "forward: position %d is outside [0, %d] (seq_len %d)", pos,
-                    UL__MIN(c->next_pos, p->seq_len - 1), p->seq_len);
+                    LLM_MIN(c->next_pos, p->seq_len - 1), p->seq_len);
   const int32_t dim = p->dim, hid = p->hidden_dim, kv_dim = p->kv_dim,
                 hs = p->head_size, group = p->n_heads / p->n_kv_heads;
   const size_t D = (size_t)dim, H = (size_t)hid, KV = (size_t)kv_dim,
@@ -171,7 +171,7 @@ ul_status ul__llm_cpu_forward(ul__llm_cpu *c, int32_t token, int32_t pos,
   return UL_OK;
 }
 
-int32_t ul__llm_argmax(const float *v, int32_t n) {
+int32_t llm_argmax(const float *v, int32_t n) {
   int32_t best = -1;
   for (int32_t i = 0; i < n; i++) {
     if (isnan(v[i])) continue;
@@ -180,25 +180,25 @@ int32_t ul__llm_argmax(const float *v, int32_t n) {
   return best < 0 ? 0 : best;
 }
 
-uint64_t ul__llm_rng_next(uint64_t *state) {
+uint64_t llm_rng_next(uint64_t *state) {
   uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
 
-float ul__llm_rng_float(uint64_t *state) {
-  return (float)(ul__llm_rng_next(state) >> 40) * (1.0f / 16777216.0f);
+float llm_rng_float(uint64_t *state) {
+  return (float)(llm_rng_next(state) >> 40) * (1.0f / 16777216.0f);
 }
 
-ul_status ul__llm_sampler_init(ul__llm_sampler *s, int32_t vocab_size, float temperature,
+ul_status llm_sampler_init(llm_sampler *s, int32_t vocab_size, float temperature,
                                float topp, uint64_t seed) {
-  if (!s) return ul__fail(UL_ERR_INVALID_ARGUMENT, "sampler: NULL argument");
+  if (!s) return ul_error_set(UL_ERR_INVALID_ARGUMENT, "sampler: NULL argument");
   memset(s, 0, sizeof *s);
   if (vocab_size < 1)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "sampler: vocab_size %d < 1", vocab_size);
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT, "sampler: vocab_size %d < 1", vocab_size);
   if (!(temperature >= 0.0f) || isinf(temperature) || isnan(topp))
-    return ul__fail(UL_ERR_INVALID_ARGUMENT,
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT,
                     "sampler: temperature must be finite and >= 0, topp a number");
   s->vocab_size = vocab_size;
   s->temperature = temperature;
@@ -208,13 +208,13 @@ ul_status ul__llm_sampler_init(ul__llm_sampler *s, int32_t vocab_size, float tem
   s->idx = calloc((size_t)vocab_size, sizeof *s->idx);
   s->tmp = calloc((size_t)vocab_size, sizeof *s->tmp);
   if (!s->probs || !s->idx || !s->tmp) {
-    ul__llm_sampler_free(s);
-    return ul__fail(UL_ERR_OUT_OF_MEMORY, "sampler: out of memory");
+    llm_sampler_free(s);
+    return ul_error_set(UL_ERR_OUT_OF_MEMORY, "sampler: out of memory");
   }
   return UL_OK;
 }
 
-void ul__llm_sampler_free(ul__llm_sampler *s) {
+void llm_sampler_free(llm_sampler *s) {
   if (!s) return;
   free(s->probs);
   free(s->idx);
@@ -228,7 +228,7 @@ void ul__llm_sampler_free(ul__llm_sampler *s) {
 static void sort_by_prob(const float *probs, int32_t *idx, int32_t *tmp, int32_t n) {
   for (int32_t width = 1; width < n; width *= 2) {
     for (int32_t lo = 0; lo < n; lo += 2 * width) {
-      int32_t mid = UL__MIN(lo + width, n), hi = UL__MIN(lo + 2 * width, n);
+      int32_t mid = LLM_MIN(lo + width, n), hi = LLM_MIN(lo + 2 * width, n);
       int32_t i = lo, j = mid, k = lo;
       while (i < mid && j < hi) {
         float a = probs[idx[i]], b = probs[idx[j]];
@@ -242,12 +242,12 @@ static void sort_by_prob(const float *probs, int32_t *idx, int32_t *tmp, int32_t
   }
 }
 
-ul_status ul__llm_sampler_sample(ul__llm_sampler *s, const float *logits, int32_t *token) {
+ul_status llm_sampler_sample(llm_sampler *s, const float *logits, int32_t *token) {
   if (!s || !logits || !token || !s->probs)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "sample: NULL or uninitialised argument");
+    return ul_error_set(UL_ERR_INVALID_ARGUMENT, "sample: NULL or uninitialised argument");
   const int32_t n = s->vocab_size;
   if (s->temperature == 0.0f) {
-    *token = ul__llm_argmax(logits, n);
+    *token = llm_argmax(logits, n);
     return UL_OK;
   }
   /* probs = softmax(logits / T); NaN logits get probability 0. */
@@ -255,7 +255,7 @@ ul_status ul__llm_sampler_sample(ul__llm_sampler *s, const float *logits, int32_
   for (int32_t i = 0; i < n; i++)
     if (logits[i] > max) max = logits[i];
   if (!isfinite(max)) {
-    *token = ul__llm_argmax(logits, n);
+    *token = llm_argmax(logits, n);
     return UL_OK;
   }
   float sum = 0.0f;
@@ -265,7 +265,7 @@ ul_status ul__llm_sampler_sample(ul__llm_sampler *s, const float *logits, int32_
     sum += s->probs[i];
   }
   for (int32_t i = 0; i < n; i++) s->probs[i] /= sum;
-  float r = ul__llm_rng_float(&s->rng);
+  float r = llm_rng_float(&s->rng);
 
   if (!(s->topp > 0.0f && s->topp < 1.0f)) {
     float cdf = 0.0f;
@@ -276,7 +276,7 @@ ul_status ul__llm_sampler_sample(ul__llm_sampler *s, const float *logits, int32_
         return UL_OK;
       }
     }
-    *token = ul__llm_argmax(s->probs, n); /* rounding left r above the cdf */
+    *token = llm_argmax(s->probs, n); /* rounding left r above the cdf */
     return UL_OK;
   }
   /* Nucleus: the smallest prefix of tokens by probability whose mass exceeds
@@ -287,7 +287,7 @@ ul_status ul__llm_sampler_sample(ul__llm_sampler *s, const float *logits, int32_
   for (int32_t i = 0; i < n; i++)
     if (s->probs[i] >= cutoff) s->idx[m++] = i;
   if (m == 0) {
-    *token = ul__llm_argmax(s->probs, n);
+    *token = llm_argmax(s->probs, n);
     return UL_OK;
   }
   sort_by_prob(s->probs, s->idx, s->tmp, m);

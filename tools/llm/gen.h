@@ -3,7 +3,7 @@
  * only: the files are bit-identical on every machine), written to a cache
  * directory on first use.
  *
- * Shape of the default model (UL__LLM_GEN_*):
+ * Shape of the default model (LLM_GEN_*):
  *   dim 128, hidden_dim 352, n_layers 4, n_heads 4, n_kv_heads 2 (grouped KV:
  *   head_size 32, kv_dim 64), seq_len 256, vocab 512 (header -512: the
  *   classifier is stored apart from the embedding); 877,696 floats, a file
@@ -11,7 +11,7 @@
  *
  * Vocabulary (llama2.c conventions): 0 <unk>, 1 BOS, 2 EOS, 3..258 byte
  * tokens <0x00>..<0xFF>, then single characters (space, a-z, ".,!?'" and
- * newline), then every word of a built-in corpus (ul__llm_gen_corpus) with a
+ * newline), then every word of a built-in corpus (llm_gen_corpus) with a
  * leading space, together with its prefixes (" t", " th", " the") so that
  * BPE merges build whole words, then "<unusedN>" padding.
  *
@@ -32,49 +32,49 @@
 #include "llm/model.h"
 #include "llm/tokenizer.h"
 
-#define UL__LLM_GEN_DIM 128
-#define UL__LLM_GEN_HIDDEN 352
-#define UL__LLM_GEN_LAYERS 4
-#define UL__LLM_GEN_HEADS 4
-#define UL__LLM_GEN_KV_HEADS 2
-#define UL__LLM_GEN_VOCAB 512
-#define UL__LLM_GEN_SEQ_LEN 256
-#define UL__LLM_GEN_VERSION 1
+#define LLM_GEN_DIM 128
+#define LLM_GEN_HIDDEN 352
+#define LLM_GEN_LAYERS 4
+#define LLM_GEN_HEADS 4
+#define LLM_GEN_KV_HEADS 2
+#define LLM_GEN_VOCAB 512
+#define LLM_GEN_SEQ_LEN 256
+#define LLM_GEN_VERSION 1
 /* "unlost" + 2: of 48 seeds tried, the one whose greedy path from BOS keeps
  * the widest top-two logit margin (3.6e-3 over 256 tokens, 4.7e-3 over
  * 200), so a GPU port within the tolerance of cpu.h picks the same tokens. */
-#define UL__LLM_DEFAULT_SEED 0x756E6C6F7376ull
+#define LLM_DEFAULT_SEED 0x756E6C6F7376ull
 
-/* Bytes owned by the caller (free with ul__llm_blob_free). */
-typedef struct ul__llm_blob {
+/* Bytes owned by the caller (free with llm_blob_free). */
+typedef struct llm_blob {
   unsigned char *data;
   size_t size;
-} ul__llm_blob;
-void ul__llm_blob_free(ul__llm_blob *b);
+} llm_blob;
+void llm_blob_free(llm_blob *b);
 
 /* The corpus the default model's bigrams come from (static text). */
-const char *ul__llm_gen_corpus(void);
+const char *llm_gen_corpus(void);
 
 /* Builds both files in memory. Either output may be NULL. */
-ul_status ul__llm_gen_build(uint64_t seed, ul__llm_blob *model, ul__llm_blob *tokenizer);
+ul_status llm_gen_build(uint64_t seed, llm_blob *model, llm_blob *tokenizer);
 
 /* The cache directory: $UNLOST_CACHE_DIR, else $XDG_CACHE_HOME/unlost, else
  * $HOME/.cache/unlost, else /tmp/unlost-cache (empty variables count as
  * unset). UL_ERR_INVALID_ARGUMENT when it does not fit in cap. */
-ul_status ul__llm_gen_cache_dir(char *buf, size_t cap);
+ul_status llm_gen_cache_dir(char *buf, size_t cap);
 
 /* Writes data to path through a temporary file in the same directory and an
  * atomic rename; readers never see a partial file. UL_ERR_IO. */
-ul_status ul__llm_write_file_atomic(const char *path, const void *data, size_t size);
+ul_status llm_write_file_atomic(const char *path, const void *data, size_t size);
 
 /* Makes sure the default files for `seed` exist in `dir` (NULL: the cache
  * directory, created if missing): an existing file whose size and header
  * match is reused, anything else is replaced. Fills the two paths (cap bytes
  * each). */
-ul_status ul__llm_gen_ensure(const char *dir, uint64_t seed, char *model_path,
+ul_status llm_gen_ensure(const char *dir, uint64_t seed, char *model_path,
                              char *tokenizer_path, size_t cap);
 
 /* ensure() with the default seed and cache directory, then opens both. */
-ul_status ul__llm_default_open(ul__llm_model **model, ul__llm_tokenizer **tokenizer);
+ul_status llm_default_open(llm_model **model, llm_tokenizer **tokenizer);
 
 #endif
