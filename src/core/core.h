@@ -111,6 +111,10 @@ struct ul_device {
    * each buffer pool empties its free list when it sees a new value. */
   _Atomic uint32_t evict_generation;
   struct ul__tracker *tracker; /* accounting (src/track) */
+  /* The queue (src/core/transfer.c, staging.c), under mu. */
+  uint64_t submit_serial;      /* last serial handed out */
+  uint64_t done_serial;        /* every submission up to this one finished */
+  struct ul__staging *staging; /* reused staging buffers */
 };
 
 /* Locks the device and makes it usable: processes a recorded loss and runs

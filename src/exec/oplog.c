@@ -2,7 +2,7 @@
  * checkpoint, in queue order, replayed after a rebuild. */
 #include "exec/oplog.h"
 #include "exec/read.h"
-#include "exec/staging.h"
+#include "core/transfer.h"
 
 typedef enum ul__entry_kind {
   UL__ENTRY_WRITE = 0,     /* a buffer write */
@@ -131,7 +131,7 @@ ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n) {
   if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
   memcpy(copy, ops, sizeof *ops * n);
   /* offset: the serial the submission will get (it is submitted next). */
-  ul__entry e = {UL__ENTRY_SUBMIT, 0, d->res->submit_serial + 1, n, copy};
+  ul__entry e = {UL__ENTRY_SUBMIT, 0, d->submit_serial + 1, n, copy};
   ul_status s = append(l, e, sizeof *ops * n);
   if (s) free(copy);
   return s;

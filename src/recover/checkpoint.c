@@ -2,7 +2,7 @@
 #include "recover/recover.h"
 #include "exec/oplog.h"
 #include "exec/read.h"
-#include "exec/staging.h"
+#include "core/transfer.h"
 
 #define UL__CHECKPOINT_TIMEOUT_NS 60000000000ull
 

@@ -4,7 +4,7 @@
  * point of it only means another attempt. */
 #include "recover/recover.h"
 #include "exec/oplog.h"
-#include "exec/staging.h"
+#include "core/transfer.h"
 
 typedef struct restore_call {
   ul_restore_fn fn;

@@ -1,6 +1,6 @@
 /* Buffers: create, write, read back, map, destroy; restore after a loss. */
 #include "exec/oplog.h"
-#include "exec/staging.h"
+#include "core/transfer.h"
 #include "recover/recover.h"
 #include "res/obj.h"
 
@@ -51,58 +51,6 @@ ul_status ul__buffer_create_native(ul_device *d, ul__obj *o) {
     if (!p) return ul__fail(UL_ERR_INTERNAL, "buffer '%s': no mapped range at creation", o->label ? o->label : "");
   }
   return UL_OK;
-}
-
-/* ---- waiting for maps ---- */
-ul__map_wait *ul__map_wait_new(void) {
-  ul__map_wait *m = calloc(1, sizeof *m);
-  if (m) atomic_store(&m->refs, 2);
-  return m;
-}
-
-void ul__map_wait_unref(ul__map_wait *m) {
-  if (m && atomic_fetch_sub(&m->refs, 1) == 1) free(m);
-}
-
-void ul__on_map(uint32_t status, WGPUStringView message, void *u1, void *u2) {
-  UL__UNUSED(u2);
-  ul__map_wait *m = u1;
-  m->status = status;
-  ul__sv_copy(message, m->message, sizeof m->message);
-  atomic_store(&m->done, true);
-  ul__map_wait_unref(m);
-}
-
-WGPUFuture ul__map_start(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
-                         uint32_t callback_mode, ul__map_wait **out) {
-  WGPUFuture none = {0};
-  ul__map_wait *m = *out = ul__map_wait_new();
-  if (!m) return none;
-  WGPUBufferMapCallbackInfo cb = {0};
-  cb.mode = callback_mode;
-  cb.callback = ul__on_map;
-  cb.userdata1 = m;
-  return d->wgpu->BufferMapAsync(b, mode, off, size, cb);
-}
-
-bool ul__map_says_lost(ul_device *d, const ul__map_wait *m) {
-  if (ul__device_loss_pending(d)) return true;
-  if (!m || !strstr(m->message, "lost")) return false;
-  ul__device_note_loss(d, m->message);
-  return true;
-}
-
-ul_status ul__wait_map(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
-                       uint64_t tmo) {
-  ul__map_wait *m;
-  WGPUFuture f = ul__map_start(d, b, mode, off, size, WGPUCallbackMode_WaitAnyOnly, &m);
-  if (!m) return ul__fail(UL_ERR_OUT_OF_MEMORY, "map: out of host memory");
-  ul_status s = ul__env_wait(d->env, d->instance, f, &m->done, tmo);
-  if (!s && m->status != WGPUMapAsyncStatus_Success)
-    s = ul__map_says_lost(d, m) ? ul__fail(UL_ERR_DEVICE_LOST, "map: %s", m->message)
-                                : ul__fail(UL_ERR_VALIDATION, "map: %s", m->message);
-  ul__map_wait_unref(m);
-  return s;
 }
 
 /* ---- upload and download ---- */

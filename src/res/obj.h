@@ -4,6 +4,7 @@
 #ifndef UL_RES_OBJ_H
 #define UL_RES_OBJ_H
 
+#include "core/transfer.h"
 #include "res/res.h"
 #include "track/track.h"
 
@@ -141,8 +142,6 @@ struct ul__res {
   ul__tracker *tracker;
   uint64_t staging_threshold;
   struct ul__reads *reads; /* asynchronous reads in flight (src/exec/read.c) */
-  uint64_t submit_serial;  /* last serial handed out */
-  uint64_t done_serial;    /* every submission up to this one finished */
   uint64_t rebuilds;
   bool rebuilding;         /* lookups see destroyed objects (for the replay) */
   bool restoring;          /* a restore callback runs: its writes are not logged */
@@ -150,7 +149,6 @@ struct ul__res {
   uint32_t maps_kept;      /* buffers with a map_old: their lost device is released, not destroyed */
   uint64_t destroys;       /* objects destroyed so far (invalidates encode caches) */
   struct ul__oplog *log;   /* src/exec/oplog.c */
-  struct ul__staging *staging; /* src/exec/staging.c */
 };
 
 const char *ul__obj_kind_name(ul__obj_kind k);
@@ -239,38 +237,5 @@ ul_status ul__buffer_upload(ul_device *d, ul__obj *o, uint64_t offset, const voi
  * for the queue (under d->mu). */
 ul_status ul__buffer_download(ul_device *d, ul__obj *o, uint64_t offset, void *dst,
                               uint64_t size, uint64_t timeout_ns);
-
-/* Submits one command buffer and counts the serial (src/exec/queue.c). */
-uint64_t ul__queue_submit(ul_device *d, WGPUCommandBuffer cb);
-/* Encodes one buffer-to-buffer copy and submits it (src/exec/queue.c). */
-ul_status ul__copy_submit(ul_device *d, WGPUBuffer src, uint64_t src_offset, WGPUBuffer dst,
-                          uint64_t dst_offset, uint64_t size);
-/* Waits until the queue finished everything submitted so far. */
-ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns);
-/* A map's outcome, written by ul__on_map (a WGPUBufferMapCallback whose
- * userdata1 is the record). Shared by whoever maps and the callback, each
- * holding a reference: a callback may outlive a wait that timed out or a
- * buffer destroyed with its map pending. */
-typedef struct ul__map_wait {
-  _Atomic int refs;
-  _Atomic bool done;
-  uint32_t status;
-  char message[256];
-} ul__map_wait;
-/* A record with two references (the mapper's and the callback's). */
-ul__map_wait *ul__map_wait_new(void);
-void ul__map_wait_unref(ul__map_wait *m);
-void ul__on_map(uint32_t status, WGPUStringView message, void *u1, void *u2);
-/* Starts a map of `b` whose outcome lands in a new record (*out, the
- * caller's reference); `mode` of callback delivery as WebGPU's. */
-WGPUFuture ul__map_start(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
-                         uint32_t callback_mode, ul__map_wait **out);
-/* Whether a failed map or wait means the device was lost: a loss is
- * pending, or the implementation says so in its message. Records the loss
- * in the second case (losses that arrive as errors are losses). */
-bool ul__map_says_lost(ul_device *d, const ul__map_wait *m);
-/* Waits for a map started with WaitAnyOnly. */
-ul_status ul__wait_map(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
-                       uint64_t timeout_ns);
 
 #endif

@@ -2,7 +2,7 @@
  * rebuild after a loss, and the accounting API. */
 #include "exec/oplog.h"
 #include "exec/read.h"
-#include "exec/staging.h"
+#include "core/transfer.h"
 #include "res/obj.h"
 
 

@@ -2,7 +2,7 @@
  * not allocate (and pin) fresh host-visible memory every time: a ring of
  * write buffers, each mapped again while the next ones are being filled,
  * and one read buffer reused by every read that fits it. */
-#include "exec/staging.h"
+#include "core/transfer.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -125,14 +125,14 @@ static void slot_release(ul_device *d, up_slot *s) {
 }
 
 void ul__staging_trim(ul_device *d) {
-  ul__staging *st = d->res ? d->res->staging : NULL;
+  ul__staging *st = d->staging;
   if (!st || st->epoch != d->epoch) return;
   for (int i = 0; i < UL__UP_SLOTS; i++)
     if (st->up[i].size > UL__KEEP_CHUNK) slot_release(d, &st->up[i]);
 }
 
 void ul__staging_release(ul_device *d) {
-  ul__staging *st = d->res ? d->res->staging : NULL;
+  ul__staging *st = d->staging;
   if (!st) return;
   for (int i = 0; i < UL__UP_SLOTS; i++) slot_release(d, &st->up[i]);
   if (st->down) {
@@ -140,13 +140,13 @@ void ul__staging_release(ul_device *d) {
     d->wgpu->BufferRelease(st->down);
   }
   free(st);
-  d->res->staging = NULL;
+  d->staging = NULL;
 }
 
 /* The device's staging state for the current epoch (buffers of an older
  * device are dropped). */
 static ul_status staging(ul_device *d, ul__staging **out) {
-  ul__staging *st = d->res->staging;
+  ul__staging *st = d->staging;
   if (st && st->epoch != d->epoch) {
     ul__staging_release(d);
     st = NULL;
@@ -155,7 +155,7 @@ static ul_status staging(ul_device *d, ul__staging **out) {
     st = calloc(1, sizeof *st);
     if (!st) return ul__fail(UL_ERR_OUT_OF_MEMORY, "staging: out of host memory");
     st->epoch = d->epoch;
-    d->res->staging = st;
+    d->staging = st;
   }
   *out = st;
   return UL_OK;
@@ -232,7 +232,7 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
 }
 
 void ul__staging_drop_read(ul_device *d, WGPUBuffer b) {
-  ul__staging *st = d->res ? d->res->staging : NULL;
+  ul__staging *st = d->staging;
   if (!st || st->down != b || !b) return;
   d->wgpu->BufferDestroy(st->down); /* aborts the pending map */
   d->wgpu->BufferRelease(st->down);
