@@ -2,64 +2,46 @@
  * the failure as a status. Used by device creation and by recovery. */
 #include "core/adapter.h"
 
-/* State of one request. Heap-allocated: when a wait times out the callback
- * may still fire later (at the latest when the instance is released), so an
- * abandoned request is handed to the env, which frees it after the
- * instance is gone. */
-typedef struct ul__request {
-  _Atomic bool done;
-  _Atomic bool abandoned;
-  uint32_t status;
-  WGPUAdapter adapter;
-  WGPUDevice device;
-  char message[512];
-  struct ul__request *next_orphan;
-} ul__request;
-
+/* A request's record (ul__cb): when a wait times out the callback may
+ * still fire later (at the latest when the instance is released) and hand
+ * over an adapter or device, so an abandoned request keeps its record on a
+ * list, reaped once its callback came, releasing what it got. */
 static void on_adapter(uint32_t status, WGPUAdapter adapter, WGPUStringView message,
                        void *u1, void *u2) {
   UL__UNUSED(u2);
-  ul__request *r = u1;
-  r->status = status;
-  r->adapter = adapter;
-  ul__sv_copy(message, r->message, sizeof r->message);
-  atomic_store(&r->done, true);
+  ul__cb_finish(u1, status, 0, adapter, message);
 }
 
 static void on_device(uint32_t status, WGPUDevice device, WGPUStringView message,
                       void *u1, void *u2) {
   UL__UNUSED(u2);
-  ul__request *r = u1;
-  r->status = status;
-  r->device = device;
-  ul__sv_copy(message, r->message, sizeof r->message);
-  atomic_store(&r->done, true);
+  ul__cb_finish(u1, status, 1, device, message);
 }
 
 static pthread_mutex_t g_orphan_mu = PTHREAD_MUTEX_INITIALIZER;
-static ul__request *g_orphans;
+static ul__cb *g_orphans;
 
 /* Frees requests whose callbacks have fired, releasing what they got. */
 void ul__adapter_reap_orphans(const ul__wgpu *w) {
   pthread_mutex_lock(&g_orphan_mu);
-  ul__request **pp = &g_orphans;
+  ul__cb **pp = &g_orphans;
   while (*pp) {
-    ul__request *r = *pp;
+    ul__cb *r = *pp;
     if (atomic_load(&r->done)) {
-      *pp = r->next_orphan;
-      if (r->adapter) w->AdapterRelease(r->adapter);
-      if (r->device) w->DeviceRelease(r->device);
-      free(r);
+      *pp = r->next;
+      if (r->object && r->type == 0) w->AdapterRelease(r->object);
+      if (r->object && r->type == 1) w->DeviceRelease(r->object);
+      ul__cb_unref(r);
     } else {
-      pp = &r->next_orphan;
+      pp = &r->next;
     }
   }
   pthread_mutex_unlock(&g_orphan_mu);
 }
 
-static void abandon(ul__request *r) {
+static void abandon(ul__cb *r) {
   pthread_mutex_lock(&g_orphan_mu);
-  r->next_orphan = g_orphans;
+  r->next = g_orphans;
   g_orphans = r;
   pthread_mutex_unlock(&g_orphan_mu);
 }
@@ -68,7 +50,7 @@ ul_status ul__request_adapter(ul_env *env, WGPUInstance inst, uint32_t power, bo
                               uint64_t timeout_ns, WGPUAdapter *out) {
   *out = NULL;
   const ul__wgpu *w = env->wgpu;
-  ul__request *r = calloc(1, sizeof *r);
+  ul__cb *r = ul__cb_new();
   if (!r) return ul__fail(UL_ERR_OUT_OF_MEMORY, "request adapter: out of host memory");
   WGPURequestAdapterOptions opt = {0};
   opt.featureLevel = WGPUFeatureLevel_Core;
@@ -84,16 +66,17 @@ ul_status ul__request_adapter(ul_env *env, WGPUInstance inst, uint32_t power, bo
     abandon(r);
     return ul__wrap(s, "request %s adapter", fallback ? "fallback" : "an");
   }
-  if (r->status != WGPURequestAdapterStatus_Success || !r->adapter) {
-    if (r->adapter) w->AdapterRelease(r->adapter);
+  WGPUAdapter adapter = r->object;
+  if (r->status != WGPURequestAdapterStatus_Success || !adapter) {
+    if (adapter) w->AdapterRelease(adapter);
     s = ul__fail(UL_ERR_NO_ADAPTER, "request %s adapter: %s (status %u)",
                  fallback ? "fallback" : "an", r->message[0] ? r->message : "none available",
                  r->status);
-    free(r);
+    ul__cb_unref(r);
     return s;
   }
-  *out = r->adapter;
-  free(r);
+  *out = adapter;
+  ul__cb_unref(r);
   return UL_OK;
 }
 
@@ -102,7 +85,7 @@ ul_status ul__request_device(ul_env *env, WGPUInstance inst, WGPUAdapter adapter
                              WGPUDevice *out) {
   *out = NULL;
   const ul__wgpu *w = env->wgpu;
-  ul__request *r = calloc(1, sizeof *r);
+  ul__cb *r = ul__cb_new();
   if (!r) return ul__fail(UL_ERR_OUT_OF_MEMORY, "request device: out of host memory");
   WGPURequestDeviceCallbackInfo cb = {0};
   cb.mode = WGPUCallbackMode_WaitAnyOnly;
@@ -114,15 +97,16 @@ ul_status ul__request_device(ul_env *env, WGPUInstance inst, WGPUAdapter adapter
     abandon(r);
     return ul__wrap(s, "request device");
   }
-  if (r->status != WGPURequestDeviceStatus_Success || !r->device) {
-    if (r->device) w->DeviceRelease(r->device);
+  WGPUDevice device = r->object;
+  if (r->status != WGPURequestDeviceStatus_Success || !device) {
+    if (device) w->DeviceRelease(device);
     s = ul__fail(UL_ERR_NO_ADAPTER, "request device: %s (status %u)",
                  r->message[0] ? r->message : "refused", r->status);
-    free(r);
+    ul__cb_unref(r);
     return s;
   }
-  *out = r->device;
-  free(r);
+  *out = device;
+  ul__cb_unref(r);
   return UL_OK;
 }
 

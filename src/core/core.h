@@ -117,6 +117,29 @@ struct ul_device {
   struct ul__staging *staging; /* reused staging buffers */
 };
 
+/* ---- callback records (src/core/callback.c) ----
+ * The outcome of one WebGPU callback: the one record type for every
+ * callback unlost waits for (maps, queue work done, error scopes, adapter
+ * and device requests). Shared by the waiter and the callback, each holding
+ * a reference: a callback may fire after its wait timed out or its buffer
+ * was destroyed (at the latest when the instance is released), so the last
+ * one to let go frees it. */
+typedef struct ul__cb {
+  _Atomic int refs;
+  _Atomic bool done;   /* set last, with release order */
+  uint32_t status;
+  uint32_t type;       /* an error scope's error type; a request's: 0 adapter, 1 device */
+  void *object;        /* a request's adapter or device */
+  struct ul__cb *next; /* adapter.c: abandoned requests */
+  char message[1536];
+} ul__cb;
+/* A record with two references: the waiter's and the callback's. */
+ul__cb *ul__cb_new(void);
+void ul__cb_unref(ul__cb *c);
+/* What every callback does: records the outcome, marks it done, drops
+ * the callback's reference. */
+void ul__cb_finish(ul__cb *c, uint32_t status, uint32_t type, void *object, WGPUStringView message);
+
 /* Locks the device and makes it usable: processes a recorded loss and runs
  * recovery when needed. On failure the device is unlocked again and the
  * status says why (UL_ERR_DEVICE_FAILED, UL_ERR_TIMEOUT, ...). */

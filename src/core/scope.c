@@ -2,20 +2,9 @@
  * synchronously as a status with the implementation's message. */
 #include "core/core.h"
 
-typedef struct ul__pop {
-  _Atomic bool done;
-  uint32_t status;
-  uint32_t type;
-  char message[1536];
-} ul__pop;
-
 static void on_pop(uint32_t status, uint32_t type, WGPUStringView message, void *u1, void *u2) {
   UL__UNUSED(u2);
-  ul__pop *p = u1;
-  p->status = status;
-  p->type = type;
-  ul__sv_copy(message, p->message, sizeof p->message);
-  atomic_store(&p->done, true);
+  ul__cb_finish(u1, status, type, NULL, message);
 }
 
 void ul__scope_push(ul_device *d) {
@@ -28,18 +17,19 @@ void ul__scope_push(ul_device *d) {
 ul_status ul__scope_pop(ul_device *d, const char *what) {
   const ul__wgpu *w = d->wgpu;
   ul_status result = UL_OK;
-  ul__pop *p[3];
+  ul__cb *p[3];
   WGPUFuture f[3];
   /* Pop all three first: the answers come together. */
   for (int i = 0; i < 3; i++) {
-    p[i] = calloc(1, sizeof *p[i]);
+    p[i] = ul__cb_new();
     WGPUPopErrorScopeCallbackInfo cb = {0};
     cb.mode = WGPUCallbackMode_WaitAnyOnly;
     cb.callback = on_pop;
     cb.userdata1 = p[i];
     if (!p[i]) {
-      /* Still pop, so the scope stack stays balanced; the answer is lost. */
-      static ul__pop sink;
+      /* Still pop, so the scope stack stays balanced; the answer is lost
+       * (into a record no one frees: its references never run out). */
+      static ul__cb sink = {.refs = 1 << 30};
       cb.userdata1 = &sink;
       result = ul__fail(UL_ERR_OUT_OF_MEMORY, "%s: out of host memory", what);
     }
@@ -50,7 +40,8 @@ ul_status ul__scope_pop(ul_device *d, const char *what) {
     ul_status s = ul__env_wait(d->env, d->instance, f[i], &p[i]->done, 10000000000ull);
     if (s) {
       /* The callback may still fire (at the latest at instance release):
-       * the record is leaked rather than freed under it. */
+       * it frees the record then. */
+      ul__cb_unref(p[i]);
       if (!result) result = ul__wrap(s, "%s: error scope", what);
       continue;
     }
@@ -64,7 +55,7 @@ ul_status ul__scope_pop(ul_device *d, const char *what) {
       result = ul__fail(st, "%s: %s", what, p[i]->message);
       ul__device_health_error(d, st, false);
     }
-    free(p[i]);
+    ul__cb_unref(p[i]);
   }
   return result;
 }

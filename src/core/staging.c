@@ -103,7 +103,7 @@ typedef struct up_slot {
   WGPUBuffer buf;
   uint64_t size;
   bool mapped;        /* mapped for writing now */
-  ul__map_wait *pending; /* a map requested after its last copy */
+  ul__cb *pending; /* a map requested after its last copy */
   WGPUFuture future;
 } up_slot;
 
@@ -118,7 +118,7 @@ struct ul__staging {
 static void slot_release(ul_device *d, up_slot *s) {
   if (!s->buf) return;
   d->wgpu->BufferDestroy(s->buf); /* aborts a pending map; its callback keeps its reference */
-  ul__map_wait_unref(s->pending);
+  ul__cb_unref(s->pending);
   s->pending = NULL;
   d->wgpu->BufferRelease(s->buf);
   memset(s, 0, sizeof *s);
@@ -203,7 +203,7 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
         return lost ? ul__fail(UL_ERR_DEVICE_LOST, "upload: device lost")
                     : ul__fail(UL_ERR_INTERNAL, "upload: staging map failed (%u)", ms);
       }
-      ul__map_wait_unref(slot->pending);
+      ul__cb_unref(slot->pending);
       slot->pending = NULL;
       slot->mapped = true;
     }

@@ -8,12 +8,23 @@ uint64_t ul__queue_submit(ul_device *d, WGPUCommandBuffer cb) {
   return ++d->submit_serial;
 }
 
-ul_status ul__copy_submit(ul_device *d, WGPUBuffer src, uint64_t src_offset, WGPUBuffer dst,
-                          uint64_t dst_offset, uint64_t size) {
+/* One copy, buffer to buffer or texture to buffer. */
+typedef struct copy_args {
+  WGPUBuffer src, dst;
+  uint64_t src_offset, dst_offset, size;
+  const WGPUTexelCopyTextureInfo *tex; /* set: a texture-to-buffer copy */
+  const WGPUTexelCopyBufferInfo *tex_dst;
+  const WGPUExtent3D *extent;
+} copy_args;
+
+/* The one encode-copy-submit sequence: a fresh encoder, the copy, finish,
+ * submit (counted), release. */
+static ul_status encode_copy_submit(ul_device *d, const copy_args *a) {
   const ul__wgpu *w = d->wgpu;
   WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, NULL);
   if (!e) return ul__fail(UL_ERR_OUT_OF_MEMORY, "copy: no command encoder");
-  w->CommandEncoderCopyBufferToBuffer(e, src, src_offset, dst, dst_offset, size);
+  if (a->tex) w->CommandEncoderCopyTextureToBuffer(e, a->tex, a->tex_dst, a->extent);
+  else w->CommandEncoderCopyBufferToBuffer(e, a->src, a->src_offset, a->dst, a->dst_offset, a->size);
   WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);
   w->CommandEncoderRelease(e);
   if (!cb) return ul__fail(UL_ERR_OUT_OF_MEMORY, "copy: no command buffer");
@@ -22,22 +33,26 @@ ul_status ul__copy_submit(ul_device *d, WGPUBuffer src, uint64_t src_offset, WGP
   return UL_OK;
 }
 
-typedef struct ul__done_wait {
-  _Atomic bool done;
-  uint32_t status;
-} ul__done_wait;
+ul_status ul__copy_submit(ul_device *d, WGPUBuffer src, uint64_t src_offset, WGPUBuffer dst,
+                          uint64_t dst_offset, uint64_t size) {
+  copy_args a = {.src = src, .dst = dst, .src_offset = src_offset, .dst_offset = dst_offset, .size = size};
+  return encode_copy_submit(d, &a);
+}
+
+ul_status ul__copy_texture_submit(ul_device *d, const WGPUTexelCopyTextureInfo *src,
+                                  const WGPUTexelCopyBufferInfo *dst, const WGPUExtent3D *extent) {
+  copy_args a = {.tex = src, .tex_dst = dst, .extent = extent};
+  return encode_copy_submit(d, &a);
+}
 
 static void on_done(uint32_t status, WGPUStringView message, void *u1, void *u2) {
-  UL__UNUSED(message);
   UL__UNUSED(u2);
-  ul__done_wait *w = u1;
-  w->status = status;
-  atomic_store(&w->done, true);
+  ul__cb_finish(u1, status, 0, NULL, message);
 }
 
 ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns) {
   uint64_t target = d->submit_serial;
-  ul__done_wait *w = calloc(1, sizeof *w);
+  ul__cb *w = ul__cb_new();
   if (!w) return ul__fail(UL_ERR_OUT_OF_MEMORY, "wait: out of host memory");
   WGPUQueueWorkDoneCallbackInfo cb = {0};
   cb.mode = WGPUCallbackMode_WaitAnyOnly;
@@ -45,48 +60,37 @@ ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns) {
   cb.userdata1 = w;
   WGPUFuture f = d->wgpu->QueueOnSubmittedWorkDone(d->queue, cb);
   ul_status s = ul__env_wait(d->env, d->instance, f, &w->done, timeout_ns);
-  if (s) return s; /* w stays with the callback */
+  if (s) {
+    ul__cb_unref(w); /* the callback frees it when it fires */
+    return s;
+  }
   /* Completion reported after the loss is not proof of execution. */
   if (ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "the device was lost");
   else if (w->status != WGPUQueueWorkDoneStatus_Success) s = ul__fail(UL_ERR_INTERNAL, "queue work done: status %u", w->status);
   else d->done_serial = UL__MAX(d->done_serial, target);
-  free(w);
+  ul__cb_unref(w);
   return s;
 }
 
 /* ---- waiting for maps ---- */
-ul__map_wait *ul__map_wait_new(void) {
-  ul__map_wait *m = calloc(1, sizeof *m);
-  if (m) atomic_store(&m->refs, 2);
-  return m;
-}
-
-void ul__map_wait_unref(ul__map_wait *m) {
-  if (m && atomic_fetch_sub(&m->refs, 1) == 1) free(m);
-}
-
-void ul__on_map(uint32_t status, WGPUStringView message, void *u1, void *u2) {
+static void on_map(uint32_t status, WGPUStringView message, void *u1, void *u2) {
   UL__UNUSED(u2);
-  ul__map_wait *m = u1;
-  m->status = status;
-  ul__sv_copy(message, m->message, sizeof m->message);
-  atomic_store(&m->done, true);
-  ul__map_wait_unref(m);
+  ul__cb_finish(u1, status, 0, NULL, message);
 }
 
 WGPUFuture ul__map_start(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
-                         uint32_t callback_mode, ul__map_wait **out) {
+                         uint32_t callback_mode, ul__cb **out) {
   WGPUFuture none = {0};
-  ul__map_wait *m = *out = ul__map_wait_new();
+  ul__cb *m = *out = ul__cb_new();
   if (!m) return none;
   WGPUBufferMapCallbackInfo cb = {0};
   cb.mode = callback_mode;
-  cb.callback = ul__on_map;
+  cb.callback = on_map;
   cb.userdata1 = m;
   return d->wgpu->BufferMapAsync(b, mode, off, size, cb);
 }
 
-bool ul__map_says_lost(ul_device *d, const ul__map_wait *m) {
+bool ul__map_says_lost(ul_device *d, const ul__cb *m) {
   if (ul__device_loss_pending(d)) return true;
   if (!m || !strstr(m->message, "lost")) return false;
   ul__device_note_loss(d, m->message);
@@ -95,14 +99,14 @@ bool ul__map_says_lost(ul_device *d, const ul__map_wait *m) {
 
 ul_status ul__wait_map(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
                        uint64_t tmo) {
-  ul__map_wait *m;
+  ul__cb *m;
   WGPUFuture f = ul__map_start(d, b, mode, off, size, WGPUCallbackMode_WaitAnyOnly, &m);
   if (!m) return ul__fail(UL_ERR_OUT_OF_MEMORY, "map: out of host memory");
   ul_status s = ul__env_wait(d->env, d->instance, f, &m->done, tmo);
   if (!s && m->status != WGPUMapAsyncStatus_Success)
     s = ul__map_says_lost(d, m) ? ul__fail(UL_ERR_DEVICE_LOST, "map: %s", m->message)
                                 : ul__fail(UL_ERR_VALIDATION, "map: %s", m->message);
-  ul__map_wait_unref(m);
+  ul__cb_unref(m);
   return s;
 }
 

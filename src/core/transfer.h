@@ -11,33 +11,21 @@
 /* ---- submissions, queue, maps (transfer.c) ---- */
 /* Submits one command buffer and counts the serial. */
 uint64_t ul__queue_submit(ul_device *d, WGPUCommandBuffer cb);
-/* Encodes one buffer-to-buffer copy and submits it. */
+/* Encodes one copy (buffer to buffer, texture to buffer) and submits it. */
 ul_status ul__copy_submit(ul_device *d, WGPUBuffer src, uint64_t src_offset, WGPUBuffer dst,
                           uint64_t dst_offset, uint64_t size);
+ul_status ul__copy_texture_submit(ul_device *d, const WGPUTexelCopyTextureInfo *src,
+                                  const WGPUTexelCopyBufferInfo *dst, const WGPUExtent3D *extent);
 /* Waits until the queue finished everything submitted so far. */
 ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns);
-/* A map's outcome, written by ul__on_map (a WGPUBufferMapCallback whose
- * userdata1 is the record). Shared by whoever maps and the callback, each
- * holding a reference: a callback may outlive a wait that timed out or a
- * buffer destroyed with its map pending. */
-typedef struct ul__map_wait {
-  _Atomic int refs;
-  _Atomic bool done;
-  uint32_t status;
-  char message[256];
-} ul__map_wait;
-/* A record with two references (the mapper's and the callback's). */
-ul__map_wait *ul__map_wait_new(void);
-void ul__map_wait_unref(ul__map_wait *m);
-void ul__on_map(uint32_t status, WGPUStringView message, void *u1, void *u2);
 /* Starts a map of `b` whose outcome lands in a new record (*out, the
  * caller's reference); `mode` of callback delivery as WebGPU's. */
 WGPUFuture ul__map_start(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
-                         uint32_t callback_mode, ul__map_wait **out);
+                         uint32_t callback_mode, ul__cb **out);
 /* Whether a failed map or wait means the device was lost: a loss is
  * pending, or the implementation says so in its message. Records the loss
  * in the second case (losses that arrive as errors are losses). */
-bool ul__map_says_lost(ul_device *d, const ul__map_wait *m);
+bool ul__map_says_lost(ul_device *d, const ul__cb *m);
 /* Waits for a map started with WaitAnyOnly. */
 ul_status ul__wait_map(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
                        uint64_t timeout_ns);

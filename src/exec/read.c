@@ -11,7 +11,7 @@
 typedef struct ul__read {
   struct ul__read *next;
   uint64_t id;               /* the log's name for it */
-  ul__map_wait *map;         /* the staging buffer's map (our reference) */
+  ul__cb *map;         /* the staging buffer's map (our reference) */
   WGPUFuture future;         /* of the map */
   bool unlogged;             /* issued by a restore callback: not replayed */
   WGPUBuffer staging;        /* NULL: nothing in flight */
@@ -42,7 +42,7 @@ static void drop_staging(ul_device *d, ul__read *r) {
     d->wgpu->BufferRelease(r->staging);
     r->staging = NULL;
   }
-  ul__map_wait_unref(r->map);
+  ul__cb_unref(r->map);
   r->map = NULL;
 }
 

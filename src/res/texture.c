@@ -135,17 +135,12 @@ static ul_status read_level(ul_device *d, ul__obj *o, uint32_t level, uint32_t x
   bd.size = total;
   WGPUBuffer st = wg->DeviceCreateBuffer(d->device, &bd);
   if (!st) return ul__fail(UL_ERR_OUT_OF_MEMORY, "read texture: no staging buffer");
-  WGPUCommandEncoder e = wg->DeviceCreateCommandEncoder(d->device, NULL);
   WGPUTexelCopyTextureInfo src;
   texel_copy(o, level, x, y, z, &src);
   WGPUTexelCopyBufferInfo dstb = {{0, bpr, h}, st};
   WGPUExtent3D ext = {w, h, depth};
-  wg->CommandEncoderCopyTextureToBuffer(e, &src, &dstb, &ext);
-  WGPUCommandBuffer cb = wg->CommandEncoderFinish(e, NULL);
-  ul__queue_submit(d, cb);
-  wg->CommandBufferRelease(cb);
-  wg->CommandEncoderRelease(e);
-  ul_status s = ul__wait_map(d, st, WGPUMapMode_Read, 0, (size_t)total, tmo);
+  ul_status s = ul__copy_texture_submit(d, &src, &dstb, &ext);
+  if (!s) s = ul__wait_map(d, st, WGPUMapMode_Read, 0, (size_t)total, tmo);
   /* A completion seen after the loss is not proof that the copy ran. */
   if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read texture: device lost");
   if (!s) {
