@@ -115,6 +115,10 @@ struct ul_device {
   uint64_t submit_serial;      /* last serial handed out */
   uint64_t done_serial;        /* every submission up to this one finished */
   struct ul__staging *staging; /* reused staging buffers */
+  /* Buffers that keep a mapping made on a device since lost: such a device
+   * is released, not destroyed (that would free the mapped memory the
+   * program still holds), and kept until none is left (under mu). */
+  uint32_t maps_kept;
 };
 
 /* ---- callback records (src/core/callback.c) ----
@@ -140,6 +144,10 @@ void ul__cb_unref(ul__cb *c);
  * the callback's reference. */
 void ul__cb_finish(ul__cb *c, uint32_t status, uint32_t type, void *object, WGPUStringView message);
 
+/* ---- the gate and recovery (defined in src/recover/gate.c) ----
+ * Declared here, below the objects, because the public calls that still
+ * live in res/ and exec/ pass the gate; the public device calls are in
+ * src/api/ already, and the rest are to follow (tests/layer_debt.txt). */
 /* Locks the device and makes it usable: processes a recorded loss and runs
  * recovery when needed. On failure the device is unlocked again and the
  * status says why (UL_ERR_DEVICE_FAILED, UL_ERR_TIMEOUT, ...). */
@@ -212,6 +220,35 @@ void ul__lost_lock(void);
 void ul__lost_unlock(void);
 /* The callback context of the current native device: a reference for a
  * callback that may fire later; the owner is NULL once the device let go. */
+/* A native device with what belongs to it (device.c). */
+typedef struct ul__native {
+  WGPUInstance instance;
+  WGPUAdapter adapter;
+  WGPUDevice device;
+  WGPUQueue queue;
+  WGPULimits limits;
+  ul_adapter_info info;
+  struct ul__native_ctx *ctx;
+} ul__native;
+/* Requests an adapter (the fallback one when asked) and a device for
+ * epoch `epoch`, bounded by the recovery config's request timeout. On
+ * failure nothing is held. No lock held. */
+ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__native *n);
+/* Makes `n` the device's current native device (the epoch chosen). */
+void ul__native_adopt(ul_device *d, ul__native *n, uint64_t epoch);
+/* The device's current native device, as a ul__native. */
+void ul__native_current(ul_device *d, ul__native *n);
+/* Releases `n` (bounded: a device that does not let go is abandoned to a
+ * thread; one a kept mapping needs is held). */
+void ul__native_release(ul_device *d, ul__native *n);
+/* The recorded loss's reason and message; marking the device lost (a
+ * failed move); counting a recovery (for metrics). Under the loss lock. */
+void ul__device_loss_info(ul_device *d, uint32_t *reason, char *msg, size_t cap);
+void ul__device_set_lost(ul_device *d, const char *message);
+void ul__device_count_recovery(ul_device *d);
+/* How long a native device's release may take before it is abandoned. */
+uint64_t ul__device_release_deadline_ns(const ul_device *d);
+
 struct ul__native_ctx *ul__native_ctx_ref(ul_device *d);
 void ul__native_ctx_unref(struct ul__native_ctx *c);
 ul_device *ul__native_ctx_owner(struct ul__native_ctx *c, uint64_t *epoch);

@@ -1,14 +1,10 @@
-/* ul_device: the native device, its loss, and recovery.
- *
- * The lost callback only records the loss. Recovery runs on the next call
- * into the device (ul__device_enter) or on ul_device_recover(), never inside
- * a WebGPU callback: a new adapter and device with bounded retries and
- * exponential back-off with jitter, then the fallback adapter, then FAILED. */
+/* ul_device below the objects: the native device (build, adopt, release,
+ * bounded), its loss (recorded by the lost callback, which does nothing
+ * else), and the device's events. Recovery itself is src/recover/gate.c;
+ * the public device calls are src/api/device.c. */
 #include "core/adapter.h"
 #include "core/core.h"
 #include "chaos/chaos.h"
-#include "recover/recover.h"
-#include "res/res.h"
 
 #include <errno.h>
 #include <math.h>
@@ -198,15 +194,6 @@ static uint64_t request_timeout_ns(const ul_device *d) {
   return (uint64_t)ms * 1000000ull;
 }
 
-typedef struct ul__native {
-  WGPUInstance instance;
-  WGPUAdapter adapter;
-  WGPUDevice device;
-  WGPUQueue queue;
-  WGPULimits limits;
-  ul_adapter_info info;
-  ul__native_ctx *ctx;
-} ul__native;
 
 static bool keep_device(ul_device *d, WGPUDevice dev) {
   if (d->kept_count == d->kept_cap) {
@@ -261,7 +248,7 @@ static void *release_main(void *arg) {
   return NULL;
 }
 
-static uint64_t release_deadline_ns(const ul_device *d) {
+uint64_t ul__device_release_deadline_ns(const ul_device *d) {
   uint64_t deadline_ms = d->desc.health.submit_deadline_ms ? d->desc.health.submit_deadline_ms : 2000;
   return UL__MAX(2 * deadline_ms, 2000) * 1000000ull;
 }
@@ -291,7 +278,7 @@ static bool release_device_bounded(ul_device *d, WGPUDevice dev) {
   }
   struct timespec until;
   clock_gettime(CLOCK_MONOTONIC, &until);
-  uint64_t ns = (uint64_t)until.tv_nsec + release_deadline_ns(d);
+  uint64_t ns = (uint64_t)until.tv_nsec + ul__device_release_deadline_ns(d);
   until.tv_sec += (time_t)(ns / 1000000000ull);
   until.tv_nsec = (long)(ns % 1000000000ull);
   pthread_mutex_lock(&j->mu);
@@ -312,7 +299,7 @@ static bool release_device_bounded(ul_device *d, WGPUDevice dev) {
   return done;
 }
 
-static void native_release(ul_device *d, ul__native *n) {
+void ul__native_release(ul_device *d, ul__native *n) {
   const ul__wgpu *w = d->wgpu;
   /* Chaos must not inject into a device being released. */
   if (d->env->chaos && n->device) ul__chaos_forget_device(d->env->chaos, n->device);
@@ -325,11 +312,11 @@ static void native_release(ul_device *d, ul__native *n) {
   if (n->device) {
     /* A buffer keeps a mapping made on a lost device: hold the device
      * (its last release would free the mapped memory) until none is kept. */
-    if (ul__res_keeps_mappings(d) && keep_device(d, n->device)) n->device = NULL;
+    if (d->maps_kept && keep_device(d, n->device)) n->device = NULL;
     if (n->device && !release_device_bounded(d, n->device))
       ul__log(UL__LOG_WARN, "device '%s': the implementation did not release a device within %.1f s (work that "
               "never ends, e.g. an endless loop in a kernel); it was abandoned to a background thread", d->label,
-              (double)release_deadline_ns(d) / 1e9);
+              (double)ul__device_release_deadline_ns(d) / 1e9);
   }
   if (n->adapter) w->AdapterRelease(n->adapter);
   ctx_unref(n->ctx); /* the ul_device's reference */
@@ -338,7 +325,7 @@ static void native_release(ul_device *d, ul__native *n) {
 
 /* Requests an adapter (the fallback one when asked) and a device for epoch
  * `epoch`. On failure nothing is held. */
-static ul_status native_build(ul_device *d, bool fallback, uint64_t epoch, ul__native *n) {
+ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__native *n) {
   ul_env *env = d->env;
   const ul__wgpu *w = d->wgpu;
   memset(n, 0, sizeof *n);
@@ -421,12 +408,12 @@ static ul_status native_build(ul_device *d, bool fallback, uint64_t epoch, ul__n
   }
   return UL_OK;
 fail:
-  native_release(d, n);
+  ul__native_release(d, n);
   return s;
 }
 
 /* Makes `n` the device's current native device (epoch already chosen). */
-static void native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
+void ul__native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
   d->instance = n->instance;
   d->adapter = n->adapter;
   d->device = n->device;
@@ -446,7 +433,7 @@ static void native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
   if (d->env->chaos) ul__chaos_set_device(d->env->chaos, n->device);
 }
 
-static void native_current(ul_device *d, ul__native *n) {
+void ul__native_current(ul_device *d, ul__native *n) {
   n->instance = d->instance;
   n->adapter = d->adapter;
   n->device = d->device;
@@ -456,434 +443,26 @@ static void native_current(ul_device *d, ul__native *n) {
   n->ctx = d->native_ctx;
 }
 
-/* ---- recovery ------------------------------------------------------------------ */
+/* ---- loss state for recovery (src/recover/gate.c) ---- */
 
-static uint64_t backoff_ns(ul_device *d, uint32_t attempt) {
-  const ul_recovery_config *rc = &d->desc.recovery;
-  double initial = rc->backoff_initial_ms ? rc->backoff_initial_ms : 50;
-  double maxms = rc->backoff_max_ms ? rc->backoff_max_ms : 2000;
-  double jitter = rc->jitter == 0 ? 0.2 : (rc->jitter < 0 ? 0 : rc->jitter);
-  if (jitter > 1) jitter = 1;
-  double ms = initial * ldexp(1.0, (int)UL__MIN(attempt - 1, 30u));
-  if (ms > maxms) ms = maxms;
-  double u = (double)(ul__splitmix64(&d->rng) >> 11) / 9007199254740992.0; /* [0,1) */
-  ms *= 1.0 + jitter * (2.0 * u - 1.0);
-  return (uint64_t)(ms * 1e6);
-}
-
-/* Tries to replace the lost native device: on the preferred adapter with
- * retries, then on the fallback adapter. Under d->mu. */
-typedef enum ul__target {
-  UL__TO_ANY = 0,   /* after a loss: the preferred adapter with retries, then the fallback */
-  UL__TO_PRIMARY,   /* move back from the fallback: one try, no change on failure */
-  UL__TO_FALLBACK,  /* move off a BROKEN GPU: one try, no change on failure */
-} ul__target;
-
-static ul_status recover_attempts(ul_device *d, ul__target target);
-
-/* Recovery may drop d->mu while a restore callback runs; meanwhile other
- * callers wait in ul__device_enter until it is over. */
-static ul_status recover_locked(ul_device *d, ul__target target) {
-  d->recovering = true;
-  d->recovering_thread = pthread_self();
-  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, true);
-  uint64_t t0 = ul__now_ns();
-  ul_status s = recover_attempts(d, target);
-  if (!s && target == UL__TO_ANY) ul__device_health_recovered(d, (double)(ul__now_ns() - t0) / 1e9);
-  d->recovering = false;
-  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, false);
-  pthread_cond_broadcast(&d->recovered);
-  return s;
-}
-
-static ul_status recover_attempts(ul_device *d, ul__target target) {
-  ul_device_state before = (ul_device_state)atomic_load(&d->state);
-  atomic_store(&d->state, UL_DEVICE_RECOVERING);
-  ul__device_emit(d, UL_EVENT_RECOVERING, 0, 0,
-                  target == UL__TO_ANY ? d->lost_message
-                  : target == UL__TO_PRIMARY ? "moving back to the preferred adapter"
-                                             : "moving to the fallback adapter");
-  const ul_recovery_config *rc = &d->desc.recovery;
-  uint32_t retries = rc->max_retries == UL_RECOVERY_NO_RETRY ? 0
-                     : rc->max_retries ? rc->max_retries : 5;
-  bool only_fallback = d->desc.power == UL_POWER_FALLBACK_ONLY;
-  ul__native old;
-  native_current(d, &old);
-  char why[512] = "";
-  ul_status s = UL_ERR_NO_ADAPTER;
-
-  for (int phase = 0; phase < 2; phase++) {
-    bool fallback = phase == 1 || only_fallback;
-    if (target == UL__TO_PRIMARY && phase == 1) break;
-    if (target == UL__TO_FALLBACK && phase == 0) continue;
-    if (target == UL__TO_ANY && phase == 1 && (only_fallback || rc->no_fallback)) break;
-    uint32_t attempts = target == UL__TO_ANY && phase == 0 ? retries + 1 : 1;
-    for (uint32_t a = 1; a <= attempts; a++) {
-      ul__native n;
-      /* Every attempt gets a fresh epoch, so objects rebuilt on a device
-       * that was lost again mid-rebuild are never taken for current. */
-      uint64_t epoch = ++d->epoch_seq;
-      uint64_t tb = ul__now_ns();
-      /* No lock across the request: other callers wait on `recovered` for
-       * at most their recovery wait, and state, health and metrics answer. */
-      pthread_mutex_unlock(&d->mu);
-      s = native_build(d, fallback, epoch, &n);
-      pthread_mutex_lock(&d->mu);
-      ul__log(UL__LOG_INFO, "recovery of '%s': new adapter and device %.1f ms (%s)", d->label,
-              (double)(ul__now_ns() - tb) / 1e6, s ? "failed" : "ok");
-      if (!s) {
-        /* Swap in the new device, then rebuild every live object on it. */
-        native_adopt(d, &n, epoch);
-        s = ul__recover_rebuild(d);
-        if (!s && !atomic_load(&d->lost)) {
-          native_release(d, &old);
-          pthread_mutex_lock(&g_lost_mu); /* metrics read it under this lock */
-          d->recoveries_total++;
-          pthread_mutex_unlock(&g_lost_mu);
-          ul_device_state st = fallback && !only_fallback ? UL_DEVICE_FALLBACK : UL_DEVICE_READY;
-          atomic_store(&d->state, st);
-          ul__device_emit(d, st == UL_DEVICE_FALLBACK ? UL_EVENT_FALLBACK : UL_EVENT_RECOVERED,
-                          a, 0, d->info.name);
-          return UL_OK;
-        }
-        /* Lost again while rebuilding: drop the new device and try again;
-         * the next attempt rebuilds whatever is not of its epoch. */
-        if (!s) s = ul__fail(UL_ERR_DEVICE_LOST, "lost again during rebuild");
-        snprintf(why, sizeof why, "%s", ul_last_error());
-        native_release(d, &n);
-        if (target != UL__TO_ANY) {
-          /* The old device still works: bring its objects back to it,
-           * under a fresh epoch (some were rebuilt on the dropped one). */
-          native_adopt(d, &old, ++d->epoch_seq);
-          if (ul__recover_rebuild(d) && !atomic_load(&d->lost)) {
-            /* The old device works but its objects could not be brought
-             * back: recover it like a loss at the next call. */
-            pthread_mutex_lock(&g_lost_mu);
-            snprintf(d->lost_message, sizeof d->lost_message, "%s", "a failed move left objects unbuilt");
-            d->lost_at_ns = ul__now_ns();
-            d->lost_reason = WGPUDeviceLostReason_Unknown;
-            atomic_store(&d->lost, true);
-            pthread_mutex_unlock(&g_lost_mu);
-          }
-        } else {
-          native_adopt(d, &old, epoch);
-        }
-      } else {
-        snprintf(why, sizeof why, "%s", ul_last_error());
-      }
-      if (a < attempts) {
-        uint64_t delay = backoff_ns(d, a);
-        ul__device_emit(d, UL_EVENT_RETRY, a, (double)delay / 1e6, why);
-        pthread_mutex_unlock(&d->mu);
-        ul__sleep_ns(delay);
-        pthread_mutex_lock(&d->mu);
-      }
-    }
-  }
-  if (target != UL__TO_ANY) {
-    /* A failed move leaves the device where it was. */
-    atomic_store(&d->state, atomic_load(&d->lost) ? UL_DEVICE_LOST : before);
-    return ul__fail(s ? s : UL_ERR_NO_ADAPTER, "move to the %s adapter: %s",
-                    target == UL__TO_PRIMARY ? "preferred" : "fallback", why);
-  }
-  atomic_store(&d->state, UL_DEVICE_FAILED);
-  ul__device_emit(d, UL_EVENT_FAILED, retries + 1, 0, why);
-  return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' could not be recovered: %s", d->label, why);
-}
-
-/* Processes a recorded loss (under d->mu). */
-static ul_status handle_loss_locked(ul_device *d) {
+void ul__device_loss_info(ul_device *d, uint32_t *reason, char *msg, size_t cap) {
   pthread_mutex_lock(&g_lost_mu);
-  uint32_t reason = d->lost_reason;
-  char msg[256];
-  snprintf(msg, sizeof msg, "%s", d->lost_message);
+  *reason = d->lost_reason;
+  snprintf(msg, cap, "%s", d->lost_message);
   pthread_mutex_unlock(&g_lost_mu);
-  atomic_store(&d->state, UL_DEVICE_LOST);
-  ul__device_emit(d, UL_EVENT_LOST, 0, 0, msg);
-  if (reason == WGPUDeviceLostReason_Destroyed) {
-    /* The program destroyed the native device itself: not recovered. */
-    atomic_store(&d->state, UL_DEVICE_FAILED);
-    ul__device_emit(d, UL_EVENT_FAILED, 0, 0, "the native device was destroyed by the program");
-    return ul__fail(UL_ERR_DEVICE_FAILED,
-                    "device '%s' was destroyed by the program (%s); not recovered", d->label, msg);
-  }
-  ul__device_health_loss(d);
-  if (d->moved_for_health && d->on_fallback) {
-    /* The breaker moved the work off the GPU: recover on the fallback
-     * again; the breaker's probes decide when to go back. */
-    if (!recover_locked(d, UL__TO_FALLBACK)) return UL_OK;
-  }
-  return recover_locked(d, UL__TO_ANY);
 }
 
-ul_status ul__device_recover_locked(ul_device *d) {
-  /* Called again from inside a recovery (a restore callback's own calls):
-   * no nested rebuild; the outer recovery sees the loss and tries again. */
-  if (d->recovering) {
-    if (atomic_load(&d->lost))
-      return ul__fail(UL_ERR_DEVICE_LOST, "device '%s' was lost again during recovery", d->label);
-    return UL_OK;
-  }
-  if (atomic_load(&d->state) == UL_DEVICE_FAILED)
-    return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
-  if (!atomic_load(&d->lost) && atomic_load(&d->state) != UL_DEVICE_LOST) return UL_OK;
-  return handle_loss_locked(d);
-}
-
-bool ul__device_recovering_elsewhere(ul_device *d) {
-  return d->recovering && !pthread_equal(d->recovering_thread, pthread_self());
-}
-
-ul_status ul__device_enter(ul_device *d) { return ul__device_enter_ex(d, true); }
-
-ul_status ul__device_enter_ex(ul_device *d, bool gate) {
-  pthread_mutex_lock(&d->mu);
-  if (ul__device_recovering_elsewhere(d)) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)d->recovery_wait_ms * 1000000ull;
-    until.tv_sec += (time_t)(ns / 1000000000ull);
-    until.tv_nsec = (long)(ns % 1000000000ull);
-    while (ul__device_recovering_elsewhere(d)) {
-      if (pthread_cond_timedwait(&d->recovered, &d->mu, &until) == ETIMEDOUT &&
-          ul__device_recovering_elsewhere(d)) {
-        ul__device_unlock(d);
-        return ul__fail(UL_ERR_TIMEOUT, "device '%s' is still recovering after %u ms", d->label,
-                        d->recovery_wait_ms);
-      }
-    }
-  }
-  if (atomic_load(&d->state) == UL_DEVICE_FAILED) {
-    ul__device_unlock(d);
-    return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
-  }
-  if (d->recovering) {
-    /* This thread is recovering (a restore callback calls in). */
-    if (atomic_load(&d->lost)) {
-      ul__device_unlock(d);
-      return ul__fail(UL_ERR_DEVICE_LOST, "device '%s' was lost again during recovery", d->label);
-    }
-    return UL_OK;
-  }
-  if (atomic_load(&d->lost) || atomic_load(&d->state) == UL_DEVICE_LOST) {
-    ul_status s = handle_loss_locked(d);
-    if (s) {
-      ul__device_unlock(d);
-      return s;
-    }
-  }
-  if (atomic_load(&d->state) == UL_DEVICE_FAILED) {
-    ul__device_unlock(d);
-    return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
-  }
-  if (gate && d->health && !d->recovering) {
-    ul_status s = ul__device_health_gate(d);
-    if (s) {
-      ul__device_unlock(d);
-      return s;
-    }
-  }
-  return UL_OK;
-}
-
-ul_status ul__device_move_locked(ul_device *d, bool to_fallback) {
-  return recover_locked(d, to_fallback ? UL__TO_FALLBACK : UL__TO_PRIMARY);
-}
-
-/* ---- public -------------------------------------------------------------------- */
-
-/* The health monitor's settings, each in a range that makes sense (zero
- * fields take their defaults): a NaN rate or a day-long window is a
- * mistake, not a configuration. */
-static ul_status validate_health(const ul_health_config *h) {
-  const uint32_t day_ms = 86400000u;
-  if ((unsigned)h->on_broken > UL_BROKEN_FAIL_FAST)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "on_broken %d is not a ul_broken_policy", (int)h->on_broken);
-  if (!(h->fault_rate_broken >= 0.0f && h->fault_rate_broken <= 1.0f))
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "fault_rate_broken %g is not in [0, 1]", (double)h->fault_rate_broken);
-  if (h->window_ms > day_ms || h->slow_ms > day_ms || h->open_wait_ms > day_ms || h->open_wait_max_ms > day_ms ||
-      h->submit_deadline_ms > day_ms)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "a time is longer than a day (window %u, slow %u, open wait %u..%u, "
-                    "submit deadline %u ms)", h->window_ms, h->slow_ms, h->open_wait_ms, h->open_wait_max_ms,
-                    h->submit_deadline_ms);
-  if (h->window_ms && h->window_ms < 10)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "window_ms %u is below 10 (10 buckets of at least 1 ms)", h->window_ms);
-  if (h->open_wait_ms && h->open_wait_max_ms && h->open_wait_max_ms < h->open_wait_ms)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "open_wait_max_ms %u is below open_wait_ms %u", h->open_wait_max_ms,
-                    h->open_wait_ms);
-  if (h->consecutive_losses > 1000000 || h->probes > 1000000 || h->min_calls > 100000000)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "consecutive_losses %u, probes %u or min_calls %u is absurdly large",
-                    h->consecutive_losses, h->probes, h->min_calls);
-  return UL_OK;
-}
-
-ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device **out,
-                              const ul_site *site) {
-  if (!out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create device: out is NULL");
-  *out = NULL;
-  if (!env) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create device: env is NULL");
-  ul_device_desc zero = {0};
-  if (!desc) desc = &zero;
-  if ((unsigned)desc->power > UL_POWER_FALLBACK_ONLY)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "create device: power preference %d is not a ul_power_preference",
-                    (int)desc->power);
-  if (desc->recovery.jitter > 1.0f || desc->recovery.jitter != desc->recovery.jitter)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "create device: recovery.jitter must be at most 1");
-  ul_status hs = validate_health(&desc->health);
-  if (hs) return ul__wrap(hs, "create device: health");
-  ul_device *d = calloc(1, sizeof *d);
-  if (!d) return ul__fail(UL_ERR_OUT_OF_MEMORY, "create device: out of host memory");
-  d->env = env;
-  d->wgpu = env->wgpu;
-  d->desc = *desc;
-  d->label = ul__strdup(desc->label ? desc->label : "device");
-  if (!d->label) {
-    free(d);
-    return ul__fail(UL_ERR_OUT_OF_MEMORY, "create device: out of host memory");
-  }
-  d->desc.label = d->label;
-  if (site) d->site = *site;
-  d->recovery_wait_ms = 30000;
-  d->rng = desc->recovery.jitter_seed ? desc->recovery.jitter_seed : ul__now_ns();
-  pthread_mutex_init(&d->mu, NULL);
-  pthread_cond_init(&d->recovered, NULL);
-
-  ul__native n;
-  bool only_fallback = desc->power == UL_POWER_FALLBACK_ONLY;
-  ul_status s = native_build(d, only_fallback, 1, &n);
-  if (s && !only_fallback && !desc->recovery.no_fallback) {
-    char first[512];
-    snprintf(first, sizeof first, "%s", ul_last_error());
-    ul_status first_s = s;
-    s = native_build(d, true, 1, &n);
-    /* Report the preferred adapter's status unless it was a plain refusal. */
-    if (s) s = ul__wrap(first_s == UL_ERR_NO_ADAPTER ? s : first_s,
-                        "preferred adapter: %s; fallback adapter", first);
-  }
-  if (s) {
-    pthread_mutex_destroy(&d->mu);
-    free(d->label);
-    free(d);
-    return ul__wrap(s, "create device '%s'", desc->label ? desc->label : "device");
-  }
-  d->epoch_seq = 1;
-  native_adopt(d, &n, 1);
-  atomic_store(&d->state, n.info.is_fallback && !only_fallback ? UL_DEVICE_FALLBACK
-                                                               : UL_DEVICE_READY);
-  pthread_mutex_init(&d->hev_mu, NULL);
-  s = ul__res_create(d);
-  if (!s) {
-    s = ul__device_health_init(d);
-    if (s) ul__res_destroy(d);
-  }
-  if (s) {
-    pthread_mutex_destroy(&d->hev_mu);
-    native_release(d, &n);
-    pthread_mutex_destroy(&d->mu);
-    free(d->label);
-    free(d);
-    return ul__wrap(s, "create device");
-  }
-  pthread_mutex_lock(&env->mu);
-  env->device_count++;
-  pthread_mutex_unlock(&env->mu);
-  *out = d;
-  return UL_OK;
-}
-
-ul_status ul_device_destroy(ul_device *d) {
-  if (!d) return UL_OK;
-  ul__device_lock(d);
-  d->destroying = true;
-  ul_status s = ul__res_destroy(d); /* reports leaks; UL_ERR_BUSY when there were any */
-  ul__native cur;
-  native_current(d, &cur);
-  if (d->env->chaos) ul__chaos_set_device(d->env->chaos, NULL);
-  unsigned abandoned = atomic_load(&d->env->abandoned_devices);
-  native_release(d, &cur);
-  ul__device_release_kept(d);
-  if (atomic_load(&d->env->abandoned_devices) != abandoned && !s)
-    s = ul__fail(UL_ERR_TIMEOUT, "destroy device '%s': the implementation did not release it within %.1f s "
-                 "(work that never ends, e.g. an endless loop in a kernel); it was abandoned", d->label,
-                 (double)release_deadline_ns(d) / 1e9);
-  d->pending_count = 0;
-  ul__device_health_fini(d);
-  pthread_mutex_destroy(&d->hev_mu);
-  pthread_mutex_unlock(&d->mu);
-  pthread_mutex_lock(&d->env->mu);
-  d->env->device_count--;
-  pthread_mutex_unlock(&d->env->mu);
-  ul__adapter_reap_orphans(d->wgpu);
-  pthread_cond_destroy(&d->recovered);
-  pthread_mutex_destroy(&d->mu);
-  free(d->label);
-  free(d);
-  return s;
-}
-
-ul_device_state ul_device_get_state(ul_device *d) {
-  if (!d) return UL_DEVICE_FAILED;
-  int st = atomic_load(&d->state);
-  if ((st == UL_DEVICE_READY || st == UL_DEVICE_FALLBACK) && atomic_load(&d->lost))
-    return UL_DEVICE_LOST;
-  return (ul_device_state)st;
-}
-
-uint64_t ul_device_epoch(ul_device *d) {
-  if (!d) return 0;
+void ul__device_set_lost(ul_device *d, const char *message) {
   pthread_mutex_lock(&g_lost_mu);
-  uint64_t e = d->epoch;
+  snprintf(d->lost_message, sizeof d->lost_message, "%s", message);
+  d->lost_at_ns = ul__now_ns();
+  d->lost_reason = WGPUDeviceLostReason_Unknown;
+  atomic_store(&d->lost, true);
   pthread_mutex_unlock(&g_lost_mu);
-  return e;
 }
 
-ul_status ul_device_recover(ul_device *d) {
-  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "recover: device is NULL");
-  bool was_on_fallback = atomic_load(&d->state) == UL_DEVICE_FALLBACK && !atomic_load(&d->lost);
-  ul_status s = ul__device_enter(d);
-  if (s) return s;
-  if (was_on_fallback && d->on_fallback && d->desc.power != UL_POWER_FALLBACK_ONLY) {
-    /* Try the preferred adapter once; stay on the fallback if it fails. */
-    s = recover_locked(d, UL__TO_PRIMARY);
-    if (s) ul__log(UL__LOG_INFO, "%s", ul_last_error());
-    s = UL_OK;
-  }
-  ul__device_unlock(d);
-  return s;
-}
-
-ul_status ul_device_adapter_info(ul_device *d, ul_adapter_info *out) {
-  if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "adapter info: NULL argument");
-  ul__device_lock(d);
-  *out = d->info;
-  ul__device_unlock(d);
-  return UL_OK;
-}
-
-ul_status ul_device_limits(ul_device *d, ul_limits *out) {
-  if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "limits: NULL argument");
-  ul__device_lock(d);
-  ul__limits_from_wgpu(&d->limits, out);
-  ul__device_unlock(d);
-  return UL_OK;
-}
-
-ul_status ul_device_force_loss(ul_device *d, const char *message) {
-  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "force loss: device is NULL");
-  if (!d->env->lib.procs.DeviceForceLoss)
-    return ul__fail(UL_ERR_UNSUPPORTED, "force loss: '%s' has no wgpuDeviceForceLoss",
-                    d->env->lib.path);
-  ul__device_lock(d);
-  if (d->device)
-    d->env->lib.procs.DeviceForceLoss(d->device, WGPUDeviceLostReason_Unknown,
-                                      ul__sv(message ? message : "unlost: forced loss"));
-  ul__device_unlock(d);
-  return UL_OK;
-}
-
-void ul_device_set_recovery_wait(ul_device *d, uint32_t ms) {
-  if (!d) return;
-  ul__device_lock(d);
-  d->recovery_wait_ms = ms;
-  ul__device_unlock(d);
+void ul__device_count_recovery(ul_device *d) {
+  pthread_mutex_lock(&g_lost_mu); /* metrics read it under this lock */
+  d->recoveries_total++;
+  pthread_mutex_unlock(&g_lost_mu);
 }

@@ -146,7 +146,6 @@ struct ul__res {
   bool rebuilding;         /* lookups see destroyed objects (for the replay) */
   bool restoring;          /* a restore callback runs: its writes are not logged */
   uint32_t deferred;       /* destroyed objects kept for the log */
-  uint32_t maps_kept;      /* buffers with a map_old: their lost device is released, not destroyed */
   uint64_t destroys;       /* objects destroyed so far (invalidates encode caches) */
   struct ul__oplog *log;   /* src/exec/oplog.c */
 };

@@ -243,14 +243,12 @@ void ul__buffer_drop_kept_map(ul_device *d, ul__obj *o) {
   WGPUBuffer old = o->u.buf.map_old;
   if (!old) return;
   o->u.buf.map_old = NULL;
-  d->res->maps_kept--;
+  d->maps_kept--;
   d->wgpu->BufferUnmap(old);
   d->wgpu->BufferDestroy(old);
   d->wgpu->BufferRelease(old);
-  if (!d->res->maps_kept) ul__device_release_kept(d);
+  if (!d->maps_kept) ul__device_release_kept(d);
 }
-
-bool ul__res_keeps_mappings(const ul_device *d) { return d->res && d->res->maps_kept; }
 
 void ul__obj_release_native(ul_device *d, ul__obj *o) {
   const ul__wgpu *w = d->wgpu;
@@ -269,7 +267,7 @@ void ul__obj_release_native(ul_device *d, ul__obj *o) {
        * keeps a lost device's mapped memory until the buffer goes, so the
        * buffer is kept, and with it the pointer, until ul_buffer_unmap. */
       o->u.buf.map_old = o->native;
-      d->res->maps_kept++;
+      d->maps_kept++;
       break;
     }
     w->BufferDestroy(o->native);

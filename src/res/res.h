@@ -9,9 +9,5 @@ ul_status ul__res_create(ul_device *d);
 /* Destroys every live object, reporting each as a leak; UL_ERR_BUSY when
  * there were any. Frees the registry. Under d->mu. */
 ul_status ul__res_destroy(ul_device *d);
-/* Whether a buffer keeps a mapping made on a device that was since lost:
- * that device must then be released, not destroyed (destroying it would
- * free the mapped memory the program still holds). */
-bool ul__res_keeps_mappings(const ul_device *d);
 
 #endif

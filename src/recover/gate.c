@@ -1,0 +1,237 @@
+/* Recovery: the gate every call passes (ul__device_enter), which processes
+ * a recorded loss, and the attempts -- a new adapter and device with
+ * bounded retries and exponential back-off with jitter, then the fallback
+ * adapter, then FAILED -- each followed by the rebuild (rebuild.c). Runs on
+ * the next call into the device or on ul_device_recover(), never inside a
+ * WebGPU callback. Moves between adapters for health use the same
+ * attempts (ul__device_move_locked). */
+#include "chaos/chaos.h"
+#include "recover/recover.h"
+
+#include <errno.h>
+#include <math.h>
+#include <time.h>
+
+static uint64_t backoff_ns(ul_device *d, uint32_t attempt) {
+  const ul_recovery_config *rc = &d->desc.recovery;
+  double initial = rc->backoff_initial_ms ? rc->backoff_initial_ms : 50;
+  double maxms = rc->backoff_max_ms ? rc->backoff_max_ms : 2000;
+  double jitter = rc->jitter == 0 ? 0.2 : (rc->jitter < 0 ? 0 : rc->jitter);
+  if (jitter > 1) jitter = 1;
+  double ms = initial * ldexp(1.0, (int)UL__MIN(attempt - 1, 30u));
+  if (ms > maxms) ms = maxms;
+  double u = (double)(ul__splitmix64(&d->rng) >> 11) / 9007199254740992.0; /* [0,1) */
+  ms *= 1.0 + jitter * (2.0 * u - 1.0);
+  return (uint64_t)(ms * 1e6);
+}
+
+/* Tries to replace the lost native device: on the preferred adapter with
+ * retries, then on the fallback adapter. Under d->mu. */
+typedef enum ul__target {
+  UL__TO_ANY = 0,   /* after a loss: the preferred adapter with retries, then the fallback */
+  UL__TO_PRIMARY,   /* move back from the fallback: one try, no change on failure */
+  UL__TO_FALLBACK,  /* move off a BROKEN GPU: one try, no change on failure */
+} ul__target;
+
+static ul_status recover_attempts(ul_device *d, ul__target target);
+
+/* Recovery may drop d->mu while a restore callback runs; meanwhile other
+ * callers wait in ul__device_enter until it is over. */
+static ul_status recover_locked(ul_device *d, ul__target target) {
+  d->recovering = true;
+  d->recovering_thread = pthread_self();
+  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, true);
+  uint64_t t0 = ul__now_ns();
+  ul_status s = recover_attempts(d, target);
+  if (!s && target == UL__TO_ANY) ul__device_health_recovered(d, (double)(ul__now_ns() - t0) / 1e9);
+  d->recovering = false;
+  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, false);
+  pthread_cond_broadcast(&d->recovered);
+  return s;
+}
+
+static ul_status recover_attempts(ul_device *d, ul__target target) {
+  ul_device_state before = (ul_device_state)atomic_load(&d->state);
+  atomic_store(&d->state, UL_DEVICE_RECOVERING);
+  ul__device_emit(d, UL_EVENT_RECOVERING, 0, 0,
+                  target == UL__TO_ANY ? d->lost_message
+                  : target == UL__TO_PRIMARY ? "moving back to the preferred adapter"
+                                             : "moving to the fallback adapter");
+  const ul_recovery_config *rc = &d->desc.recovery;
+  uint32_t retries = rc->max_retries == UL_RECOVERY_NO_RETRY ? 0
+                     : rc->max_retries ? rc->max_retries : 5;
+  bool only_fallback = d->desc.power == UL_POWER_FALLBACK_ONLY;
+  ul__native old;
+  ul__native_current(d, &old);
+  char why[512] = "";
+  ul_status s = UL_ERR_NO_ADAPTER;
+
+  for (int phase = 0; phase < 2; phase++) {
+    bool fallback = phase == 1 || only_fallback;
+    if (target == UL__TO_PRIMARY && phase == 1) break;
+    if (target == UL__TO_FALLBACK && phase == 0) continue;
+    if (target == UL__TO_ANY && phase == 1 && (only_fallback || rc->no_fallback)) break;
+    uint32_t attempts = target == UL__TO_ANY && phase == 0 ? retries + 1 : 1;
+    for (uint32_t a = 1; a <= attempts; a++) {
+      ul__native n;
+      /* Every attempt gets a fresh epoch, so objects rebuilt on a device
+       * that was lost again mid-rebuild are never taken for current. */
+      uint64_t epoch = ++d->epoch_seq;
+      uint64_t tb = ul__now_ns();
+      /* No lock across the request: other callers wait on `recovered` for
+       * at most their recovery wait, and state, health and metrics answer. */
+      pthread_mutex_unlock(&d->mu);
+      s = ul__native_build(d, fallback, epoch, &n);
+      pthread_mutex_lock(&d->mu);
+      ul__log(UL__LOG_INFO, "recovery of '%s': new adapter and device %.1f ms (%s)", d->label,
+              (double)(ul__now_ns() - tb) / 1e6, s ? "failed" : "ok");
+      if (!s) {
+        /* Swap in the new device, then rebuild every live object on it. */
+        ul__native_adopt(d, &n, epoch);
+        s = ul__recover_rebuild(d);
+        if (!s && !atomic_load(&d->lost)) {
+          ul__native_release(d, &old);
+          ul__device_count_recovery(d);
+          ul_device_state st = fallback && !only_fallback ? UL_DEVICE_FALLBACK : UL_DEVICE_READY;
+          atomic_store(&d->state, st);
+          ul__device_emit(d, st == UL_DEVICE_FALLBACK ? UL_EVENT_FALLBACK : UL_EVENT_RECOVERED,
+                          a, 0, d->info.name);
+          return UL_OK;
+        }
+        /* Lost again while rebuilding: drop the new device and try again;
+         * the next attempt rebuilds whatever is not of its epoch. */
+        if (!s) s = ul__fail(UL_ERR_DEVICE_LOST, "lost again during rebuild");
+        snprintf(why, sizeof why, "%s", ul_last_error());
+        ul__native_release(d, &n);
+        if (target != UL__TO_ANY) {
+          /* The old device still works: bring its objects back to it,
+           * under a fresh epoch (some were rebuilt on the dropped one). */
+          ul__native_adopt(d, &old, ++d->epoch_seq);
+          if (ul__recover_rebuild(d) && !atomic_load(&d->lost)) {
+            /* The old device works but its objects could not be brought
+             * back: recover it like a loss at the next call. */
+            ul__device_set_lost(d, "a failed move left objects unbuilt");
+          }
+        } else {
+          ul__native_adopt(d, &old, epoch);
+        }
+      } else {
+        snprintf(why, sizeof why, "%s", ul_last_error());
+      }
+      if (a < attempts) {
+        uint64_t delay = backoff_ns(d, a);
+        ul__device_emit(d, UL_EVENT_RETRY, a, (double)delay / 1e6, why);
+        pthread_mutex_unlock(&d->mu);
+        ul__sleep_ns(delay);
+        pthread_mutex_lock(&d->mu);
+      }
+    }
+  }
+  if (target != UL__TO_ANY) {
+    /* A failed move leaves the device where it was. */
+    atomic_store(&d->state, atomic_load(&d->lost) ? UL_DEVICE_LOST : before);
+    return ul__fail(s ? s : UL_ERR_NO_ADAPTER, "move to the %s adapter: %s",
+                    target == UL__TO_PRIMARY ? "preferred" : "fallback", why);
+  }
+  atomic_store(&d->state, UL_DEVICE_FAILED);
+  ul__device_emit(d, UL_EVENT_FAILED, retries + 1, 0, why);
+  return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' could not be recovered: %s", d->label, why);
+}
+
+/* Processes a recorded loss (under d->mu). */
+static ul_status handle_loss_locked(ul_device *d) {
+  uint32_t reason;
+  char msg[256];
+  ul__device_loss_info(d, &reason, msg, sizeof msg);
+  atomic_store(&d->state, UL_DEVICE_LOST);
+  ul__device_emit(d, UL_EVENT_LOST, 0, 0, msg);
+  if (reason == WGPUDeviceLostReason_Destroyed) {
+    /* The program destroyed the native device itself: not recovered. */
+    atomic_store(&d->state, UL_DEVICE_FAILED);
+    ul__device_emit(d, UL_EVENT_FAILED, 0, 0, "the native device was destroyed by the program");
+    return ul__fail(UL_ERR_DEVICE_FAILED,
+                    "device '%s' was destroyed by the program (%s); not recovered", d->label, msg);
+  }
+  ul__device_health_loss(d);
+  if (d->moved_for_health && d->on_fallback) {
+    /* The breaker moved the work off the GPU: recover on the fallback
+     * again; the breaker's probes decide when to go back. */
+    if (!recover_locked(d, UL__TO_FALLBACK)) return UL_OK;
+  }
+  return recover_locked(d, UL__TO_ANY);
+}
+
+ul_status ul__device_recover_locked(ul_device *d) {
+  /* Called again from inside a recovery (a restore callback's own calls):
+   * no nested rebuild; the outer recovery sees the loss and tries again. */
+  if (d->recovering) {
+    if (atomic_load(&d->lost))
+      return ul__fail(UL_ERR_DEVICE_LOST, "device '%s' was lost again during recovery", d->label);
+    return UL_OK;
+  }
+  if (atomic_load(&d->state) == UL_DEVICE_FAILED)
+    return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
+  if (!atomic_load(&d->lost) && atomic_load(&d->state) != UL_DEVICE_LOST) return UL_OK;
+  return handle_loss_locked(d);
+}
+
+bool ul__device_recovering_elsewhere(ul_device *d) {
+  return d->recovering && !pthread_equal(d->recovering_thread, pthread_self());
+}
+
+ul_status ul__device_enter(ul_device *d) { return ul__device_enter_ex(d, true); }
+
+ul_status ul__device_enter_ex(ul_device *d, bool gate) {
+  pthread_mutex_lock(&d->mu);
+  if (ul__device_recovering_elsewhere(d)) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)d->recovery_wait_ms * 1000000ull;
+    until.tv_sec += (time_t)(ns / 1000000000ull);
+    until.tv_nsec = (long)(ns % 1000000000ull);
+    while (ul__device_recovering_elsewhere(d)) {
+      if (pthread_cond_timedwait(&d->recovered, &d->mu, &until) == ETIMEDOUT &&
+          ul__device_recovering_elsewhere(d)) {
+        ul__device_unlock(d);
+        return ul__fail(UL_ERR_TIMEOUT, "device '%s' is still recovering after %u ms", d->label,
+                        d->recovery_wait_ms);
+      }
+    }
+  }
+  if (atomic_load(&d->state) == UL_DEVICE_FAILED) {
+    ul__device_unlock(d);
+    return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
+  }
+  if (d->recovering) {
+    /* This thread is recovering (a restore callback calls in). */
+    if (atomic_load(&d->lost)) {
+      ul__device_unlock(d);
+      return ul__fail(UL_ERR_DEVICE_LOST, "device '%s' was lost again during recovery", d->label);
+    }
+    return UL_OK;
+  }
+  if (atomic_load(&d->lost) || atomic_load(&d->state) == UL_DEVICE_LOST) {
+    ul_status s = handle_loss_locked(d);
+    if (s) {
+      ul__device_unlock(d);
+      return s;
+    }
+  }
+  if (atomic_load(&d->state) == UL_DEVICE_FAILED) {
+    ul__device_unlock(d);
+    return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
+  }
+  if (gate && d->health && !d->recovering) {
+    ul_status s = ul__device_health_gate(d);
+    if (s) {
+      ul__device_unlock(d);
+      return s;
+    }
+  }
+  return UL_OK;
+}
+
+ul_status ul__device_move_locked(ul_device *d, bool to_fallback) {
+  return recover_locked(d, to_fallback ? UL__TO_FALLBACK : UL__TO_PRIMARY);
+}
+
