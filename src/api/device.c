@@ -4,6 +4,8 @@
  * (the registry) and recover (the gate and the moves). */
 #include "chaos/chaos.h"
 #include "core/adapter.h"
+#include "exec/oplog.h"
+#include "exec/read.h"
 #include "recover/recover.h"
 #include "res/res.h"
 
@@ -87,9 +89,10 @@ ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device
                                                                : UL_DEVICE_READY);
   pthread_mutex_init(&d->hev_mu, NULL);
   s = ul__res_create(d);
-  if (!s) {
-    s = ul__device_health_init(d);
-    if (s) ul__res_destroy(d);
+  if (!s && (s = ul__oplog_create(d))) ul__res_destroy(d);
+  if (!s && (s = ul__device_health_init(d))) {
+    ul__oplog_destroy(d);
+    ul__res_destroy(d);
   }
   if (s) {
     pthread_mutex_destroy(&d->hev_mu);
@@ -110,7 +113,11 @@ ul_status ul_device_destroy(ul_device *d) {
   if (!d) return UL_OK;
   ul__device_lock(d);
   d->destroying = true;
-  ul_status s = ul__res_destroy(d); /* reports leaks; UL_ERR_BUSY when there were any */
+  /* The reads in flight (dropped without a call) and the log first, then
+   * the objects, reported as leaks: UL_ERR_BUSY when there were any. */
+  ul__queue_free_reads(d);
+  ul__oplog_destroy(d);
+  ul_status s = ul__res_destroy(d);
   ul__native cur;
   ul__native_current(d, &cur);
   if (d->env->chaos) ul__chaos_set_device(d->env->chaos, NULL);
@@ -201,4 +208,23 @@ void ul_device_set_recovery_wait(ul_device *d, uint32_t ms) {
   ul__device_lock(d);
   d->recovery_wait_ms = ms;
   ul__device_unlock(d);
+}
+
+ul_status ul_device_memory_stats(ul_device *d, ul_memory_stats *out) {
+  if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "memory stats: NULL argument");
+  ul__device_lock(d);
+  ul__track_stats st;
+  ul__track_get_stats(d->res->tracker, &st);
+  memset(out, 0, sizeof *out);
+  out->live_objects = st.total.live_objects;
+  out->live_bytes = st.total.live_bytes;
+  out->peak_objects = st.total.peak_objects;
+  out->peak_bytes = st.total.peak_bytes;
+  out->created = st.total.created;
+  out->destroyed = st.total.destroyed;
+  out->budget_bytes = st.budget_bytes;
+  out->churning_sites = st.churning_sites;
+  out->log_bytes = ul__oplog_bytes(d);
+  ul__device_unlock(d);
+  return UL_OK;
 }

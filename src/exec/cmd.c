@@ -1,7 +1,6 @@
 /* Command lists: recorded as data, encoded at submit. */
 #include "exec/cmd.h"
 #include "exec/oplog.h"
-#include "recover/recover.h"
 
 static void cache_free(ul__enc_cache *k) {
   free(k->pipe);
@@ -494,15 +493,8 @@ static bool cache_encode(ul_device *d, ul_cmd *c, WGPUCommandBuffer *out) {
   return true;
 }
 
-ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
-  if (serial) *serial = 0;
-  if (!d || !c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "submit: NULL argument");
-  if (c->device != d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "submit: the command list belongs to another device");
-  ul_status s = ul__device_enter(d);
-  if (s) return ul__wrap(s, "submit");
-  const char *what = c->label ? c->label : "";
-  /* The first use of a pipeline compiles it: kept out of latency windows.
-   * A list whose encode cache holds was submitted before: none is new. */
+bool ul__cmd_first_use(ul_device *d, ul_cmd *c) {
+  /* A list whose encode cache holds was submitted before: none is new. */
   bool first_use = false;
   uint32_t check = cache_holds(d, c) ? 0 : c->count;
   for (uint32_t i = 0; i < check; i++) {
@@ -513,52 +505,33 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
       first_use = true;
     }
   }
-  /* Room in the log first (a checkpoint may recover): the encode below
-   * must be of the device the work is submitted to. */
-  if ((s = ul__checkpoint_make_room(d, sizeof(ul__op) * c->count))) {
-    ul__device_unlock(d);
-    return ul__wrap(s, "submit '%s'", what);
-  }
+  return first_use;
+}
+
+ul_status ul__cmd_encode_list(ul_device *d, ul_cmd *c, WGPUCommandBuffer *out) {
+  /* No error scopes on this hot path: every handle and rule unlost knows
+   * was checked above and while recording; what the implementation still
+   * rejects arrives as an uncaptured error during the encode, which
+   * refuses the submission (nothing of it is submitted or logged). */
   WGPUCommandBuffer cb = NULL;
-  ul__retry rt = UL__RETRY_SCOPES;
-  do {
-    /* No error scopes on this hot path: every handle and rule unlost knows
-     * was checked above and while recording; what the implementation still
-     * rejects arrives as an uncaptured error during the encode, which
-     * refuses the submission (nothing of it is submitted or logged). */
-    uint64_t errors = atomic_load(&d->uncaptured_errors);
-    if (cache_encode(d, c, &cb)) {
-      s = UL_OK;
-    } else {
-      s = ul__cmd_encode(d, c->ops, c->count, c->label, &cb);
-      if (!s) cache_build(d, c);
-    }
-    char why[256];
-    if (!s && !ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why)) {
-      c->cache.valid = false;
-      s = ul__fail(UL_ERR_VALIDATION, "the implementation rejected the list: %s", why);
-    }
-    if (s && cb) {
-      d->wgpu->CommandBufferRelease(cb);
-      cb = NULL;
-    }
-    if (!s && ul__device_loss_pending(d)) {
-      d->wgpu->CommandBufferRelease(cb);
-      cb = NULL;
-      s = ul__fail(UL_ERR_DEVICE_LOST, "lost while encoding");
-    }
-  } while (ul__retry_again(d, &s, &rt));
-  if (!s) {
-    /* Logged before it is submitted: a loss from here on is replayed. Work
-     * that could not be logged is not submitted. */
-    s = ul__oplog_submit(d, c->ops, c->count);
-    if (!s) {
-      uint64_t ser = ul__queue_submit(d, cb);
-      ul__device_health_submitted(d, ser, first_use);
-      if (serial) *serial = ser;
-    }
-    d->wgpu->CommandBufferRelease(cb);
+  ul_status s;
+  uint64_t errors = atomic_load(&d->uncaptured_errors);
+  if (cache_encode(d, c, &cb)) {
+    s = UL_OK;
+  } else {
+    s = ul__cmd_encode(d, c->ops, c->count, c->label, &cb);
+    if (!s) cache_build(d, c);
   }
-  ul__device_unlock(d);
-  return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;
+  char why[256];
+  if (!s && !ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why)) {
+    c->cache.valid = false;
+    s = ul__fail(UL_ERR_VALIDATION, "the implementation rejected the list: %s", why);
+  }
+  if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost while encoding");
+  if (s && cb) {
+    d->wgpu->CommandBufferRelease(cb);
+    cb = NULL;
+  }
+  *out = cb;
+  return s;
 }

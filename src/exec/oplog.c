@@ -36,6 +36,7 @@ ul_status ul__oplog_create(ul_device *d) {
   l->max_bytes = (mb && atoi(mb) > 0 ? (uint64_t)atoi(mb) : 64) << 20;
   l->max_entries = 1024;
   d->res->log = l;
+  d->res->still_needed = ul__oplog_names;
   return UL_OK;
 }
 
@@ -52,6 +53,7 @@ void ul__oplog_destroy(ul_device *d) {
   free(l->e);
   free(l);
   d->res->log = NULL;
+  d->res->still_needed = NULL;
 }
 
 static ul_status append(ul__oplog *l, ul__entry e, uint64_t bytes) {

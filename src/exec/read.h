@@ -11,5 +11,8 @@ ul_status ul__reads_settle(ul_device *d, uint64_t timeout_ns);
 /* Starts read `id` again at its place in the replay, unless it is settled
  * or delivered (under d->mu). */
 ul_status ul__read_replay(ul_device *d, uint64_t id);
+/* Frees the asynchronous reads still queued, without their callbacks
+ * (device destroy). */
+void ul__queue_free_reads(ul_device *d);
 
 #endif

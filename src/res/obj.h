@@ -148,6 +148,9 @@ struct ul__res {
   uint32_t deferred;       /* destroyed objects kept for the log */
   uint64_t destroys;       /* objects destroyed so far (invalidates encode caches) */
   struct ul__oplog *log;   /* src/exec/oplog.c */
+  /* Installed by the operation log (exec/): whether work it keeps for a
+   * replay names `o`, so that a destroyed `o` must be kept for it. */
+  bool (*still_needed)(ul_device *d, ul__obj *o);
 };
 
 const char *ul__obj_kind_name(ul__obj_kind k);
@@ -198,8 +201,6 @@ ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const
 uint32_t ul__format_wgpu(ul_format f);
 /* A tag for a new device's handles, 1..15 (pool.c). */
 uint32_t ul__res_new_tag(void);
-/* Frees the asynchronous reads still queued (queue.c). */
-void ul__queue_free_reads(ul_device *d);
 /* Tracker bookkeeping around a create. */
 ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated);
 
@@ -222,10 +223,24 @@ uint64_t ul__texture_all_bytes(const ul__obj *o);
 /* Reads every level of texture `o` into `dst` (ul__texture_all_bytes of
  * it), waiting for the queue; nothing reaches dst after a loss. */
 ul_status ul__texture_download_all(ul_device *d, ul__obj *o, uint8_t *dst, uint64_t timeout_ns);
+/* Reads a region of level 0 into `dst` (rows of w texels, tightly packed),
+ * waiting up to timeout_ns; nothing reaches dst after a loss (texture.c). */
+ul_status ul__texture_read_region(ul_device *d, ul__obj *o, uint32_t x, uint32_t y, uint32_t z, uint32_t w,
+                                  uint32_t h, uint32_t depth, void *dst, uint64_t timeout_ns);
 /* Writes a region of level 0 through the queue (texture.c). */
 ul_status ul__texture_write_region(ul_device *d, ul__obj *t, uint32_t x, uint32_t y, uint32_t z,
                                    uint32_t w, uint32_t h, uint32_t depth, const void *data,
                                    uint64_t size, uint32_t bpr);
+/* Every usage bit a ul_buffer_desc may carry. */
+#define UL__ALL_BUFFER_USAGE                                                          \
+  (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE | UL_BUFFER_COPY_SRC | UL_BUFFER_COPY_DST | \
+   UL_BUFFER_UNIFORM | UL_BUFFER_STORAGE | UL_BUFFER_INDIRECT)
+/* A wait's limit: `ms`, or 30 s for 0. */
+#define UL__DEFAULT_TIMEOUT_NS 30000000000ull
+static inline uint64_t ul__timeout_ns(uint32_t ms) { return ms ? (uint64_t)ms * 1000000ull : UL__DEFAULT_TIMEOUT_NS; }
+/* MAP_WRITE buffers cannot be written by the queue: a SHADOW one gets its
+ * host copy through a mapping at creation (after a loss too). */
+bool ul__buffer_filled_at_creation(const ul__buffer_data *b);
 /* Restores the contents of a rebuilt buffer or texture by its policy. */
 ul_status ul__buffer_restore(ul_device *d, ul__obj *o);
 ul_status ul__texture_restore(ul_device *d, ul__obj *o);

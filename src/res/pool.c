@@ -1,7 +1,6 @@
 /* Generation-checked handles: id = tag(4) | generation(8) | slot(20). Slot 0
  * is never used, so id 0 is never valid; freed slots are reused in FIFO
  * order so that a stale handle's generation comes round late. */
-#include "exec/oplog.h"
 #include "res/obj.h"
 
 #define SLOT_BITS 20u
@@ -18,6 +17,12 @@ static const char *const kind_names[UL__OBJ_KIND_COUNT] = {
 
 const char *ul__obj_kind_name(ul__obj_kind k) {
   return (unsigned)k < UL__OBJ_KIND_COUNT ? kind_names[k] : "object";
+}
+
+/* Whether work kept for a replay still names `o` (the registry asks the
+ * layer that keeps the work, through the hook it installed). */
+static bool still_needed(ul_device *d, ul__obj *o) {
+  return d->res->still_needed && d->res->still_needed(d, o);
 }
 
 void ul__obj_mark_lost(ul__obj *o, const char *why) {
@@ -178,7 +183,7 @@ static void release_parents(ul_device *d, ul__obj *o) {
   for (int i = 0; i < n; i++) {
     ul__obj *p = ul__obj_find(d, ids[i], kinds[i]);
     if (!p || !p->dependents) continue;
-    if (--p->dependents == 0 && p->destroyed && !ul__oplog_names(d, p)) {
+    if (--p->dependents == 0 && p->destroyed && !still_needed(d, p)) {
       ul__obj_release_native(d, p);
       ul__obj_free(d, p);
     }
@@ -367,7 +372,7 @@ ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated
 
 void ul__obj_destroy(ul_device *d, ul__obj *o) {
   ul__obj_release_native(d, o);
-  if (!o->dependents && !ul__oplog_names(d, o)) {
+  if (!o->dependents && !still_needed(d, o)) {
     ul__obj_free(d, o);
     return;
   }

@@ -1,10 +1,7 @@
 /* The resource registry of a device: setup, teardown with the leak report,
- * rebuild after a loss, and the accounting API. */
-#include "exec/oplog.h"
-#include "exec/read.h"
+ * and the tracker's public calls (report, budget). */
 #include "core/transfer.h"
 #include "res/obj.h"
-
 
 ul_status ul__res_create(ul_device *d) {
   ul__res *r = calloc(1, sizeof *r);
@@ -19,12 +16,7 @@ ul_status ul__res_create(ul_device *d) {
     return s;
   }
   d->res = r;
-  if ((s = ul__oplog_create(d))) {
-    ul__track_destroy(r->tracker);
-    free(r);
-    d->res = NULL;
-  }
-  return s;
+  return UL_OK;
 }
 
 ul_status ul__res_destroy(ul_device *d) {
@@ -53,9 +45,7 @@ ul_status ul__res_destroy(ul_device *d) {
       }
     }
   }
-  ul__queue_free_reads(d);
   ul__staging_release(d);
-  ul__oplog_destroy(d);
   ul__track_destroy(r->tracker);
   free(r->slots);
   free(r->gens);
@@ -65,25 +55,6 @@ ul_status ul__res_destroy(ul_device *d) {
   if (live)
     return ul__fail(UL_ERR_BUSY, "device '%s' was destroyed with %llu live object(s) (released; see the report)",
                     d->label, (unsigned long long)live);
-  return UL_OK;
-}
-
-ul_status ul_device_memory_stats(ul_device *d, ul_memory_stats *out) {
-  if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "memory stats: NULL argument");
-  ul__device_lock(d);
-  ul__track_stats st;
-  ul__track_get_stats(d->res->tracker, &st);
-  memset(out, 0, sizeof *out);
-  out->live_objects = st.total.live_objects;
-  out->live_bytes = st.total.live_bytes;
-  out->peak_objects = st.total.peak_objects;
-  out->peak_bytes = st.total.peak_bytes;
-  out->created = st.total.created;
-  out->destroyed = st.total.destroyed;
-  out->budget_bytes = st.budget_bytes;
-  out->churning_sites = st.churning_sites;
-  out->log_bytes = ul__oplog_bytes(d);
-  ul__device_unlock(d);
   return UL_OK;
 }
 

@@ -1,0 +1,38 @@
+/* ul_cmd_submit: check, enter, room in the log, encode with retries, log,
+ * submit. The list's recording is src/exec/cmd.c. */
+#include "exec/oplog.h"
+#include "recover/recover.h"
+
+ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
+  if (serial) *serial = 0;
+  if (!d || !c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "submit: NULL argument");
+  if (c->device != d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "submit: the command list belongs to another device");
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "submit");
+  const char *what = c->label ? c->label : "";
+  bool first_use = ul__cmd_first_use(d, c);
+  /* Room in the log first (a checkpoint may recover): the encode below
+   * must be of the device the work is submitted to. */
+  if ((s = ul__checkpoint_make_room(d, sizeof(ul__op) * c->count))) {
+    ul__device_unlock(d);
+    return ul__wrap(s, "submit '%s'", what);
+  }
+  WGPUCommandBuffer cb = NULL;
+  ul__retry rt = UL__RETRY_SCOPES;
+  do {
+    s = ul__cmd_encode_list(d, c, &cb);
+  } while (ul__retry_again(d, &s, &rt));
+  if (!s) {
+    /* Logged before it is submitted: a loss from here on is replayed. Work
+     * that could not be logged is not submitted. */
+    s = ul__oplog_submit(d, c->ops, c->count);
+    if (!s) {
+      uint64_t ser = ul__queue_submit(d, cb);
+      ul__device_health_submitted(d, ser, first_use);
+      if (serial) *serial = ser;
+    }
+    d->wgpu->CommandBufferRelease(cb);
+  }
+  ul__device_unlock(d);
+  return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;
+}
