@@ -96,6 +96,15 @@ UL_API const char *ul_last_error(void);
 UL_API ul_status ul_last_status(void);
 /* Clears the calling thread's error. */
 UL_API void ul_clear_error(void);
+/* The strict number grammar of unlost's settings and fault schedules, for
+ * tools that take the same values: the whole text a decimal number in
+ * [lo, hi] -- no sign, no spaces, no junk, no overflow, no NaN or infinity.
+ * ul_parse_size also takes K, M, G, T (x1024^n, then nothing, B or iB).
+ * UL_ERR_INVALID_ARGUMENT with a message quoting the text otherwise; *out
+ * is written only on success. */
+UL_API ul_status ul_parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
+UL_API ul_status ul_parse_size(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
+UL_API ul_status ul_parse_f64(const char *text, double lo, double hi, double *out);
 /* For code layered on unlost (a model loader, an engine, the CLI): its
  * failures go through the same per-thread error, so that its caller reads
  * one chain from ul_last_error(). ul_error_set replaces the message with
@@ -154,8 +163,9 @@ typedef struct ul_env_desc {
   /* Accept Dawn's Null backend (which computes nothing) as an adapter.
    * Default false: an adapter on the Null backend is refused. */
   bool allow_null_backend;
-  /* Fault injection for tests and `unlost chaos` (src/chaos/): a schedule in
-   * the syntax of ul_chaos_parse(). NULL: $UNLOST_CHAOS, else none. */
+  /* Fault injection for tests and `unlost chaos`: a schedule such as
+   * "loss@12,oom-every=5,seed=3" (the grammar: `unlost chaos --help` and
+   * docs/recovery.md). NULL: $UNLOST_CHAOS, else none. */
   const char *chaos;
 } ul_env_desc;
 
@@ -179,6 +189,17 @@ typedef struct ul_env_info {
 /* Describes the env: the loaded library and which optional entry points it
  * has. UL_ERR_INVALID_ARGUMENT when env or out is NULL. */
 UL_API ul_status ul_env_info_get(ul_env *env, ul_env_info *out);
+
+/* Fault injection, for programs that drill their own recovery as `unlost
+ * chaos` does. Only on an env created with a schedule (ul_env_desc.chaos
+ * or $UNLOST_CHAOS; "seed=1" injects nothing): UL_ERR_WRONG_STATE
+ * otherwise. ul_env_chaos_arm replaces the schedule with `spec` and sets
+ * the counters to zero; a bad spec is UL_ERR_INVALID_ARGUMENT and keeps the
+ * old schedule. ul_env_chaos_counts gives the WebGPU calls counted since
+ * (a recovery's own calls are not) and the faults injected; either
+ * pointer may be NULL. */
+UL_API ul_status ul_env_chaos_arm(ul_env *env, const char *spec);
+UL_API ul_status ul_env_chaos_counts(ul_env *env, uint64_t *calls, uint64_t *injected);
 
 /* ---- device ----------------------------------------------------------------- */
 
@@ -399,6 +420,9 @@ UL_API ul_status ul_device_destroy(ul_device *device);
 UL_API ul_device_state ul_device_get_state(ul_device *device);
 /* Increments on every rebuild of the native device; starts at 1. */
 UL_API uint64_t ul_device_epoch(ul_device *device);
+/* Recoveries onto a new native device so far (a recovery that tried
+ * several times counts once; the epoch counts every attempt). 0 for NULL. */
+UL_API uint64_t ul_device_recoveries(ul_device *d);
 /* Recovers now if the device is LOST. On a device already working on the
  * fallback adapter, tries the preferred adapter once and moves every object
  * back to it when it answers (staying on the fallback when not). UL_OK when

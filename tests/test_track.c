@@ -2,6 +2,7 @@
 /* The allocation tracker (src/track/): accounting, peaks, groups, budget,
  * churn on a fake clock, reports (JSON checked by a validator below), hostile
  * labels, 100k objects, four threads, stale and double frees. */
+#include "bench_internal.h"
 #include "track/track.h"
 #include "ul_test.h"
 

@@ -159,6 +159,14 @@ uint64_t ul_device_epoch(ul_device *d) {
   return e;
 }
 
+uint64_t ul_device_recoveries(ul_device *d) {
+  if (!d) return 0;
+  ul__lost_lock(); /* the count is written under it (and mu) */
+  uint64_t n = d->recoveries_total;
+  ul__lost_unlock();
+  return n;
+}
+
 ul_status ul_device_recover(ul_device *d) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "recover: device is NULL");
   bool was_on_fallback = atomic_load(&d->state) == UL_DEVICE_FALLBACK && !atomic_load(&d->lost);

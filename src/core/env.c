@@ -88,6 +88,25 @@ ul_status ul_env_destroy(ul_env *env) {
   return UL_OK;
 }
 
+ul_status ul_env_chaos_arm(ul_env *env, const char *spec) {
+  if (!env || !spec) return ul__fail(UL_ERR_INVALID_ARGUMENT, "chaos arm: NULL argument");
+  if (!env->chaos)
+    return ul__fail(UL_ERR_WRONG_STATE, "chaos arm: the env was created without a fault schedule");
+  ul_status s = ul__chaos_reschedule(env->chaos, spec);
+  if (s) return ul__wrap(s, "chaos arm");
+  ul__chaos_reset_counters(env->chaos);
+  return UL_OK;
+}
+
+ul_status ul_env_chaos_counts(ul_env *env, uint64_t *calls, uint64_t *injected) {
+  if (!env) return ul__fail(UL_ERR_INVALID_ARGUMENT, "chaos counts: env is NULL");
+  if (!env->chaos)
+    return ul__fail(UL_ERR_WRONG_STATE, "chaos counts: the env was created without a fault schedule");
+  if (calls) *calls = ul__chaos_calls(env->chaos);
+  if (injected) *injected = ul__chaos_injected(env->chaos);
+  return UL_OK;
+}
+
 ul_status ul_env_info_get(ul_env *env, ul_env_info *out) {
   if (!env || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "env info: NULL argument");
   memset(out, 0, sizeof *out);

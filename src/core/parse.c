@@ -62,3 +62,15 @@ ul_status ul__parse_f64(const char *text, double lo, double hi, double *out) {
   *out = v;
   return UL_OK;
 }
+
+ul_status ul_parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out) {
+  return ul__parse_u64(text, lo, hi, false, out);
+}
+
+ul_status ul_parse_size(const char *text, uint64_t lo, uint64_t hi, uint64_t *out) {
+  return ul__parse_u64(text, lo, hi, true, out);
+}
+
+ul_status ul_parse_f64(const char *text, double lo, double hi, double *out) {
+  return ul__parse_f64(text, lo, hi, out);
+}

@@ -197,8 +197,4 @@ ul_status ul__track_report_json(ul__tracker *tr, char **out);
  * folder, then rename), e.g. for UNLOST_REPORT=path.json. UL_ERR_IO. */
 ul_status ul__track_write_json(ul__tracker *tr, const char *path);
 
-/* Times `pairs` alloc+free pairs on a fresh tracker (real clock) and stores
- * the mean nanoseconds per pair. For `unlost bench` and the tests. */
-ul_status ul__track_bench(bool backtraces, uint32_t pairs, double *ns_per_pair);
-
 #endif

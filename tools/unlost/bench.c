@@ -1,14 +1,7 @@
 /* unlost bench: measurements with JSON output, each against raw webgpu.h in
  * the same run. */
 #include "cli.h"
-#include "core/core.h"
-#include "track/track.h"
-
-int bench_recovery(int argc, char **argv, bool json);
-int bench_overhead(int argc, char **argv, bool json);
-int bench_decode_cmd(int argc, char **argv, bool json);
-
-#include <math.h>
+#include "bench_internal.h"
 
 static void bench_usage(FILE *f) {
   fprintf(f,
@@ -31,101 +24,6 @@ static void bench_usage(FILE *f) {
           "\n"
           "Every figure is a median of several repetitions measured in this run.\n"
           "Exit status: 0 success, 1 failure, 2 usage error.\n");
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* ns per pair of: raw wgpu create+destroy (kind 0), unlost (1), unlost with
- * backtraces (2). */
-static ul_status run_pairs(ul_device *dev, int kind, int pairs, double *ns) {
-  uint64_t t0 = ul__now_ns();
-  if (kind == 0) {
-    const ul__wgpu *w = dev->wgpu;
-    WGPUBufferDescriptor bd = {0};
-    bd.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
-    bd.size = 256;
-    for (int i = 0; i < pairs; i++) {
-      WGPUBuffer b = w->DeviceCreateBuffer(dev->device, &bd);
-      w->BufferDestroy(b);
-      w->BufferRelease(b);
-    }
-  } else {
-    for (int i = 0; i < pairs; i++) {
-      ul_buffer b;
-      ul_status s = ul_buffer_create(dev, &(ul_buffer_desc){.label = "bench", .size = 256,
-                                                             .restore = UL_RESTORE_NONE}, &b);
-      if (s) return s;
-      ul_buffer_destroy(dev, b);
-    }
-  }
-  *ns = (double)(ul__now_ns() - t0) / pairs;
-  return UL_OK;
-}
-
-static int bench_track(int argc, char **argv, bool json) {
-  int pairs = 2000;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) continue;
-    if (!strcmp(argv[i], "--pairs") && i + 1 < argc) {
-      if (!cli_int("bench track", "--pairs", argv[++i], 1, 100000000, &pairs)) return 2;
-    } else {
-      fprintf(stderr, "unlost bench track: unknown or incomplete option '%s'\n", argv[i]);
-      return 2;
-    }
-  }
-  ul_env *env = NULL;
-  ul_device *plain = NULL, *bt = NULL;
-  ul_status s = ul_env_create(NULL, &env);
-  if (!s) s = ul_device_create(env, &(ul_device_desc){.label = "bench"}, &plain);
-  if (!s) s = ul_device_create(env, &(ul_device_desc){.label = "bench-bt", .track_backtraces = true}, &bt);
-  enum { REPS = 7 };
-  double raw[REPS], tracked[REPS], withbt[REPS];
-  /* Interleaved, so drift hits all three alike. */
-  for (int r = 0; r < REPS && !s; r++) {
-    s = run_pairs(plain, 0, pairs, &raw[r]);
-    if (!s) s = run_pairs(plain, 1, pairs, &tracked[r]);
-    if (!s) s = run_pairs(bt, 2, pairs, &withbt[r]);
-  }
-  double tracker_only = 0, tracker_bt = 0;
-  if (!s) s = ul__track_bench(false, 100000, &tracker_only);
-  if (!s) s = ul__track_bench(true, 20000, &tracker_bt);
-  if (s) {
-    fprintf(stderr, "unlost bench track: %s: %s\n", ul_status_name(s), ul_last_error());
-    ul_device_destroy(bt);
-    ul_device_destroy(plain);
-    ul_env_destroy(env);
-    return 1;
-  }
-  ul_adapter_info ai;
-  ul_device_adapter_info(plain, &ai);
-  double m_raw = median(raw, REPS), m_tr = median(tracked, REPS), m_bt = median(withbt, REPS);
-  if (json) {
-    printf("{\"bench\":\"track\",\"adapter\":");
-    cli_json_string(stdout, ai.name);
-    printf(",\"pairs\":%d,\"repetitions\":%d,\"untracked_ns\":%.0f,\"tracked_ns\":%.0f,"
-           "\"backtrace_ns\":%.0f,\"ratio_tracked\":%.3f,\"tracker_only_ns\":%.1f,"
-           "\"tracker_backtrace_ns\":%.1f}\n",
-           pairs, REPS, m_raw, m_tr, m_bt, m_tr / m_raw, tracker_only, tracker_bt);
-  } else {
-    printf("adapter                     %s\n", ai.name);
-    printf("raw webgpu.h create+destroy %8.0f ns\n", m_raw);
-    printf("unlost (tracked)            %8.0f ns  (%.2fx raw)\n", m_tr, m_tr / m_raw);
-    printf("unlost with backtraces      %8.0f ns\n", m_bt);
-    printf("tracker alone               %8.1f ns per pair (%.1f ns with backtraces)\n", tracker_only,
-           tracker_bt);
-  }
-  ul_device_destroy(bt);
-  ul_device_destroy(plain);
-  ul_env_destroy(env);
-  return 0;
 }
 
 int cmd_bench(int argc, char **argv) {

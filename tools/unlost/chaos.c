@@ -66,10 +66,6 @@ typedef struct run_result {
   double ms;
 } run_result;
 
-uint64_t cli_env_chaos_calls(ul_env *env);
-uint64_t cli_env_chaos_injected(ul_env *env);
-uint64_t cli_device_recoveries(ul_device *d);
-int cli_env_chaos_arm(ul_env *env, const char *spec);
 
 /* A point that takes longer than this is reported as hung. */
 #define CHAOS_HUNG_MS 60000.0
@@ -91,12 +87,24 @@ static bool output_ok(const workload_result *o, const workload_result *clean) {
 /* One env for the whole run: the implementation's driver stays loaded (some
  * drivers cannot be loaded and unloaded hundreds of times in one process),
  * and each point re-arms its chaos table with the counters at zero. */
+static uint64_t chaos_calls(ul_env *env) {
+  uint64_t n = 0;
+  ul_env_chaos_counts(env, &n, NULL);
+  return n;
+}
+
+static uint64_t chaos_injected(ul_env *env) {
+  uint64_t n = 0;
+  ul_env_chaos_counts(env, NULL, &n);
+  return n;
+}
+
 static void run_once(ul_env *env, workload_fn fn, const char *spec, run_result *r) {
   memset(r, 0, sizeof *r);
   double t0 = now_ms();
   ul_device *dev = NULL;
   ul_device_desc dd = chaos_device_desc(true);
-  if (cli_env_chaos_arm(env, spec)) {
+  if (ul_env_chaos_arm(env, spec)) {
     r->status = UL_ERR_INVALID_ARGUMENT;
     snprintf(r->error, sizeof r->error, "bad chaos schedule '%s': %s", spec, ul_last_error());
     return;
@@ -110,12 +118,12 @@ static void run_once(ul_env *env, workload_fn fn, const char *spec, run_result *
   if (dev) {
     ul_memory_stats st;
     if (!ul_device_memory_stats(dev, &st)) r->leaked_objects = st.live_objects;
-    r->recoveries = cli_device_recoveries(dev);
+    r->recoveries = ul_device_recoveries(dev);
   }
-  r->calls = cli_env_chaos_calls(env);
-  r->injected = cli_env_chaos_injected(env);
+  r->calls = chaos_calls(env);
+  r->injected = chaos_injected(env);
   if (ul_device_destroy(dev) == UL_ERR_BUSY && !r->leaked_objects) r->leaked_objects = 1;
-  cli_env_chaos_arm(env, "seed=1");
+  ul_env_chaos_arm(env, "seed=1");
   r->ms = now_ms() - t0;
 }
 
@@ -242,7 +250,7 @@ static void storm_retire(storm_ctx *sc, ul_device *dev, uint64_t *leaked, uint64
   ul_memory_stats st = {0};
   ul_device_memory_stats(dev, &st);
   *leaked += st.live_objects;
-  *recoveries += cli_device_recoveries(dev);
+  *recoveries += ul_device_recoveries(dev);
   pthread_mutex_lock(&sc->mu);
   sc->dev = NULL;
   pthread_mutex_unlock(&sc->mu);
@@ -257,7 +265,7 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
   snprintf(spec, sizeof spec, "loss-every=%llu,seed=%llu",
            (unsigned long long)((double)(29 + splitmix(&rng) % 70) * scale), (unsigned long long)seed);
   if (!inject) snprintf(spec, sizeof spec, "seed=1");
-  if (cli_env_chaos_arm(env, spec)) {
+  if (ul_env_chaos_arm(env, spec)) {
     fprintf(stderr, "unlost chaos: bad schedule '%s'\n", spec);
     return 2;
   }
@@ -308,11 +316,11 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
   }
   atomic_store(&sc.stop, true);
   if (started) pthread_join(th, NULL);
-  uint64_t injected = cli_env_chaos_injected(env);
+  uint64_t injected = chaos_injected(env);
   ul_device_state final_state = dev ? ul_device_get_state(dev) : UL_DEVICE_FAILED;
   if (dev) storm_retire(&sc, dev, &leaked, &recoveries);
   pthread_mutex_destroy(&sc.mu);
-  cli_env_chaos_arm(env, "seed=1");
+  ul_env_chaos_arm(env, "seed=1");
   uint64_t forced = atomic_load(&sc.forced);
   printf("storm %.0f s, seed %llu, health %s, schedule %s: %ld runs, %ld ok, %ld wrong, %ld errors, %ld hung, "
          "%llu losses forced from another thread, %llu injected by the schedule, %llu recoveries, "
@@ -410,7 +418,7 @@ int cmd_chaos(int argc, char **argv) {
     return 1;
   }
   /* A schedule that does not parse is a usage error, before any run. */
-  if (spec && cli_env_chaos_arm(env, spec)) {
+  if (spec && ul_env_chaos_arm(env, spec)) {
     fprintf(stderr, "unlost chaos: --spec: %s\n", ul_last_error());
     ul_env_destroy(env);
     return 2;

@@ -1,5 +1,6 @@
 /* unlost bench overhead: the same work through raw webgpu.h (the proc
  * table, no unlost) and through unlost, interleaved in one run. */
+#include "bench_internal.h"
 #include "cli.h"
 #include "core/core.h"
 #include "exec/cmd.h"
@@ -240,7 +241,6 @@ static ul_status bench_decode(ul_device *dev, int reps, double *raw_ms, double *
   return s;
 }
 
-int bench_overhead(int argc, char **argv, bool json);
 int bench_overhead(int argc, char **argv, bool json) {
   int n = 10000, reps = 9;
   for (int i = 0; i < argc; i++) {
@@ -391,7 +391,6 @@ static ul_status write_random_model(const char *path, const int32_t hdr[7]) {
   return s;
 }
 
-int bench_decode_cmd(int argc, char **argv, bool json);
 int bench_decode_cmd(int argc, char **argv, bool json) {
   const char *shape = "default";
   int steps = 128;

@@ -1,5 +1,6 @@
 /* unlost bench recovery: loss to first dispatch after restore, against the
  * same rebuild through raw webgpu.h with queue writes, in the same run. */
+#include "bench_internal.h"
 #include "cli.h"
 #include "core/adapter.h"
 #include "res/obj.h"
@@ -128,7 +129,6 @@ static ul_status naive_rebuild(ul_env *env, const void *data, uint64_t bytes, do
   return s;
 }
 
-int bench_recovery(int argc, char **argv, bool json);
 int bench_recovery(int argc, char **argv, bool json) {
   uint64_t bytes = 256ull << 20;
   int reps = 3;

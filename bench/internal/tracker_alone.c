@@ -1,5 +1,7 @@
-/* Micro-benchmark of the tracker's hot path: one alloc and one free. */
-#include "track_int.h"
+/* The tracker's hot path alone, on a fresh tracker with a few objects live:
+ * one alloc and one free per pair (`unlost bench track` and test_track). */
+#include "bench_internal.h"
+#include "track/track_int.h"
 
 ul_status ul__track_bench(bool backtraces, uint32_t pairs, double *ns_per_pair) {
   if (!ns_per_pair || pairs == 0)
