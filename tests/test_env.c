@@ -69,6 +69,52 @@ static void test_env_info(void) {
   ASSERT_OK(ul_env_destroy(env));
 }
 
+/* The public fault-injection calls: refused without a schedule; a bad spec
+ * keeps the old one; arming zeroes the counters; a loss scheduled at a call
+ * is injected there, counted, and recovered from (ul_device_recoveries
+ * counts it once); the same result on a fresh arm. */
+static void test_chaos_arm_and_counts(void) {
+  ul_env *plain = NULL;
+  ASSERT_OK(ul_env_create(&(ul_env_desc){.chaos = NULL}, &plain));
+  uint64_t calls = 7, injected = 7;
+  if (!getenv("UNLOST_CHAOS")) {
+    ASSERT_STATUS(ul_env_chaos_arm(plain, "loss@1"), UL_ERR_WRONG_STATE);
+    ASSERT_STATUS(ul_env_chaos_counts(plain, &calls, &injected), UL_ERR_WRONG_STATE);
+  }
+  ASSERT_OK(ul_env_destroy(plain));
+  ASSERT_STATUS(ul_env_chaos_arm(NULL, "seed=1"), UL_ERR_INVALID_ARGUMENT);
+
+  ul_env *env = NULL;
+  ASSERT_OK(ul_env_create(&(ul_env_desc){.chaos = "seed=1"}, &env));
+  ASSERT_STATUS(ul_env_chaos_arm(env, "loss@zero"), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_CONTAINS(ul_last_error(), "zero");
+  for (int round = 0; round < 2; round++) {
+    ul_device *d = NULL;
+    ASSERT_OK(ul_device_create(env, &(ul_device_desc){.label = "armed"}, &d));
+    ASSERT_OK(ul_env_chaos_arm(env, "loss@3"));
+    ASSERT_OK(ul_env_chaos_counts(env, &calls, &injected));
+    ASSERT_EQ(calls, 0);
+    ASSERT_EQ(injected, 0);
+    ASSERT_EQ(ul_device_recoveries(d), 0);
+    uint32_t v[64] = {0}, got[64];
+    for (uint32_t i = 0; i < 64; i++) v[i] = i * 7u + (uint32_t)round;
+    ul_buffer b;
+    ASSERT_OK(ul_buffer_create(d, &(ul_buffer_desc){.label = "b", .size = sizeof v, .initial_data = v}, &b));
+    for (int k = 0; k < 4; k++) ASSERT_OK(ul_buffer_read(d, b, 0, got, sizeof got, 0));
+    ASSERT_EQ(memcmp(got, v, sizeof v), 0);
+    ASSERT_OK(ul_env_chaos_counts(env, &calls, NULL));
+    ASSERT_OK(ul_env_chaos_counts(env, NULL, &injected));
+    EXPECT_TRUE(calls >= 3);
+    ASSERT_EQ(injected, 1);
+    ASSERT_EQ(ul_device_recoveries(d), 1);
+    ASSERT_OK(ul_buffer_destroy(d, b));
+    ASSERT_OK(ul_env_chaos_arm(env, "seed=1"));
+    ASSERT_OK(ul_device_destroy(d));
+  }
+  ASSERT_EQ(ul_device_recoveries(NULL), 0);
+  ASSERT_OK(ul_env_destroy(env));
+}
+
 static void test_adapter_request_fails(void) {
   /* Every adapter request fails, the fallback's too: no device, nothing held,
    * and destroying the env afterwards does not hang. */
@@ -183,6 +229,7 @@ int main(void) {
   RUN_TEST(test_wrong_architecture);
   RUN_TEST(test_bad_chaos_schedule);
   RUN_TEST(test_env_info);
+  RUN_TEST(test_chaos_arm_and_counts);
   RUN_TEST(test_adapter_request_fails);
   RUN_TEST(test_gpu_fails_fallback_works);
   RUN_TEST(test_gpu_fails_no_fallback);

@@ -62,6 +62,25 @@ static void test_clients_extend_the_chain(void) {
   ul_clear_error();
 }
 
+/* The public strict numbers: the same grammar as the settings and specs. */
+static void test_public_number_parsers(void) {
+  uint64_t u = 5;
+  double f = 5;
+  ASSERT_OK(ul_parse_u64("4096", 1, 1u << 20, &u));
+  ASSERT_EQ(u, 4096);
+  ASSERT_OK(ul_parse_size("64MiB", 1, UINT64_MAX, &u));
+  ASSERT_EQ(u, 64ull << 20);
+  ASSERT_STATUS(ul_parse_u64("64M", 1, UINT64_MAX, &u), UL_ERR_INVALID_ARGUMENT); /* no suffix here */
+  ASSERT_EQ(u, 64ull << 20);                                                     /* untouched */
+  ASSERT_STATUS(ul_parse_u64(" 1", 0, 10, &u), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_CONTAINS(ul_last_error(), "' 1'");
+  ASSERT_STATUS(ul_parse_u64("11", 0, 10, &u), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_OK(ul_parse_f64("0.25", 0, 1, &f));
+  ASSERT_TRUE(f == 0.25);
+  ASSERT_STATUS(ul_parse_f64("nan", 0, 1, &f), UL_ERR_INVALID_ARGUMENT);
+  ASSERT_STATUS(ul_parse_f64("", 0, 1, &f), UL_ERR_INVALID_ARGUMENT);
+}
+
 static void test_chain_truncates_safely(void) {
   char big[4000];
   memset(big, 'a', sizeof big - 1);
@@ -93,6 +112,7 @@ int main(void) {
   RUN_TEST(test_chain_outermost_first);
   RUN_TEST(test_chain_truncates_safely);
   RUN_TEST(test_clients_extend_the_chain);
+  RUN_TEST(test_public_number_parsers);
   RUN_TEST(test_errors_are_per_thread);
   TEST_MAIN_END();
 }
