@@ -51,6 +51,36 @@ void ul__malloc_fail_after(long n, bool continuous);
 /* Allocations the seam refused so far. */
 uint64_t ul__malloc_failures(void);
 
+/* ---- options (src/options.c) ----
+ * Every UNLOST_* environment variable the library reads is an entry of one
+ * table: its name, kind, range, default and meaning. Numbers use the strict
+ * grammar (ul__parse_u64); a bad value is warned about once, naming the
+ * variable, and the default is used. Process-wide ones (the staging sizes,
+ * fill threads) are read at first use and kept; the rest are read where
+ * they apply (an env, a device, a report), so that a program may set them
+ * between creations. UNLOST_LOG is read once by the log. */
+typedef enum ul__opt {
+  UL__OPT_LOG = 0,
+  UL__OPT_WEBGPU_LIB,
+  UL__OPT_CPU_ICD,
+  UL__OPT_CHAOS,
+  UL__OPT_REPORT,
+  UL__OPT_BACKTRACES,
+  UL__OPT_LOG_MAX_MB,
+  UL__OPT_FILL_THREADS,
+  UL__OPT_STAGING_CHUNK_MB,
+  UL__OPT_COUNT
+} ul__opt;
+/* The variable's name and meaning (static text; NULL out of range). */
+const char *ul__opt_name(ul__opt o);
+const char *ul__opt_what(ul__opt o);
+/* Its text, NULL when unset or empty. */
+const char *ul__opt_text(ul__opt o);
+/* Set to anything non-empty. */
+bool ul__opt_flag(ul__opt o);
+/* A number option's value: the variable's, or the default (0: none). */
+uint64_t ul__opt_number(ul__opt o);
+
 /* ---- numbers ---- */
 /* splitmix64: the one PRNG of the library (chaos schedules, breaker
  * jitter, retry backoff). Advances *state; never returns the same value

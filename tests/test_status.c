@@ -81,6 +81,49 @@ static void test_public_number_parsers(void) {
   ASSERT_STATUS(ul_parse_f64("", 0, 1, &f), UL_ERR_INVALID_ARGUMENT);
 }
 
+/* The options table: every UNLOST_ variable the library's sources name is
+ * in it; a number is read strictly (a bad or out-of-range value warns and
+ * gives the default, keeping the thread's error); a flag is any text. */
+static void test_options_table(void) {
+  for (int o = 0; o < UL__OPT_COUNT; o++) {
+    ASSERT_TRUE(ul__opt_name((ul__opt)o) != NULL);
+    ASSERT_TRUE(!strncmp(ul__opt_name((ul__opt)o), "UNLOST_", 7));
+    ASSERT_TRUE(ul__opt_what((ul__opt)o)[0] != '\0');
+  }
+  ASSERT_TRUE(ul__opt_name(UL__OPT_COUNT) == NULL);
+  FILE *p = popen("grep -rhoE '\"UNLOST_[A-Z_]+\"' " UL_SOURCE_DIR "/src | sort -u", "r");
+  ASSERT_TRUE(p != NULL);
+  char line[128];
+  int names = 0;
+  while (fgets(line, sizeof line, p)) {
+    char *name = line + (line[0] == '"');
+    name[strcspn(name, "\"\n")] = '\0';
+    bool found = false;
+    for (int o = 0; o < UL__OPT_COUNT; o++) found |= !strcmp(ul__opt_name((ul__opt)o), name);
+    if (!found) UL__FAIL_AT("%s is read in src/ but not in the options table (src/options.c)", name);
+    names++;
+  }
+  pclose(p);
+  EXPECT_TRUE(names >= UL__OPT_COUNT);
+  ul__fail(UL_ERR_IO, "an earlier error");
+  setenv("UNLOST_LOG_MAX_MB", "12x", 1);
+  ASSERT_EQ(ul__opt_number(UL__OPT_LOG_MAX_MB), 64);
+  ASSERT_STR_EQ(ul_last_error(), "an earlier error");
+  ASSERT_STATUS(ul_last_status(), UL_ERR_IO);
+  setenv("UNLOST_LOG_MAX_MB", "0", 1);
+  ASSERT_EQ(ul__opt_number(UL__OPT_LOG_MAX_MB), 64);
+  setenv("UNLOST_LOG_MAX_MB", "3", 1);
+  ASSERT_EQ(ul__opt_number(UL__OPT_LOG_MAX_MB), 3); /* read where it applies: not cached */
+  unsetenv("UNLOST_LOG_MAX_MB");
+  ASSERT_EQ(ul__opt_number(UL__OPT_LOG_MAX_MB), 64);
+  setenv("UNLOST_BACKTRACES", "1", 1);
+  ASSERT_TRUE(ul__opt_flag(UL__OPT_BACKTRACES));
+  setenv("UNLOST_BACKTRACES", "", 1);
+  ASSERT_TRUE(!ul__opt_flag(UL__OPT_BACKTRACES));
+  unsetenv("UNLOST_BACKTRACES");
+  ul_clear_error();
+}
+
 static void test_chain_truncates_safely(void) {
   char big[4000];
   memset(big, 'a', sizeof big - 1);
@@ -113,6 +156,7 @@ int main(void) {
   RUN_TEST(test_chain_truncates_safely);
   RUN_TEST(test_clients_extend_the_chain);
   RUN_TEST(test_public_number_parsers);
+  RUN_TEST(test_options_table);
   RUN_TEST(test_errors_are_per_thread);
   TEST_MAIN_END();
 }

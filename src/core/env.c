@@ -28,7 +28,7 @@ ul_status ul_env_create(const ul_env_desc *desc, ul_env **out) {
   }
   env->wgpu = &env->lib.procs;
   env->allow_null_backend = desc->allow_null_backend;
-  const char *chaos = desc->chaos ? desc->chaos : getenv("UNLOST_CHAOS");
+  const char *chaos = desc->chaos ? desc->chaos : ul__opt_text(UL__OPT_CHAOS);
   if (chaos && *chaos) {
     s = ul__chaos_create(chaos, &env->lib.procs, &env->chaos);
     if (s) {
@@ -156,8 +156,8 @@ ul_status ul__env_wait(ul_env *env, WGPUInstance inst, WGPUFuture future, _Atomi
  * its Vulkan instance, which Dawn does per WGPUInstance on the first adapter
  * request; the variable is set for that request only and then restored. */
 static const char *find_cpu_icd(void) {
-  const char *e = getenv("UNLOST_CPU_ICD");
-  if (e && *e) return e;
+  const char *e = ul__opt_text(UL__OPT_CPU_ICD);
+  if (e) return e;
   static const char *const paths[] = {
       "/usr/share/vulkan/icd.d/lvp_icd.json",
       "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",

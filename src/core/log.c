@@ -5,8 +5,8 @@
 static atomic_int log_level = -2; /* -2: not read yet */
 
 static int read_level(void) {
-  const char *e = getenv("UNLOST_LOG");
-  if (!e || !*e) return UL__LOG_WARN;
+  const char *e = ul__opt_text(UL__OPT_LOG);
+  if (!e) return UL__LOG_WARN;
   if (!strcmp(e, "none")) return -1;
   if (!strcmp(e, "error")) return UL__LOG_ERROR;
   if (!strcmp(e, "warn")) return UL__LOG_WARN;

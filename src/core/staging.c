@@ -48,8 +48,8 @@ static void *fill_thread(void *arg) {
 static int fill_threads(void) {
   static int n;
   if (!n) {
-    const char *e = getenv("UNLOST_FILL_THREADS");
-    long c = e && atol(e) > 0 ? atol(e) : UL__MIN(sysconf(_SC_NPROCESSORS_ONLN), 16);
+    long c = (long)ul__opt_number(UL__OPT_FILL_THREADS);
+    if (!c) c = UL__MIN(sysconf(_SC_NPROCESSORS_ONLN), 16);
     n = c < 1 ? 1 : c > UL__FILL_THREADS_MAX ? UL__FILL_THREADS_MAX : (int)c;
   }
   return n;
@@ -88,9 +88,7 @@ static ul_status fill_chunk(const ul__fill *src, uint64_t src_offset, uint8_t *d
 static uint64_t up_chunk(uint64_t size) {
   static long forced = -1;
   if (forced < 0) {
-    const char *e = getenv("UNLOST_STAGING_CHUNK_MB");
-    long mb = e ? atol(e) : 0;
-    forced = mb >= 1 && mb <= 256 ? mb : 0;
+    forced = (long)ul__opt_number(UL__OPT_STAGING_CHUNK_MB);
   }
   if (forced) return (uint64_t)forced << 20;
   uint64_t c = 16ull << 20;

@@ -32,8 +32,7 @@ typedef struct ul__oplog {
 ul_status ul__oplog_create(ul_device *d) {
   ul__oplog *l = calloc(1, sizeof *l);
   if (!l) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
-  const char *mb = getenv("UNLOST_LOG_MAX_MB");
-  l->max_bytes = (mb && atoi(mb) > 0 ? (uint64_t)atoi(mb) : 64) << 20;
+  l->max_bytes = ul__opt_number(UL__OPT_LOG_MAX_MB) << 20;
   l->max_entries = 1024;
   d->res->log = l;
   d->res->still_needed = ul__oplog_names;

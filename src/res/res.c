@@ -9,7 +9,7 @@ ul_status ul__res_create(ul_device *d) {
   r->tag = ul__res_new_tag();
   ul__track_config tc = {0};
   tc.budget_bytes = d->desc.budget_bytes;
-  tc.backtraces = d->desc.track_backtraces || getenv("UNLOST_BACKTRACES") != NULL;
+  tc.backtraces = d->desc.track_backtraces || ul__opt_flag(UL__OPT_BACKTRACES);
   ul_status s = ul__track_create(&tc, &r->tracker);
   if (s) {
     free(r);
@@ -25,8 +25,8 @@ ul_status ul__res_destroy(ul_device *d) {
   uint64_t live = 0;
   for (int k = 0; k < UL__OBJ_KIND_COUNT; k++) live += r->live[k];
   /* The final report, with every live object as a leak. */
-  const char *path = getenv("UNLOST_REPORT");
-  if (path && *path && ul__track_write_json(r->tracker, path))
+  const char *path = ul__opt_text(UL__OPT_REPORT);
+  if (path && ul__track_write_json(r->tracker, path))
     ul__log(UL__LOG_WARN, "write report to '%s': %s", path, ul_last_error());
   if (live) {
     char *text = NULL;

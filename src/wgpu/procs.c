@@ -31,8 +31,8 @@ static const char *beside_this_library(void) {
 }
 
 const char *ul__wgpu_default_path(void) {
-  const char *e = getenv("UNLOST_WEBGPU_LIB");
-  if (e && *e) return e;
+  const char *e = ul__opt_text(UL__OPT_WEBGPU_LIB);
+  if (e) return e;
   /* An installed library prefers the Dawn installed with it; a build-tree
    * binary finds neither of those and takes the source tree's. */
   const char *candidates[] = {beside_this_library(), UL_INSTALLED_WEBGPU_LIB, UL_DEFAULT_WEBGPU_LIB};
