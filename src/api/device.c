@@ -236,3 +236,12 @@ ul_status ul_device_memory_stats(ul_device *d, ul_memory_stats *out) {
   ul__device_unlock(d);
   return UL_OK;
 }
+
+ul_status ul_device_checkpoint(ul_device *d) {
+  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "checkpoint: device is NULL");
+  ul_status s = ul__device_enter(d);
+  if (s) return ul__wrap(s, "checkpoint");
+  s = ul__checkpoint_retry(d);
+  ul__device_unlock(d);
+  return s;
+}

@@ -1,8 +1,8 @@
 /* The public texture, view and sampler calls: create (with retries),
  * destroy, write (logged under LOG, copied under SHADOW), read. The
  * texture below them is src/res/texture.c. */
+#include "api/api.h"
 #include "exec/oplog.h"
-#include "recover/recover.h"
 
 static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_texture *out,
                              const ul_site *site) {

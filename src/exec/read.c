@@ -69,34 +69,14 @@ static ul_status read_start(ul_device *d, ul__read *r) {
   return UL_OK;
 }
 
-ul_status ul_buffer_read_async(ul_device *d, ul_buffer buf, uint64_t offset, void *dst,
-                               uint64_t size, ul_read_fn done, void *user) {
-  if (!d || !done || (!dst && size)) return ul__fail(UL_ERR_INVALID_ARGUMENT, "read async: NULL argument");
-  ul_status s = ul__device_enter(d);
-  if (s) return ul__wrap(s, "read async");
-  ul__obj *o;
+ul_status ul__read_begin(ul_device *d, ul_buffer buf, uint64_t offset, void *dst, uint64_t size,
+                         ul_read_fn done, void *user, ul__read **out, bool *logged) {
+  *out = NULL;
+  *logged = false;
   ul__reads *rs;
-  ul__read *r = NULL;
-  if ((s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "read async", &o))) goto out;
-  if (offset % 4 || size % 4 || offset > o->u.buf.size || size > o->u.buf.size - offset || !size) {
-    s = ul__fail(UL_ERR_INVALID_ARGUMENT, "read async: range %llu+%llu outside buffer '%s' of %llu bytes (multiples of 4)",
-                 (unsigned long long)offset, (unsigned long long)size, o->label ? o->label : "",
-                 (unsigned long long)o->u.buf.size);
-    goto out;
-  }
-  if (o->u.buf.usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE)) {
-    s = ul__fail(UL_ERR_INVALID_ARGUMENT, "read async: use ul_buffer_map for mappable buffers");
-    goto out;
-  }
-  if (o->state == UL__OBJ_LOST) {
-    s = ul__fail(UL_ERR_DEVICE_LOST, "read async: buffer '%s' lost its contents in a device loss%s",
-                 o->label ? o->label : "", ul__obj_lost_why(o));
-    goto out;
-  }
-  if (!(rs = reads_of(d, true)) || !(r = calloc(1, sizeof *r))) {
-    s = ul__fail(UL_ERR_OUT_OF_MEMORY, "read async: out of host memory");
-    goto out;
-  }
+  ul__read *r;
+  if (!(rs = reads_of(d, true)) || !(r = calloc(1, sizeof *r)))
+    return ul__fail(UL_ERR_OUT_OF_MEMORY, "read async: out of host memory");
   r->id = ++rs->next_id;
   r->buffer = buf.id;
   r->offset = offset;
@@ -106,36 +86,35 @@ ul_status ul_buffer_read_async(ul_device *d, ul_buffer buf, uint64_t offset, voi
   r->user = user;
   /* Logged and queued first: a loss from here on is replayed, and the
    * replay starts this read again at its place. */
-  bool logged = false;
-  if ((s = ul__oplog_read(d, r->id, &logged))) {
+  ul_status s = ul__oplog_read(d, r->id, logged);
+  if (s) {
     free(r);
-    goto out;
+    return s;
   }
-  r->unlogged = !logged;
+  r->unlogged = !*logged;
   if (rs->tail) rs->tail->next = r;
   else rs->head = r;
   rs->tail = r;
+  *out = r;
   s = read_start(d, r);
   if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read async: device lost");
-  /* A logged read is started again by the replay of a recovery. */
-  ul__retry rt = UL__RETRY_LOSSES;
-  while (logged && ul__retry_again(d, &s, &rt))
-    if (ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read async: device lost");
-  if (s) {
-    /* Not started: out of the queue (its log entry finds nothing to do). */
-    ul__read **pp = &rs->head, *prev = NULL;
-    while (*pp != r) {
-      prev = *pp;
-      pp = &(*pp)->next;
-    }
-    *pp = r->next;
-    if (rs->tail == r) rs->tail = prev;
-    drop_staging(d, r);
-    free(r);
-  }
-out:
-  ul__device_unlock(d);
   return s;
+}
+
+void ul__read_abandon(ul_device *d, ul__read *r) {
+  /* Not started: out of the queue (its log entry finds nothing to do). */
+  ul__reads *rs = reads_of(d, false);
+  if (!r || !rs) return;
+  ul__read **pp = &rs->head, *prev = NULL;
+  while (*pp && *pp != r) {
+    prev = *pp;
+    pp = &(*pp)->next;
+  }
+  if (!*pp) return;
+  *pp = r->next;
+  if (rs->tail == r) rs->tail = prev;
+  drop_staging(d, r);
+  free(r);
 }
 
 /* Copies a mapped read out (under mu): true when it is finished, with or
@@ -192,10 +171,7 @@ ul_status ul__read_replay(ul_device *d, uint64_t id) {
   return UL_OK; /* delivered already */
 }
 
-int ul_device_poll(ul_device *d) {
-  if (!d) return 0;
-  if (ul__device_enter_ex(d, false)) return 0;
-  if (d->device) d->wgpu->InstanceProcessEvents(d->instance);
+ul__read *ul__reads_take_ready(ul_device *d) {
   ul__reads *rs = reads_of(d, false);
   /* Only the oldest reads that are finished: delivery keeps issue order. */
   ul__read *ready = NULL, **tail = &ready;
@@ -207,7 +183,10 @@ int ul_device_poll(ul_device *d) {
     *tail = r;
     tail = &r->next;
   }
-  ul__device_unlock(d);
+  return ready;
+}
+
+int ul__reads_deliver(ul_device *d, ul__read *ready) {
   int count = 0;
   while (ready) {
     ul__read *n = ready->next;

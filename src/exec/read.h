@@ -15,4 +15,17 @@ ul_status ul__read_replay(ul_device *d, uint64_t id);
  * (device destroy). */
 void ul__queue_free_reads(ul_device *d);
 
+/* For the public calls (src/api/read.c), under d->mu: queues, logs and
+ * starts a read of `buf` (*out: the read, even when starting it failed;
+ * *logged: whether a replay starts it again); takes the read back out
+ * when it could not start; takes the finished reads off the queue, oldest
+ * first. Without a lock: runs their callbacks and frees them (a failed
+ * read's status is the thread's error in its callback). */
+typedef struct ul__read ul__read;
+ul_status ul__read_begin(ul_device *d, ul_buffer buf, uint64_t offset, void *dst, uint64_t size,
+                         ul_read_fn done, void *user, ul__read **out, bool *logged);
+void ul__read_abandon(ul_device *d, ul__read *r);
+ul__read *ul__reads_take_ready(ul_device *d);
+int ul__reads_deliver(ul_device *d, ul__read *ready);
+
 #endif

@@ -106,12 +106,3 @@ ul_status ul__checkpoint_make_room(ul_device *d, uint64_t bytes) {
   ul_status s = ul__checkpoint_retry(d);
   return s ? ul__wrap(s, "make room in the operation log") : UL_OK;
 }
-
-ul_status ul_device_checkpoint(ul_device *d) {
-  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "checkpoint: device is NULL");
-  ul_status s = ul__device_enter(d);
-  if (s) return ul__wrap(s, "checkpoint");
-  s = ul__checkpoint_retry(d);
-  ul__device_unlock(d);
-  return s;
-}

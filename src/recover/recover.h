@@ -34,4 +34,66 @@ ul_status ul__checkpoint_make_room(ul_device *d, uint64_t bytes);
  * queue, and recovery onto a new device. */
 ul_status ul__recover_declare_hung(ul_device *d, uint64_t serial, const char *message);
 
+/* ---- the gate, the retry policy and the moves (gate.c) ----
+ * The public calls (src/api/) pass the gate and run their work under the
+ * retry policy; nothing below this layer calls either. */
+/* Locks the device and makes it usable: processes a recorded loss and runs
+ * recovery when needed. On failure the device is unlocked again and the
+ * status says why (UL_ERR_DEVICE_FAILED, UL_ERR_TIMEOUT, ...). */
+ul_status ul__device_enter(ul_device *d);
+/* The same; gate=false skips the breaker (waiting for work already
+ * submitted is always allowed: it is how probes finish). */
+ul_status ul__device_enter_ex(ul_device *d, bool gate);
+/* True when another thread is recovering the device (under mu). */
+bool ul__device_recovering_elsewhere(ul_device *d);
+/* Processes a recorded loss now (recovery included), under d->mu. UL_OK
+ * when the device works again. */
+ul_status ul__device_recover_locked(ul_device *d);
+/* Bound on recoveries inside one call before it gives up with the loss. */
+#define UL__MAX_RETRIES_PER_CALL 4
+/* An error scope's out-of-memory or validation error is tried once more:
+ * out-of-memory may clear (memory was freed meanwhile), and an error that
+ * did not come from the call (injected, or a stray one caught by its scope)
+ * does not come back; a real one comes back and is reported. */
+#define UL__RETRY_ONCE(s) ((s) == UL_ERR_OUT_OF_MEMORY || (s) == UL_ERR_VALIDATION)
+
+/* The retry policy of a call, written once. After each try of the call's
+ * work, with its status in *s:
+ *
+ *   ul__retry rt = UL__RETRY_SCOPES;   // or UL__RETRY_LOSSES
+ *   do {
+ *     s = ...one try...;
+ *   } while (ul__retry_again(d, &s, &rt));
+ *
+ * a scope error that may be transient (UL__RETRY_ONCE) is tried once more
+ * per call (UL__RETRY_SCOPES only); a loss is recovered from (under d->mu)
+ * and tried again, up to UL__MAX_RETRIES_PER_CALL recoveries; anything else
+ * ends the loop with *s as it is. A failed recovery ends it with the
+ * recovery's status. rt.recoveries says whether the next try follows a
+ * recovery (handles are looked up again then). */
+typedef struct ul__retry {
+  bool scopes;      /* retry UL__RETRY_ONCE statuses once */
+  bool scope_used;  /* that retry was spent */
+  int recoveries;   /* recoveries so far in this call */
+} ul__retry;
+#define UL__RETRY_SCOPES ((ul__retry){true, false, 0})
+#define UL__RETRY_LOSSES ((ul__retry){false, false, 0})
+static inline bool ul__retry_again(ul_device *d, ul_status *s, ul__retry *rt) {
+  if (rt->scopes && !rt->scope_used && UL__RETRY_ONCE(*s)) {
+    rt->scope_used = true;
+    return true;
+  }
+  if (*s != UL_ERR_DEVICE_LOST || rt->recoveries >= UL__MAX_RETRIES_PER_CALL) return false;
+  rt->recoveries++;
+  *s = ul__device_recover_locked(d);
+  return *s == UL_OK;
+}
+
+/* Moves a working device to the fallback adapter or back to the preferred
+ * one (one try; no change on failure). Under d->mu. A move is a recovery:
+ * the new device starts from the last committed checkpoint and replays the
+ * log since, exactly as after a loss (no checkpoint first: that would
+ * change what comes back, e.g. of NONE buffers whose writers are logged). */
+ul_status ul__device_move_locked(ul_device *d, bool to_fallback);
+
 #endif

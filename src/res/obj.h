@@ -192,9 +192,6 @@ ul_status ul__obj_create_native(ul_device *d, ul__obj *o);
 /* The same without error scopes: the caller holds one scope around many
  * creations (the rebuild). Sets o->epoch when an object was returned. */
 ul_status ul__obj_create_native_unscoped(ul_device *d, ul__obj *o);
-/* Finishes a create whose descriptor was copied into `o` (pending): the
- * native object with retries, the tracker's record; frees `o` on failure. */
-ul_status ul__obj_finish(ul_device *d, ul__obj *o, uint32_t *out);
 /* The destroy of objects with no contents (texture.c). */
 ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what);
 /* WebGPU's value of a ul_format; 0 for an unknown one (texture.c). */

@@ -336,27 +336,6 @@ ul_status ul__obj_create_native(ul_device *d, ul__obj *o) {
   return UL_OK;
 }
 
-/* The end of every create with no contents to restore: the native object
- * (one more try after a scope error, recovery after a loss), the tracker's
- * record; on failure the object is freed. */
-ul_status ul__obj_finish(ul_device *d, ul__obj *o, uint32_t *out) {
-  ul_status s;
-  ul__retry rt = UL__RETRY_SCOPES;
-  do {
-    s = ul__obj_create_native(d, o);
-  } while (ul__retry_again(d, &s, &rt));
-  if (!s) s = ul__obj_track(d, o, 0, false);
-  if (s) {
-    ul__obj_release_native(d, o);
-    ul__obj_free(d, o);
-    return s;
-  }
-  o->pending = false;
-  ul__obj_hold_parents(d, o);
-  *out = o->id;
-  return UL_OK;
-}
-
 ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated) {
   ul__track_desc td = {0};
   td.kind = ul__obj_track_kind(o->kind);
