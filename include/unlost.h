@@ -197,7 +197,9 @@ UL_API ul_status ul_env_info_get(ul_env *env, ul_env_info *out);
  * the counters to zero; a bad spec is UL_ERR_INVALID_ARGUMENT and keeps the
  * old schedule. ul_env_chaos_counts gives the WebGPU calls counted since
  * (a recovery's own calls are not) and the faults injected; either
- * pointer may be NULL. */
+ * pointer may be NULL. Faults go to the env's newest device: the one
+ * created or recovered last (and none once that one is destroyed, until
+ * another is created or recovers). */
 UL_API ul_status ul_env_chaos_arm(ul_env *env, const char *spec);
 UL_API ul_status ul_env_chaos_counts(ul_env *env, uint64_t *calls, uint64_t *injected);
 

@@ -118,6 +118,28 @@ __attribute__((constructor)) static void ul_test_pin_cpu_driver(void) {
     fflush(stdout);                                                             \
   } while (0)
 
+/* RUN_TEST, then a leak check of the test's own: it must leave no more
+ * live objects on `dev` than it found (libuv's MAKE_VALGRIND_HAPPY). */
+#define RUN_TEST_NO_LEAKS(dev, fn)                                              \
+  do {                                                                          \
+    ul_memory_stats ul__st0 = {0}, ul__st1 = {0};                               \
+    ul_device_memory_stats((dev), &ul__st0);                                    \
+    RUN_TEST(fn);                                                               \
+    ul_device_memory_stats((dev), &ul__st1);                                    \
+    if (ul__st1.live_objects > ul__st0.live_objects) {                          \
+      ul_test_current = #fn;                                                    \
+      UL__FAIL_AT("left %llu live object(s) behind",                            \
+                  (unsigned long long)(ul__st1.live_objects - ul__st0.live_objects)); \
+    }                                                                           \
+  } while (0)
+
+/* In main: a failed call is a failure, and main goes on. */
+#define ASSERT_OK_MAIN(call)                                                    \
+  do {                                                                          \
+    ul_status ul__s = (call);                                                   \
+    if (ul__s) UL__FAIL_AT("%s: %s: %s", #call, ul_status_name(ul__s), ul_last_error()); \
+  } while (0)
+
 #define TEST_MAIN_END()                                                         \
   do {                                                                          \
     if (ul_test_failures) {                                                     \

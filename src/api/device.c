@@ -120,7 +120,9 @@ ul_status ul_device_destroy(ul_device *d) {
   ul_status s = ul__res_destroy(d);
   ul__native cur;
   ul__native_current(d, &cur);
-  if (d->env->chaos) ul__chaos_set_device(d->env->chaos, NULL);
+  /* Only this device stops being the fault target: another one that is
+   * the target stays so. */
+  if (d->env->chaos) ul__chaos_forget_device(d->env->chaos, cur.device);
   unsigned abandoned = atomic_load(&d->env->abandoned_devices);
   ul__native_release(d, &cur);
   ul__device_release_kept(d);
