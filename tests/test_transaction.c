@@ -529,9 +529,54 @@ static void test_unlogged_work_is_not_submitted(void) {
   pp_close(&t, true);
 }
 
+/* 10. A host allocation that fails at every point of a workload, once and
+ * from then on (SQLite's test_malloc.c): the call that meets it says
+ * UL_ERR_OUT_OF_MEMORY, and what the calls before it did is what the CPU
+ * computes -- at once and after a loss -- and the work goes on from there.
+ * The sweep ends at the first point past the workload's last allocation. */
+static void test_host_allocation_fails_at_every_point(void) {
+  int points = 0;
+  for (int continuous = 0; continuous < 2; continuous++) {
+    for (long n = 0; n < 10000; n++) {
+      pp t;
+      ASSERT_OK(pp_open(&t, NULL, NULL, false));
+      uint64_t f0 = ul__malloc_failures();
+      ul__malloc_fail_after(n, continuous);
+      ul_status s = UL_OK;
+      uint32_t done = 0;
+      for (uint32_t step = 1; step <= 6 && !s; step++) {
+        if (step == 4) s = ul_device_checkpoint(t.dev);
+        if (!s) s = pp_step(&t, step, 0);
+        if (!s) done = step;
+      }
+      ul__malloc_fail_after(-1, false);
+      bool failed = ul__malloc_failures() > f0;
+      if (!failed) {
+        ASSERT_OK(s);
+        expect_cpu(&t, 6, 0);
+        pp_close(&t, true);
+        break;
+      }
+      points++;
+      if (s != UL_ERR_OUT_OF_MEMORY)
+        UL__FAIL_AT("allocation %ld (%s): %s, want UL_ERR_OUT_OF_MEMORY", n, continuous ? "from then on" : "once",
+                    ul_status_name(s));
+      expect_cpu(&t, done, 0);
+      ASSERT_OK(ul_device_force_loss(t.dev, "test: after a failed allocation"));
+      expect_cpu(&t, done, 0);
+      for (uint32_t step = done + 1; step <= 6; step++) ASSERT_OK(pp_step(&t, step, 0));
+      expect_cpu(&t, 6, 0);
+      pp_close(&t, true);
+    }
+  }
+  printf("  %d failing allocation points, each refused with UL_ERR_OUT_OF_MEMORY and nothing lost\n", points);
+  ASSERT_GT(points, 4);
+}
+
 int main(void) {
   ul_test_watchdog(600);
   RUN_TEST(test_loss_at_every_call_of_checkpoints);
+  RUN_TEST(test_host_allocation_fails_at_every_point);
   RUN_TEST(test_long_stencil_with_repeated_losses);
   RUN_TEST(test_second_loss_during_recovery_is_kept);
   RUN_TEST(test_reads_in_flight_keep_their_place);
