@@ -263,25 +263,35 @@ typedef struct ul_limits {
 
 /* Where a device stands with respect to loss and recovery
  * (ul_device_get_state, ul_event.state). */
+/* X(NAME, "text", meaning): the device's states. */
+#define UL_DEVICE_STATE_MAP(X)                                                                     \
+  X(READY, "READY", "working on the adapter it asked for")                                        \
+  X(LOST, "LOST", "the native device was lost; recovery pending")                                 \
+  X(RECOVERING, "RECOVERING", "a new device is being built")                                      \
+  X(FALLBACK, "FALLBACK", "working, on the fallback (CPU) adapter")                               \
+  X(FAILED, "FAILED", "recovery gave up; calls fail with UL_ERR_DEVICE_FAILED")
 typedef enum ul_device_state {
-  UL_DEVICE_READY = 0,    /* working on the adapter it asked for */
-  UL_DEVICE_LOST,         /* the native device was lost; recovery pending */
-  UL_DEVICE_RECOVERING,   /* a new device is being built */
-  UL_DEVICE_FALLBACK,     /* working, on the fallback (CPU) adapter */
-  UL_DEVICE_FAILED,       /* recovery gave up; calls fail with UL_ERR_DEVICE_FAILED */
+#define UL__DEVICE_STATE_ENUM(name, text, meaning) UL_DEVICE_##name,
+  UL_DEVICE_STATE_MAP(UL__DEVICE_STATE_ENUM)
+#undef UL__DEVICE_STATE_ENUM
 } ul_device_state;
 /* "READY", "LOST", "RECOVERING", "FALLBACK", "FAILED". */
 UL_API const char *ul_device_state_name(ul_device_state s);
 
 /* What a ul_event reports. */
+/* X(NAME, "text", meaning): what a listener is told. */
+#define UL_EVENT_KIND_MAP(X)                                                                       \
+  X(LOST, "lost", "the native device was lost (reason, message)")                                 \
+  X(RECOVERING, "recovering", "recovery started")                                                 \
+  X(RETRY, "retry", "one attempt failed; the next after delay_ms")                                \
+  X(RECOVERED, "recovered", "a new device works; epoch incremented")                              \
+  X(FALLBACK, "fallback", "moved to the fallback adapter")                                        \
+  X(FAILED, "failed", "recovery gave up")                                                         \
+  X(HEALTH, "health", "the health monitor changed state (ul_event.health)")
 typedef enum ul_event_kind {
-  UL_EVENT_LOST = 0,      /* the native device was lost (reason, message) */
-  UL_EVENT_RECOVERING,    /* recovery started */
-  UL_EVENT_RETRY,         /* one attempt failed; the next after delay_ms */
-  UL_EVENT_RECOVERED,     /* a new device works; epoch incremented */
-  UL_EVENT_FALLBACK,      /* moved to the fallback adapter */
-  UL_EVENT_FAILED,        /* recovery gave up */
-  UL_EVENT_HEALTH,        /* the health monitor changed state (ul_event.health) */
+#define UL__EVENT_KIND_ENUM(name, text, meaning) UL_EVENT_##name,
+  UL_EVENT_KIND_MAP(UL__EVENT_KIND_ENUM)
+#undef UL__EVENT_KIND_ENUM
 } ul_event_kind;
 
 /* The health monitor's states (see ul_health_config). */
@@ -474,19 +484,20 @@ typedef struct ul_compute_pipeline { uint32_t id; /* 0: none */ } ul_compute_pip
 typedef struct ul_bind_group { uint32_t id; /* 0: none */ } ul_bind_group;
 
 /* How an object's contents come back after a device loss. */
+/* X(NAME, "text"): how an object's contents come back after a loss.
+ *   LOG (default): GPU-written state: the last checkpoint plus a replay of
+ *     every write and submission since (see ul_device_checkpoint).
+ *   NONE: scratch and outputs: zero-filled.
+ *   SOURCE: immutable data (weights): re-read from the memory range or file
+ *     range named in the descriptor. No host copy is kept.
+ *   SHADOW: small host-written state: a host copy of every write is kept.
+ *   CALLBACK: the program refills the object from its ul_restore_fn. */
+#define UL_RESTORE_MAP(X) \
+  X(LOG, "log") X(NONE, "none") X(SOURCE, "source") X(SHADOW, "shadow") X(CALLBACK, "callback")
 typedef enum ul_restore {
-  /* Default. GPU-written state: the last checkpoint plus a replay of every
-   * write and submission since (see ul_device_checkpoint). */
-  UL_RESTORE_LOG = 0,
-  /* Scratch and outputs: zero-filled. */
-  UL_RESTORE_NONE,
-  /* Immutable data (weights): re-read from the memory range or file range
-   * named in the descriptor. No host copy is kept. */
-  UL_RESTORE_SOURCE,
-  /* Small host-written state: a host copy of every write is kept. */
-  UL_RESTORE_SHADOW,
-  /* The program refills the object from its ul_restore_fn. */
-  UL_RESTORE_CALLBACK,
+#define UL__RESTORE_ENUM(name, text) UL_RESTORE_##name,
+  UL_RESTORE_MAP(UL__RESTORE_ENUM)
+#undef UL__RESTORE_ENUM
 } ul_restore;
 /* "log", "none", "source", "shadow", "callback"; static text, "unknown"
  * for any other value. */

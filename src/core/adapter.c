@@ -110,8 +110,11 @@ ul_status ul__request_device(ul_env *env, WGPUInstance inst, WGPUAdapter adapter
   return UL_OK;
 }
 
+/* Keyed by the enum (NULL is a macro, so this one is not an X-macro). */
 static const char *const backend_names[] = {
-    "undefined", "null", "webgpu", "d3d11", "d3d12", "metal", "vulkan", "opengl", "opengles"};
+    [UL_BACKEND_UNDEFINED] = "undefined", [UL_BACKEND_NULL] = "null",     [UL_BACKEND_WEBGPU] = "webgpu",
+    [UL_BACKEND_D3D11] = "d3d11",         [UL_BACKEND_D3D12] = "d3d12",   [UL_BACKEND_METAL] = "metal",
+    [UL_BACKEND_VULKAN] = "vulkan",       [UL_BACKEND_OPENGL] = "opengl", [UL_BACKEND_OPENGLES] = "opengles"};
 
 const char *ul_backend_name(ul_backend b) {
   return (unsigned)b < UL__COUNT_OF(backend_names) ? backend_names[b] : "unknown";

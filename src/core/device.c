@@ -128,9 +128,16 @@ ul_device *ul__native_ctx_owner(ul__native_ctx *c, uint64_t *epoch) {
 
 /* ---- events ------------------------------------------------------------------ */
 
-static const char *const state_names[] = {"READY", "LOST", "RECOVERING", "FALLBACK", "FAILED"};
-static const char *const event_names[] = {"lost", "recovering", "retry", "recovered",
-                                          "fallback", "failed", "health"};
+static const char *const state_names[] = {
+#define UL__STATE_NAME(name, text, meaning) text,
+    UL_DEVICE_STATE_MAP(UL__STATE_NAME)
+#undef UL__STATE_NAME
+};
+static const char *const event_names[] = {
+#define UL__EVENT_NAME(name, text, meaning) text,
+    UL_EVENT_KIND_MAP(UL__EVENT_NAME)
+#undef UL__EVENT_NAME
+};
 
 const char *ul_device_state_name(ul_device_state s) {
   return (unsigned)s < UL__COUNT_OF(state_names) ? state_names[s] : "UNKNOWN";

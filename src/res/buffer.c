@@ -13,7 +13,11 @@
  * through a mapped staging buffer in chunks of UL__STAGING_CHUNK. */
 #define UL__STAGING_THRESHOLD (1ull << 20)
 
-static const char *const restore_names[] = {"log", "none", "source", "shadow", "callback"};
+static const char *const restore_names[] = {
+#define UL__RESTORE_NAME(name, text) text,
+    UL_RESTORE_MAP(UL__RESTORE_NAME)
+#undef UL__RESTORE_NAME
+};
 const char *ul_restore_name(ul_restore r) {
   return (unsigned)r < UL__COUNT_OF(restore_names) ? restore_names[r] : "unknown";
 }

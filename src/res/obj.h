@@ -9,16 +9,18 @@
 #include "track/track.h"
 
 /* In rebuild order: what an object refers to comes before it. */
+/* X(NAME, TRACK_KIND): the registry's kinds, parents before the objects
+ * built from them (a rebuild creates in this order, a teardown releases in
+ * the reverse), each with the tracker's kind, whose name is its name in
+ * every message and report (ul__obj_kind_name). */
+#define UL__OBJ_KIND_MAP(X)                                                              \
+  X(SHADER, SHADER_MODULE) X(BGL, BIND_GROUP_LAYOUT) X(PLAYOUT, PIPELINE_LAYOUT)        \
+  X(PIPELINE, COMPUTE_PIPELINE) X(BUFFER, BUFFER) X(TEXTURE, TEXTURE) X(VIEW, TEXTURE_VIEW) \
+  X(SAMPLER, SAMPLER) X(BIND_GROUP, BIND_GROUP)
 typedef enum ul__obj_kind {
-  UL__OBJ_SHADER = 0,
-  UL__OBJ_BGL,
-  UL__OBJ_PLAYOUT,
-  UL__OBJ_PIPELINE,
-  UL__OBJ_BUFFER,
-  UL__OBJ_TEXTURE,
-  UL__OBJ_VIEW,
-  UL__OBJ_SAMPLER,
-  UL__OBJ_BIND_GROUP,
+#define UL__OBJ_KIND_ENUM(name, track) UL__OBJ_##name,
+  UL__OBJ_KIND_MAP(UL__OBJ_KIND_ENUM)
+#undef UL__OBJ_KIND_ENUM
   UL__OBJ_KIND_COUNT,
 } ul__obj_kind;
 

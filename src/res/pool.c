@@ -11,12 +11,8 @@
 
 static _Atomic uint32_t g_next_tag;
 
-static const char *const kind_names[UL__OBJ_KIND_COUNT] = {
-    "shader", "bind group layout", "pipeline layout", "compute pipeline", "buffer",
-    "texture", "texture view", "sampler", "bind group"};
-
 const char *ul__obj_kind_name(ul__obj_kind k) {
-  return (unsigned)k < UL__OBJ_KIND_COUNT ? kind_names[k] : "object";
+  return (unsigned)k < UL__OBJ_KIND_COUNT ? ul__track_kind_name(ul__obj_track_kind(k)) : "object";
 }
 
 /* Whether work kept for a replay still names `o` (the registry asks the
@@ -41,15 +37,10 @@ const char *ul__obj_lost_why(const ul__obj *o) { return o->lost_why ? o->lost_wh
 
 ul__track_kind ul__obj_track_kind(ul__obj_kind k) {
   switch (k) {
-  case UL__OBJ_SHADER: return UL__TRACK_SHADER_MODULE;
-  case UL__OBJ_BGL: return UL__TRACK_BIND_GROUP_LAYOUT;
-  case UL__OBJ_PLAYOUT: return UL__TRACK_PIPELINE_LAYOUT;
-  case UL__OBJ_PIPELINE: return UL__TRACK_COMPUTE_PIPELINE;
-  case UL__OBJ_BUFFER: return UL__TRACK_BUFFER;
-  case UL__OBJ_TEXTURE: return UL__TRACK_TEXTURE;
-  case UL__OBJ_VIEW: return UL__TRACK_TEXTURE_VIEW;
-  case UL__OBJ_SAMPLER: return UL__TRACK_SAMPLER;
-  case UL__OBJ_BIND_GROUP: return UL__TRACK_BIND_GROUP;
+#define UL__OBJ_TRACK_CASE(name, track) \
+  case UL__OBJ_##name: return UL__TRACK_##track;
+    UL__OBJ_KIND_MAP(UL__OBJ_TRACK_CASE)
+#undef UL__OBJ_TRACK_CASE
   default: return UL__TRACK_OTHER;
   }
 }
