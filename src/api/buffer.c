@@ -2,6 +2,7 @@
  * first contents by policy, logged), destroy, write (logged), read, map,
  * unmap (a MAP_WRITE mapping logged as a write), size. The buffer below
  * them is src/res/buffer.c. */
+#include "api/api.h"
 #include "exec/oplog.h"
 #include "recover/recover.h"
 

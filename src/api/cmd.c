@@ -1,5 +1,6 @@
 /* ul_cmd_submit: check, enter, room in the log, encode with retries, log,
  * submit. The list's recording is src/exec/cmd.c. */
+#include "api/api.h"
 #include "exec/oplog.h"
 #include "recover/recover.h"
 

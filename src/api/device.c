@@ -2,6 +2,7 @@
  * the health monitor on it), destroy, state, epoch, recover, info, limits,
  * force loss. Above every layer: they drive core (the native device), res
  * (the registry) and recover (the gate and the moves). */
+#include "api/api.h"
 #include "chaos/chaos.h"
 #include "core/adapter.h"
 #include "exec/oplog.h"

@@ -20,14 +20,6 @@ ul_status ul__recover_rebuild(ul_device *d);
  * checkpoint leaves the last committed one and the whole log untouched.
  * UL_ERR_WRONG_STATE during a recovery (from a restore callback). */
 ul_status ul__checkpoint_locked(ul_device *d);
-/* The same, recovering from a loss and trying again (at most
- * UL__MAX_RETRIES_PER_CALL times): the public checkpoint. */
-ul_status ul__checkpoint_retry(ul_device *d);
-/* Makes room in the operation log for an entry of `bytes`: checkpoints
- * first when the entry would take the log past its bounds, so that the
- * bound holds on every path that grows the log. UL_OK without a
- * checkpoint during a recovery (nothing is logged then). */
-ul_status ul__checkpoint_make_room(ul_device *d, uint64_t bytes);
 
 /* A submission that never finished (declare_hung): dropped from the log,
  * what it may write made LOST, the loss recorded without waiting for the
