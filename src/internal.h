@@ -24,6 +24,16 @@
  * uses ul__wrap(), which prepends "context: " so the outermost reads first. */
 ul_status ul__fail(ul_status s, const char *fmt, ...) UL__PRINTF(2, 3);
 ul_status ul__wrap(ul_status s, const char *fmt, ...) UL__PRINTF(2, 3);
+/* The thread's error set aside and put back as it was, around work whose
+ * own errors must not reach the caller (a bad option value, the health
+ * monitor's bookkeeping). */
+#define UL__ERROR_BYTES 2048
+typedef struct ul__saved_error {
+  ul_status status;
+  char msg[UL__ERROR_BYTES];
+} ul__saved_error;
+void ul__error_save(ul__saved_error *e);
+void ul__error_restore(const ul__saved_error *e);
 
 /* ---- logging (src/core/log.c) ---- */
 typedef enum ul__log_level {
@@ -55,10 +65,10 @@ uint64_t ul__malloc_failures(void);
  * Every UNLOST_* environment variable the library reads is an entry of one
  * table: its name, kind, range, default and meaning. Numbers use the strict
  * grammar (ul__parse_u64); a bad value is warned about once, naming the
- * variable, and the default is used. Process-wide ones (the staging sizes,
- * fill threads) are read at first use and kept; the rest are read where
- * they apply (an env, a device, a report), so that a program may set them
- * between creations. UNLOST_LOG is read once by the log. */
+ * variable, and the default is used. Each is read where it applies (an
+ * env, a device, a report), so that a program may set it between
+ * creations; the log keeps UNLOST_LOG and staging.c the staging sizes and
+ * fill threads after their first read (process-wide). */
 typedef enum ul__opt {
   UL__OPT_LOG = 0,
   UL__OPT_WEBGPU_LIB,

@@ -1,6 +1,6 @@
 /* Every UNLOST_* environment variable the library reads, in one table (the
- * pattern of mimalloc's options[]): name, kind, range, default, when it is
- * read, and what it does. See ul__opt in internal.h. */
+ * pattern of mimalloc's options[]): name, kind, range, default, and what it
+ * does (with when it is read). See ul__opt in internal.h. */
 #include "internal.h"
 
 typedef enum opt_kind { OPT_TEXT, OPT_NUMBER, OPT_FLAG } opt_kind;
@@ -9,33 +9,30 @@ typedef struct opt_info {
   const char *name;
   opt_kind kind;
   uint64_t lo, hi, def; /* OPT_NUMBER */
-  bool once;            /* process-wide: read at first use and kept */
   const char *what;
 } opt_info;
 
 static const opt_info options[UL__OPT_COUNT] = {
-    [UL__OPT_LOG] = {"UNLOST_LOG", OPT_TEXT, 0, 0, 0, true,
+    [UL__OPT_LOG] = {"UNLOST_LOG", OPT_TEXT, 0, 0, 0,
                      "library log level: error, warn (default), info, debug or none"},
-    [UL__OPT_WEBGPU_LIB] = {"UNLOST_WEBGPU_LIB", OPT_TEXT, 0, 0, 0, false,
+    [UL__OPT_WEBGPU_LIB] = {"UNLOST_WEBGPU_LIB", OPT_TEXT, 0, 0, 0,
                             "the webgpu.h implementation to load (read at ul_env_create)"},
-    [UL__OPT_CPU_ICD] = {"UNLOST_CPU_ICD", OPT_TEXT, 0, 0, 0, false,
+    [UL__OPT_CPU_ICD] = {"UNLOST_CPU_ICD", OPT_TEXT, 0, 0, 0,
                          "the Vulkan ICD file of the CPU adapter (read at each adapter request)"},
-    [UL__OPT_CHAOS] = {"UNLOST_CHAOS", OPT_TEXT, 0, 0, 0, false,
+    [UL__OPT_CHAOS] = {"UNLOST_CHAOS", OPT_TEXT, 0, 0, 0,
                        "a fault schedule for envs created without one (read at ul_env_create)"},
-    [UL__OPT_REPORT] = {"UNLOST_REPORT", OPT_TEXT, 0, 0, 0, false,
+    [UL__OPT_REPORT] = {"UNLOST_REPORT", OPT_TEXT, 0, 0, 0,
                         "where a device writes its JSON report when destroyed"},
-    [UL__OPT_BACKTRACES] = {"UNLOST_BACKTRACES", OPT_FLAG, 0, 0, 0, false,
+    [UL__OPT_BACKTRACES] = {"UNLOST_BACKTRACES", OPT_FLAG, 0, 0, 0,
                             "set: every device captures creation backtraces (read at device create)"},
-    [UL__OPT_LOG_MAX_MB] = {"UNLOST_LOG_MAX_MB", OPT_NUMBER, 1, 1u << 20, 64, false,
+    [UL__OPT_LOG_MAX_MB] = {"UNLOST_LOG_MAX_MB", OPT_NUMBER, 1, 1u << 20, 64,
                             "operation log size that forces a checkpoint, MiB (read at device create)"},
-    [UL__OPT_FILL_THREADS] = {"UNLOST_FILL_THREADS", OPT_NUMBER, 1, 16, 0, true,
+    [UL__OPT_FILL_THREADS] = {"UNLOST_FILL_THREADS", OPT_NUMBER, 1, 16, 0,
                               "threads filling staging memory (default: online CPUs, at most 16)"},
-    [UL__OPT_STAGING_CHUNK_MB] = {"UNLOST_STAGING_CHUNK_MB", OPT_NUMBER, 1, 256, 0, true,
+    [UL__OPT_STAGING_CHUNK_MB] = {"UNLOST_STAGING_CHUNK_MB", OPT_NUMBER, 1, 256, 0,
                                   "fixed staging chunk, MiB (default: 16..128 by upload size)"},
 };
 
-static _Atomic uint64_t cached[UL__OPT_COUNT];
-static atomic_bool cached_set[UL__OPT_COUNT];
 static atomic_bool warned[UL__OPT_COUNT];
 
 static bool valid(ul__opt o) { return (unsigned)o < UL__OPT_COUNT; }
@@ -54,25 +51,16 @@ bool ul__opt_flag(ul__opt o) { return ul__opt_text(o) != NULL; }
 uint64_t ul__opt_number(ul__opt o) {
   if (!valid(o) || options[o].kind != OPT_NUMBER) return 0;
   const opt_info *i = &options[o];
-  if (i->once && atomic_load(&cached_set[o])) return atomic_load(&cached[o]);
-  uint64_t v = i->def;
   const char *e = ul__opt_text(o);
-  if (e) {
-    /* The strict grammar; a bad value is a warning (once) and the default,
-     * never a failure of whatever call read it. The thread's error is kept. */
-    char saved[256];
-    snprintf(saved, sizeof saved, "%s", ul_last_error());
-    ul_status keep = ul_last_status();
-    uint64_t parsed;
-    if (!ul__parse_u64(e, i->lo, i->hi, false, &parsed)) v = parsed;
-    else if (!atomic_exchange(&warned[o], true))
-      ul__log(UL__LOG_WARN, "%s: %s; using the default", i->name, ul_last_error());
-    if (keep) ul__fail(keep, "%s", saved);
-    else ul_clear_error();
-  }
-  if (i->once) {
-    atomic_store(&cached[o], v);
-    atomic_store(&cached_set[o], true);
-  }
+  if (!e) return i->def;
+  /* The strict grammar; a bad value is a warning (once) and the default,
+   * never a failure of whatever call read it: the thread's error is kept. */
+  ul__saved_error keep;
+  ul__error_save(&keep);
+  uint64_t v = i->def, parsed;
+  if (!ul__parse_u64(e, i->lo, i->hi, false, &parsed)) v = parsed;
+  else if (!atomic_exchange(&warned[o], true))
+    ul__log(UL__LOG_WARN, "%s: %s; using the default", i->name, ul_last_error());
+  ul__error_restore(&keep);
   return v;
 }

@@ -1,11 +1,9 @@
 /* Status names and the per-thread error chain. */
 #include "internal.h"
 
-#define UL__ERRBUF 2048
-
 static _Thread_local struct {
   ul_status status;
-  char msg[UL__ERRBUF];
+  char msg[UL__ERROR_BYTES];
 } tls_err;
 
 const char *ul_status_name(ul_status s) {
@@ -46,6 +44,16 @@ ul_status ul_last_status(void) { return tls_err.status; }
 void ul_clear_error(void) {
   tls_err.status = UL_OK;
   tls_err.msg[0] = '\0';
+}
+
+void ul__error_save(ul__saved_error *e) {
+  e->status = tls_err.status;
+  memcpy(e->msg, tls_err.msg, sizeof e->msg);
+}
+
+void ul__error_restore(const ul__saved_error *e) {
+  tls_err.status = e->status;
+  memcpy(tls_err.msg, e->msg, sizeof tls_err.msg);
 }
 
 static ul_status vfail(ul_status s, const char *fmt, va_list ap) {

@@ -122,14 +122,12 @@ void ul__device_health_error(ul_device *d, ul_status s, bool late) {
   uint64_t serial = late ? atomic_load(&d->last_submit_serial) : 0;
   /* The monitor reports a serial that is no longer pending through the
    * thread's error, which must stay the caller's: keep it aside. */
-  ul_status keep_status = ul_last_status();
-  char keep[2048];
-  snprintf(keep, sizeof keep, "%s", ul_last_error());
+  ul__saved_error keep;
+  ul__error_save(&keep);
   bool attributed = serial && !ul__health_end(d->health, serial, o, UL__HEALTH_NOW, NULL);
   if (!attributed)
     ul__health_record(d->health, UL__HEALTH_OP_WRITE, UL__HEALTH_FIRST_USE, o, 0, UL__HEALTH_NOW, NULL);
-  if (keep_status) ul__fail(keep_status, "%s", keep);
-  else ul_clear_error();
+  ul__error_restore(&keep);
 }
 
 void ul__device_health_read(ul_device *d, ul_status s, uint64_t latency_ns) {
