@@ -19,3 +19,8 @@ void ul__cb_finish(ul__cb *c, uint32_t status, uint32_t type, void *object, WGPU
   atomic_store(&c->done, true);
   ul__cb_unref(c);
 }
+
+void ul__cb_on_status(uint32_t status, WGPUStringView message, void *u1, void *u2) {
+  UL__UNUSED(u2);
+  ul__cb_finish(u1, status, 0, NULL, message);
+}

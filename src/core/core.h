@@ -143,6 +143,9 @@ void ul__cb_unref(ul__cb *c);
 /* What every callback does: records the outcome, marks it done, drops
  * the callback's reference. */
 void ul__cb_finish(ul__cb *c, uint32_t status, uint32_t type, void *object, WGPUStringView message);
+/* The callback of every (status, message) record: maps and queue work done
+ * (WGPUBufferMapCallback and WGPUQueueWorkDoneCallback have one shape). */
+void ul__cb_on_status(uint32_t status, WGPUStringView message, void *u1, void *u2);
 
 /* Locks without recovery (for destroy and reads of state). */
 void ul__device_lock(ul_device *d);

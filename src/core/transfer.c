@@ -45,18 +45,13 @@ ul_status ul__copy_texture_submit(ul_device *d, const WGPUTexelCopyTextureInfo *
   return encode_copy_submit(d, &a);
 }
 
-static void on_done(uint32_t status, WGPUStringView message, void *u1, void *u2) {
-  UL__UNUSED(u2);
-  ul__cb_finish(u1, status, 0, NULL, message);
-}
-
 ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns) {
   uint64_t target = d->submit_serial;
   ul__cb *w = ul__cb_new();
   if (!w) return ul__fail(UL_ERR_OUT_OF_MEMORY, "wait: out of host memory");
   WGPUQueueWorkDoneCallbackInfo cb = {0};
   cb.mode = WGPUCallbackMode_WaitAnyOnly;
-  cb.callback = on_done;
+  cb.callback = ul__cb_on_status;
   cb.userdata1 = w;
   WGPUFuture f = d->wgpu->QueueOnSubmittedWorkDone(d->queue, cb);
   ul_status s = ul__env_wait(d->env, d->instance, f, &w->done, timeout_ns);
@@ -73,11 +68,6 @@ ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns) {
 }
 
 /* ---- waiting for maps ---- */
-static void on_map(uint32_t status, WGPUStringView message, void *u1, void *u2) {
-  UL__UNUSED(u2);
-  ul__cb_finish(u1, status, 0, NULL, message);
-}
-
 WGPUFuture ul__map_start(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,
                          uint32_t callback_mode, ul__cb **out) {
   WGPUFuture none = {0};
@@ -85,7 +75,7 @@ WGPUFuture ul__map_start(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, 
   if (!m) return none;
   WGPUBufferMapCallbackInfo cb = {0};
   cb.mode = callback_mode;
-  cb.callback = on_map;
+  cb.callback = ul__cb_on_status;
   cb.userdata1 = m;
   return d->wgpu->BufferMapAsync(b, mode, off, size, cb);
 }
