@@ -10,6 +10,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+/* Sorts n samples ascending (the medians and quartiles of every bench). */
+static inline int bench_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+static inline void bench_sort(double *v, int n) { qsort(v, (size_t)n, sizeof *v, bench_cmp_double); }
 
 /* `unlost bench track|recovery|overhead|decode ARGS`: the exit status
  * (0 success, 1 failure, 2 usage error); `json` selects JSON output. */

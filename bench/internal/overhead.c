@@ -83,11 +83,6 @@ static ul_status raw_frame(ul_device *d, raw_rig *r, int n) {
   return ul__queue_wait_idle(d, 60000000000ull);
 }
 
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 
 /* ---- (b) the demo's decode step ------------------------------------------
  * unlost: llm_gpu_forward (write the token state, submit the recorded
@@ -226,8 +221,8 @@ static ul_status bench_decode(ul_device *dev, int reps, double *raw_ms, double *
   }
   if (!s && (nr == 0 || nu == 0)) s = ul__fail(UL_ERR_INTERNAL, "bench: no samples");
   if (!s) {
-    qsort(tr, (size_t)nr, sizeof(double), cmp_d);
-    qsort(tu, (size_t)nu, sizeof(double), cmp_d);
+    bench_sort(tr, nr);
+    bench_sort(tu, nu);
     *raw_ms = tr[nr / 2];
     *ul_ms = tu[nu / 2];
     ratio_spread[0] = tu[nu / 4] / tr[nr / 4];
@@ -317,9 +312,9 @@ int bench_overhead(int argc, char **argv, bool json) {
   } else {
     ul_adapter_info ai;
     ul_device_adapter_info(dev, &ai);
-    qsort(t_raw, (size_t)reps, sizeof(double), cmp_d);
-    qsort(t_ul, (size_t)reps, sizeof(double), cmp_d);
-    qsort(ratio, (size_t)reps, sizeof(double), cmp_d);
+    bench_sort(t_raw, reps);
+    bench_sort(t_ul, reps);
+    bench_sort(ratio, reps);
     int m = reps / 2;
     double med_ratio = t_ul[m] / t_raw[m];
     if (json) {

@@ -219,16 +219,10 @@ int bench_recovery(int argc, char **argv, bool json) {
     ul_adapter_info ai;
     ul_device_adapter_info(dev, &ai);
     /* medians */
-    for (int a = 0; a < reps; a++)
-      for (int b = a + 1; b < reps; b++) {
-        double *arrs[4] = {rec, naive, restore_gbps, qw_gbps};
-        for (int k = 0; k < 4; k++)
-          if (arrs[k][b] < arrs[k][a]) {
-            double t = arrs[k][a];
-            arrs[k][a] = arrs[k][b];
-            arrs[k][b] = t;
-          }
-      }
+    bench_sort(rec, reps);
+    bench_sort(naive, reps);
+    bench_sort(restore_gbps, reps);
+    bench_sort(qw_gbps, reps);
     int m = reps / 2;
     if (json) {
       printf("{\"bench\":\"recovery\",\"adapter\":");
