@@ -149,8 +149,10 @@ static void check_answer(const uint8_t *req, size_t n, const expect *e, char *re
   if (!strstr(resp, "\r\nCache-Control: no-store\r\n")) report("an answer without Cache-Control: no-store", req, n);
 }
 
+enum { RESP_CAP = 1 << 20 };
+
+/* One request with a response buffer of its own (replays, libFuzzer). */
 static void check_one(const uint8_t *req, size_t n, const expect *e) {
-  enum { RESP_CAP = 1 << 20 };
   char *resp = malloc(RESP_CAP);
   if (!resp) {
     report("out of memory", req, n);
@@ -339,13 +341,16 @@ static atomic_long g_generated;
 
 static void *client_main(void *arg) {
   t_rng = g_seed * 1000003u + (uint64_t)(uintptr_t)arg;
+  /* Each client's request and response buffers, for all its requests. */
   uint8_t *buf = malloc(1 << 17);
-  while (buf && !g_stop && !g_failures && now_s() < g_deadline) {
+  char *resp = malloc(RESP_CAP);
+  while (buf && resp && !g_stop && !g_failures && now_s() < g_deadline) {
     expect e;
     size_t n = generate(buf, 1 << 17, &e);
     g_generated++;
-    check_one(buf, n, &e);
+    check_answer(buf, n, &e, resp, RESP_CAP);
   }
+  free(resp);
   free(buf);
   return NULL;
 }

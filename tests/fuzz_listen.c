@@ -19,18 +19,12 @@
 #include <sys/stat.h>
 #include <time.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_replay.h"
 
 static int g_failures;
 
 static void report(const char *what, const char *text) {
-  fprintf(stderr, "fuzz_listen: %s for \"", what);
-  for (const char *p = text; *p && p - text < 200; p++) {
-    unsigned char ch = (unsigned char)*p;
-    if (ch >= 0x20 && ch < 0x7f && ch != '"') fputc(ch, stderr);
-    else fprintf(stderr, "\\x%02x", ch);
-  }
-  fprintf(stderr, "\"\n");
+  fuzz_report("fuzz_listen", what, text);
   g_failures++;
 }
 
@@ -245,7 +239,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef UL_LIBFUZZER
-#include "fuzz_replay.h"
 
 static uint64_t g_rng = 1;
 static uint64_t rnd(void) { return fuzz_rnd(&g_rng); }
@@ -294,24 +287,6 @@ static size_t generate(char *out, size_t cap) {
 }
 
 int main(int argc, char **argv) {
-  double seconds = 5;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
-    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) g_rng = strtoull(argv[++i], NULL, 10);
-    else fuzz_replay(argv[i], 0);
-  }
-  struct timespec t0, t;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  long runs = 0;
-  do {
-    for (int k = 0; k < 1000; k++, runs++) {
-      char buf[400];
-      size_t n = generate(buf, sizeof buf);
-      LLVMFuzzerTestOneInput((const uint8_t *)buf, n);
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t);
-  } while (!g_failures && (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
-  printf("fuzz_listen: %ld inputs, %d failure(s)\n", runs, g_failures);
-  return g_failures ? 1 : 0;
+  return fuzz_drive("fuzz_listen", argc, argv, &g_rng, &g_failures, generate, 400);
 }
 #endif

@@ -8,9 +8,23 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* "TARGET: WHAT for "TEXT"" on stderr, TEXT's first 200 bytes with every
+ * byte that is not printable ASCII (and '"') as \xHH. */
+static inline void fuzz_report(const char *target, const char *what, const char *text) {
+  fprintf(stderr, "%s: %s for \"", target, what);
+  for (const char *p = text; *p && p - text < 200; p++) {
+    unsigned char ch = (unsigned char)*p;
+    if (ch >= 0x20 && ch < 0x7f && ch != '"') fputc(ch, stderr);
+    else fprintf(stderr, "\\x%02x", ch);
+  }
+  fprintf(stderr, "\"\n");
+}
 
 /* Replays one file (at most 1 MiB of it); `trace` names it on stderr. */
 static inline uint64_t fuzz_replay_file(const char *path, int trace) {
@@ -52,6 +66,35 @@ static inline uint64_t fuzz_rnd(uint64_t *s) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
+}
+
+/* The standalone driver of a text fuzz target: `--seconds S` (default 5),
+ * `--seed N` (into *rng), saved inputs replayed (files and directories),
+ * then inputs from `generate` (at most cap-1 bytes, 512 at most) for S
+ * seconds or until *failures. Prints "NAME: N inputs, F failure(s)";
+ * returns the exit status. */
+static inline int fuzz_drive(const char *name, int argc, char **argv, uint64_t *rng, const int *failures,
+                             size_t (*generate)(char *out, size_t cap), size_t cap) {
+  double seconds = 5;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--seconds") && i + 1 < argc) seconds = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) *rng = strtoull(argv[++i], NULL, 10);
+    else fuzz_replay(argv[i], 0);
+  }
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  long runs = 0;
+  char buf[512];
+  if (cap > sizeof buf) cap = sizeof buf;
+  do {
+    for (int k = 0; k < 1000; k++, runs++) {
+      size_t n = generate(buf, cap);
+      LLVMFuzzerTestOneInput((const uint8_t *)buf, n);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t);
+  } while (!*failures && (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+  printf("%s: %ld inputs, %d failure(s)\n", name, runs, *failures);
+  return *failures ? 1 : 0;
 }
 
 #endif

@@ -43,6 +43,28 @@ static inline void sleep_ms(int ms) {
   nanosleep(&ts, NULL);
 }
 
+/* In a forked child: tied to the parent's life (never outlives the test),
+ * stdout onto out_fd and stderr onto err_fd (each when >= 0), the pipe
+ * `close_pipe` closed, then the CLI with `first` (when set) and `args`.
+ * Never returns. */
+static inline _Noreturn void cli_child_exec(const char *first, const char *const *args, int out_fd, int err_fd,
+                                            const int close_pipe[2]) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  char *argv[32];
+  int n = 0;
+  argv[n++] = (char *)CLI;
+  if (first) argv[n++] = (char *)first;
+  for (int i = 0; args[i] && n < 31; i++) argv[n++] = (char *)args[i];
+  argv[n] = NULL;
+  if (out_fd >= 0) dup2(out_fd, 1);
+  if (err_fd >= 0) dup2(err_fd, 2);
+  close(close_pipe[0]);
+  close(close_pipe[1]);
+  alarm(0);
+  execv(CLI, argv);
+  _exit(127);
+}
+
 /* Starts `unlost serve ARGS...` and reads "listening on http://127.0.0.1:PORT"
  * from its stdout (up to timeout_s). Returns false (and reaps the child)
  * when no such line came. */
@@ -53,29 +75,13 @@ static inline bool server_start(server *s, const char *const *args, double timeo
   snprintf(s->err_path, sizeof s->err_path, "serve_child.%d.%d.err", (int)getpid(), ++seq);
   int fds[2];
   if (pipe(fds)) return false;
-  char *argv[32];
-  int n = 0;
-  argv[n++] = (char *)CLI;
-  argv[n++] = (char *)"serve";
-  for (int i = 0; args[i] && n < 31; i++) argv[n++] = (char *)args[i];
-  argv[n] = NULL;
   pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
     return false;
   }
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
-    int ef = open(s->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (ef >= 0) dup2(ef, 2);
-    dup2(fds[1], 1);
-    close(fds[0]);
-    close(fds[1]);
-    alarm(0);
-    execv(CLI, argv);
-    _exit(127);
-  }
+  if (pid == 0) cli_child_exec("serve", args, fds[1], open(s->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), fds);
   close(fds[1]);
   s->pid = pid;
   char line[256];

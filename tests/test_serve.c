@@ -39,22 +39,7 @@ static int run_cli_err(const char *const *args, char *errbuf, size_t cap) {
   if (pipe(fds)) return -1;
   pid_t pid = fork();
   if (pid < 0) return -1;
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    char *argv[16];
-    int n = 0;
-    argv[n++] = (char *)CLI;
-    for (int i = 0; args[i] && n < 15; i++) argv[n++] = (char *)args[i];
-    argv[n] = NULL;
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) dup2(devnull, 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    close(fds[1]);
-    alarm(0);
-    execv(CLI, argv);
-    _exit(127);
-  }
+  if (pid == 0) cli_child_exec(NULL, args, open("/dev/null", O_WRONLY), fds[1], fds);
   close(fds[1]);
   size_t len = 0;
   char sink[512];
