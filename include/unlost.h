@@ -407,6 +407,16 @@ typedef struct ul_device_desc {
   /* Capture a backtrace for every tracked object (costly). */
   bool track_backtraces;
   ul_health_config health;            /* zero: the monitor on, with its defaults */
+  /* The timeline in the report (ul_device_report, `unlost report`): a
+   * ring of samples of live bytes per kind and of events (creates and
+   * destroys of objects of at least timeline_min_bytes, losses,
+   * recoveries with their phases, moves, checkpoints, health changes,
+   * budget refusals, churn). timeline_bytes: the ring's size (0: 2 MiB,
+   * 256 bytes a record; the oldest are dropped, and counted, when full);
+   * timeline_min_bytes 0: 64 KiB; timeline_off: no timeline. */
+  uint64_t timeline_bytes;
+  uint64_t timeline_min_bytes;
+  bool timeline_off;
 } ul_device_desc;
 
 /* Requests an adapter (high-performance first, then the fallback adapter)
@@ -1024,6 +1034,40 @@ typedef struct ul_memory_stats {
 /* The device's memory counters. UL_ERR_INVALID_ARGUMENT when device or out
  * is NULL. */
 UL_API ul_status ul_device_memory_stats(ul_device *device, ul_memory_stats *out);
+/* ---- loss forensics ----
+ * What the device was doing when it was lost: the submissions not known
+ * to be finished (the work that was running, or queued behind it), and the
+ * last ones that finished, with their times. */
+#define UL_LOSS_SUBMISSIONS 8
+/* One submission of a command list (ul_cmd_submit). */
+typedef struct ul_submission_info {
+  uint64_t serial;           /* as ul_cmd_submit returned it */
+  char label[64];            /* the command list's label; "" for none */
+  const char *file;          /* where the list was created (ul_cmd_create's site) */
+  int line;
+  char pipelines[128];       /* labels of the pipelines it dispatches, ", " between */
+  /* In flight: from its submit to the loss. Finished: from its submit to
+   * the moment its completion was seen (an upper bound of its GPU time). */
+  double ms;
+} ul_submission_info;
+typedef struct ul_loss_info {
+  uint64_t number;           /* 1 for the device's first loss; 0: none yet */
+  uint64_t epoch;            /* the epoch of the native device that was lost */
+  uint64_t at_ns;            /* when it was recorded (monotonic clock) */
+  uint32_t reason;           /* WGPUDeviceLostReason */
+  char message[256];         /* the implementation's message */
+  uint32_t in_flight;        /* submissions not known finished at the loss */
+  uint32_t in_flight_listed; /* the oldest, in in_flight_list (at most 8) */
+  ul_submission_info in_flight_list[UL_LOSS_SUBMISSIONS];
+  uint32_t finished_listed;  /* the last that finished, newest first */
+  ul_submission_info finished_list[UL_LOSS_SUBMISSIONS];
+} ul_loss_info;
+/* The device's latest loss (out->number 0 when it was never lost). The
+ * log line of a loss says the same ("lost while 'matmul' (model.c:212) had
+ * run 2.31 s"), and the report lists the last 16 under "losses".
+ * UL_ERR_INVALID_ARGUMENT when device or out is NULL. */
+UL_API ul_status ul_device_last_loss(ul_device *device, ul_loss_info *out);
+
 /* Format of ul_device_report. */
 typedef enum ul_report_format { UL_REPORT_TEXT = 0, UL_REPORT_JSON } ul_report_format;
 /* The tracker's report: live objects with label, size and call site, totals

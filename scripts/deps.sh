@@ -3,14 +3,15 @@
 # a second run changes nothing and takes a few seconds.
 #   - Mesa's Vulkan drivers (lavapipe) from bookworm-backports: bookworm's own
 #     Mesa 22.3 is rejected by Dawn, which then falls back to its Null backend.
-#   - the Vulkan loader, the build tools, pahole (ABI test), doxygen
+#   - the Vulkan loader, the build tools, pahole (ABI test), doxygen,
+#     libmicrohttpd (serve), jansson (report), chromium (the page's browser test)
 #   - the pinned Dawn build from npm (package-lock.json carries its integrity)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
-need_pkgs="cmake make gcc pkg-config libvulkan1 dwarves curl libmicrohttpd-dev doxygen"
+need_pkgs="cmake make gcc pkg-config libvulkan1 dwarves curl libmicrohttpd-dev libjansson-dev chromium doxygen"
 missing=""
 for p in $need_pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -3,7 +3,8 @@
  * each on its own connection, half-closed after sending. The oracle:
  * - every answer starts with a well-formed status line (HTTP/1.x NNN);
  * - a well-formed request (not mutated) gets the status its route gives:
- *   GET or HEAD of /metrics, /metrics.json, /healthz, /readyz: 200 or 503;
+ *   GET or HEAD of /metrics, /metrics.json, /healthz, /readyz, /report.json:
+ *   200 or 503; of /: 200 (501 without jansson);
  *   any other path: 404; another method: 405 with "Allow: GET, HEAD";
  *   HEAD: no body;
  * - the connection ends within 4 s: the server runs with --idle-timeout 1,
@@ -233,8 +234,8 @@ static void put_str(uint8_t *out, size_t cap, size_t *n, const char *s) { put(ou
  * rest (odd methods, versions, headers, bodies, bytes) expect only a
  * well-formed status line or a close. */
 static size_t generate(uint8_t *out, size_t cap, expect *e) {
-  static const char *const routes[] = {"/metrics", "/metrics.json", "/healthz", "/readyz"};
-  static const char *const others[] = {"/", "/metrics/", "/metricsjson", "/healthz?verbose=1", "//healthz",
+  static const char *const routes[] = {"/metrics", "/metrics.json", "/healthz", "/readyz", "/", "/report.json"};
+  static const char *const others[] = {"/report.json/", "/index.html", "/metrics/", "/metricsjson", "/healthz?verbose=1", "//healthz",
                                        "/../etc/passwd", "/%00", "/metrics%2Ejson", "/readyz#x", "/\xc3\xa9",
                                        "/HEALTHZ", "*", "http://127.0.0.1/healthz", ""};
   static const char *const odd_methods[] = {"get", "GETT", "CONNECT", "TRACE", "PATCH", "OPTIONS", "G",
@@ -279,7 +280,8 @@ static size_t generate(uint8_t *out, size_t cap, expect *e) {
         bool route = false;
         for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) route |= !strcmp(path, routes[i]);
         e->want_a = route ? 200 : 404;
-        e->want_b = route ? 503 : 0;
+        /* "/" is 501 in a build without jansson. */
+        e->want_b = !route ? 0 : !strcmp(path, "/") ? 501 : 503;
       } else {
         e->want_a = 405;
         e->allow = true;

@@ -134,6 +134,22 @@ static void test_clean_run(void) {
   EXPECT_TRUE(strstr(r.head, "Content-Type: application/json") != NULL);
   EXPECT_TRUE(r.body && !strncmp(r.body, "{\"devices\":[", 12) && strstr(r.body, "\"gpu0\""));
 
+  /* The report page and its JSON. */
+  http_reply_free(&r);
+  EXPECT_TRUE(http_get(s.port, "/", &r));
+#ifdef UL_HAVE_JANSSON_CLI
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(strstr(r.head, "Content-Type: text/html") != NULL);
+  EXPECT_TRUE(r.body && !strncmp(r.body, "<!DOCTYPE html>", 15) && strstr(r.body, "data-series=\"kind\""));
+#else
+  EXPECT_EQ(r.status, 501);
+#endif
+  http_reply_free(&r);
+  EXPECT_TRUE(http_get(s.port, "/report.json", &r));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(strstr(r.head, "Content-Type: application/json") != NULL);
+  EXPECT_TRUE(r.body && strstr(r.body, "\"timeline\":{") && strstr(r.body, "\"device\":{\"label\":\"gpu0\""));
+
   http_reply_free(&r);
   EXPECT_TRUE(http_get(s.port, "/nope", &r));
   EXPECT_EQ(r.status, 404);

@@ -590,7 +590,9 @@ static void test_empty_report(void) {
   ASSERT_OK(ul__track_report_json(tr, &json));
   EXPECT_TRUE(json_valid(json));
   ASSERT_CONTAINS(json, "\"live\":[],");
-  ASSERT_CONTAINS(json, "\"by_site\":[],\"churn\":[],\"by_label\":[]}");
+  ASSERT_CONTAINS(json, "\"by_site\":[],\"churn\":[],\"by_label\":[],\"timeline\":{");
+  ASSERT_CONTAINS(json, "\"records\":0,\"dropped\":0,");
+  ASSERT_CONTAINS(json, "\"events\":[]}}");
   free(json);
   ASSERT_OK(ul__track_report_text(tr, &text));
   ASSERT_CONTAINS(text, "unlost allocations: 0 live objects, 0 B");
@@ -771,6 +773,59 @@ static void test_bench(void) {
   ASSERT_STATUS(ul__track_bench(false, 0, &plain), UL_ERR_INVALID_ARGUMENT);
 }
 
+/* The timeline on the fake clock: samples at most once per interval while
+ * bytes change (and before every event), events for objects of at least
+ * the threshold, notes from other layers, and a full ring dropping its
+ * oldest records and counting them. */
+static void test_timeline(void) {
+  fake_ns = 1000000000ull;
+  ul__track_config cfg = {.now_ns = fake_clock, .timeline_bytes = 16 * 256,
+                          .timeline_min_bytes = 1000, .timeline_interval_ns = 10000000ull};
+  ul__tracker *tr = NULL;
+  ASSERT_OK(ul__track_create(&cfg, &tr));
+  uint64_t a, b, c;
+  ASSERT_OK(ul__track_alloc(tr, &(ul__track_desc){.kind = UL__TRACK_BUFFER, .size = 100, .label = "small"}, &a));
+  fake_advance_ms(1);
+  ASSERT_OK(ul__track_alloc(tr, &(ul__track_desc){.kind = UL__TRACK_BUFFER, .size = 200, .label = "small2"}, &b));
+  fake_advance_ms(1);
+  ASSERT_OK(ul__track_alloc(tr, &(ul__track_desc){.kind = UL__TRACK_TEXTURE, .size = 5000, .label = "big"}, &c));
+  fake_advance_ms(20);
+  ul__track_note(tr, 0, &(ul__tl_event){.type = UL__TL_LOSS, .number = 1, .text = "lost while 'x'"});
+  ASSERT_OK(ul__track_free(tr, c));
+  char *json;
+  ASSERT_OK(ul__track_report_json(tr, &json));
+  EXPECT_TRUE(json_valid(json));
+  /* First alloc: a sample (the first record); the second within 10 ms:
+   * none of its own; the big one: a sample with both smalls first, then
+   * its event. Times are ms since the tracker was made. */
+  ASSERT_CONTAINS(json, "\"samples\":[[0.000,100,1,100,0,");
+  ASSERT_CONTAINS(json, "[2.000,5300,3,300,5000,");
+  ASSERT_CONTAINS(json, "{\"t_ms\":2.000,\"type\":\"create\",\"kind\":\"texture\",\"bytes\":5000,\"text\":\"big\"}");
+  ASSERT_CONTAINS(json, "{\"t_ms\":22.000,\"type\":\"loss\",\"number\":1,\"text\":\"lost while 'x'\"}");
+  ASSERT_CONTAINS(json, "{\"t_ms\":22.000,\"type\":\"destroy\",\"kind\":\"texture\",\"bytes\":5000,");
+  ASSERT_TRUE(strstr(json, "\"text\":\"small\"") == NULL); /* under the threshold */
+  ASSERT_CONTAINS(json, "\"dropped\":0,");
+  /* The last sample is the report's moment: 300 bytes live. */
+  ASSERT_CONTAINS(json, "[22.000,300,2,300,0,");
+  free(json);
+  /* Overfill the ring: 40 events into 16 records. */
+  for (int i = 0; i < 40; i++) {
+    fake_advance_ms(1);
+    ul__track_note(tr, 0, &(ul__tl_event){.type = UL__TL_CHECKPOINT, .bytes = (uint64_t)i + 1});
+  }
+  ASSERT_OK(ul__track_report_json(tr, &json));
+  EXPECT_TRUE(json_valid(json));
+  ASSERT_CONTAINS(json, "\"capacity\":16,\"records\":16,");
+  ASSERT_TRUE(strstr(json, "\"dropped\":0,") == NULL);
+  ASSERT_CONTAINS(json, "\"bytes\":40,"); /* the newest kept */
+  ASSERT_TRUE(strstr(json, "\"bytes\":24,") == NULL); /* the oldest gone */
+  ASSERT_TRUE(strstr(json, "\"type\":\"loss\"") == NULL);
+  free(json);
+  ASSERT_OK(ul__track_free(tr, a));
+  ASSERT_OK(ul__track_free(tr, b));
+  ul__track_destroy(tr);
+}
+
 int main(void) {
   ul_test_watchdog(120);
   RUN_TEST(test_validator_itself);
@@ -783,6 +838,7 @@ int main(void) {
   RUN_TEST(test_reports_and_hostile_labels);
   RUN_TEST(test_report_limits_and_file);
   RUN_TEST(test_empty_report);
+  RUN_TEST(test_timeline);
   RUN_TEST(test_stale_and_double_free);
   RUN_TEST(test_many_objects);
   RUN_TEST(test_threads);

@@ -28,6 +28,8 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
      * that could not be logged is not submitted. */
     s = ul__oplog_submit(d, c->ops, c->count);
     if (!s) {
+      /* Noted first: a loss during the submit names it. */
+      ul__flight_begin(d, d->submit_serial + 1, c->label, c->site_file, c->site_line, ul__cmd_pipelines(d, c));
       uint64_t ser = ul__queue_submit(d, cb);
       ul__device_health_submitted(d, ser, first_use);
       if (serial) *serial = ser;

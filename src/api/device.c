@@ -142,6 +142,7 @@ ul_status ul_device_destroy(ul_device *d) {
   pthread_cond_destroy(&d->recovered);
   pthread_mutex_destroy(&d->mu);
   free(d->label);
+  free(d->losses);
   free(d);
   return s;
 }
@@ -207,6 +208,9 @@ ul_status ul_device_force_loss(ul_device *d, const char *message) {
     return ul__fail(UL_ERR_UNSUPPORTED, "force loss: '%s' has no wgpuDeviceForceLoss",
                     d->env->lib.path);
   ul__device_lock(d);
+  /* What is in flight now: the implementation finishes the queue before
+   * it reports the loss, which would make every submission look done. */
+  if (d->device && !ul__device_loss_pending(d)) ul__forensics_loss_forced(d, message);
   if (d->device)
     d->env->lib.procs.DeviceForceLoss(d->device, WGPUDeviceLostReason_Unknown,
                                       ul__sv(message ? message : "unlost: forced loss"));

@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "wgpu/procs.h"
+#include "track/timeline.h"
 
 struct ul__res;      /* src/res/res.h */
 struct ul__health;   /* src/health/health.h */
@@ -45,6 +46,19 @@ typedef struct ul__pending_event {
   ul_event ev;
   char message[256];
 } ul__pending_event;
+
+/* One submission of a command list, for loss forensics. */
+#define UL__FLIGHTS 64
+#define UL__LOSSES_KEPT 16
+typedef struct ul__flight {
+  uint64_t serial;        /* 0: an empty slot */
+  uint64_t submitted_ns;
+  uint64_t done_ns;       /* 0: not known finished; UINT64_MAX: lost with its device */
+  const char *file;       /* the list's creation site */
+  int line;
+  char label[64];
+  char pipelines[128];
+} ul__flight;
 
 struct ul_device {
   ul_env *env;
@@ -81,7 +95,12 @@ struct ul_device {
   uint64_t losses_total;       /* under the loss-record lock */
   uint64_t recoveries_total;   /* under the loss-record lock and mu */
   _Atomic uint64_t uncaptured_errors;
-  char uncaptured_message[256]; /* the last one's (under g_lost_mu) */
+  char uncaptured_message[984]; /* the last one's (under g_lost_mu) */
+  uint32_t uncaptured_type;      /* the last one's WGPUErrorType (under g_lost_mu) */
+  /* Set (under mu) between ul__scope_push and ul__scope_pop: an uncaptured
+   * error then belongs to the call in the scope, which reports it. */
+  _Atomic bool in_scope;
+  uint64_t scope_mark; /* uncaptured_errors at the push (under mu) */
 
   /* events queued under mu, delivered after unlock */
   ul__pending_event pending[UL__MAX_PENDING_EVENTS];
@@ -111,6 +130,16 @@ struct ul_device {
    * each buffer pool empties its free list when it sees a new value. */
   _Atomic uint32_t evict_generation;
   struct ul__tracker *tracker; /* accounting (src/track) */
+  /* Loss forensics (src/core/forensics.c), under the loss-record lock:
+   * the last UL__FLIGHTS submissions of command lists, and the last
+   * UL__LOSSES_KEPT losses with what was in flight. */
+  ul__flight flights[UL__FLIGHTS];
+  uint64_t flights_head;            /* submissions ever noted */
+  ul_loss_info *losses;             /* [UL__LOSSES_KEPT], allocated at the first loss */
+  uint64_t losses_noted;            /* losses ever noted */
+  bool loss_forced;                 /* the newest was noted by a forced loss that is not recorded yet */
+  /* The phases of the last rebuild (recover/), for the timeline. */
+  ul__tl_phases phases;
   /* The queue (src/core/transfer.c, staging.c), under mu. */
   uint64_t submit_serial;      /* last serial handed out */
   uint64_t done_serial;        /* every submission up to this one finished */
@@ -135,8 +164,12 @@ typedef struct ul__cb {
   uint32_t type;       /* an error scope's error type; a request's: 0 adapter, 1 device */
   void *object;        /* a request's adapter or device */
   struct ul__cb *next; /* adapter.c: abandoned requests */
-  char message[1536];
+  /* Sized so the whole record stays within malloc's per-thread cache
+   * (1 KiB): three are made per create, for its error scopes. Longer
+   * messages are cut. */
+  char message[984];
 } ul__cb;
+_Static_assert(sizeof(ul__cb) <= 1024, "ul__cb outgrew malloc's thread cache");
 /* A record with two references: the waiter's and the callback's. */
 ul__cb *ul__cb_new(void);
 void ul__cb_unref(ul__cb *c);
@@ -146,6 +179,30 @@ void ul__cb_finish(ul__cb *c, uint32_t status, uint32_t type, void *object, WGPU
 /* The callback of every (status, message) record: maps and queue work done
  * (WGPUBufferMapCallback and WGPUQueueWorkDoneCallback have one shape). */
 void ul__cb_on_status(uint32_t status, WGPUStringView message, void *u1, void *u2);
+
+/* ---- loss forensics (src/core/forensics.c) ---- */
+/* Notes a submission of a command list (under mu). */
+void ul__flight_begin(ul_device *d, uint64_t serial, const char *label, const char *file, int line,
+                      const char *pipelines);
+/* Marks a submission finished; ..._upto every one up to `serial`. The
+ * first under the loss-record lock, the second under mu. */
+void ul__flight_done_locked(ul_device *d, uint64_t serial, uint64_t now);
+void ul__flight_done_upto(ul_device *d, uint64_t serial, uint64_t now);
+/* At a loss of the current native device (under the loss-record lock):
+ * what was in flight, into the device's list of losses. */
+void ul__forensics_loss_locked(ul_device *d, uint64_t epoch, uint32_t reason, uint64_t at_ns,
+                               const char *message);
+/* Before a forced loss (under mu): takes the snapshot now; the loss that
+ * follows fills in the implementation's message. */
+void ul__forensics_loss_forced(ul_device *d, const char *message);
+/* The device's latest loss into *out (number 0: none). */
+void ul__forensics_last(ul_device *d, ul_loss_info *out);
+/* "'matmul' (model.c:212) had run 2.31 s" for the oldest submission in
+ * flight of `li`, or "nothing was in flight (last finished: 'x' ...)". */
+void ul__forensics_line(const ul_loss_info *li, char *buf, size_t cap);
+/* The "losses" member of the report, into a malloc'd string (NULL when
+ * out of memory). */
+char *ul__forensics_json(ul_device *d);
 
 /* Locks without recovery (for destroy and reads of state). */
 void ul__device_lock(ul_device *d);
@@ -221,9 +278,13 @@ ul_status ul__env_wait(ul_env *env, WGPUInstance inst, WGPUFuture future, _Atomi
 /* The CPU-only instance (see ul_env.cpu_instance); NULL when there is none. */
 WGPUInstance ul__env_cpu_instance(ul_env *env);
 
-/* Error scopes around WebGPU calls (under mu): push opens validation,
- * out-of-memory and internal scopes; pop closes them and returns the first
- * error as a status with the implementation's message, prefixed by `what`. */
+/* Error scopes around WebGPU calls (under mu): push opens an out-of-memory
+ * scope; pop closes it and returns the call's error as a status with the
+ * implementation's message, prefixed by `what` (no prefix when NULL).
+ * Validation and internal errors are not scoped: Dawn reports them to the
+ * uncaptured-error callback during the call that caused them, which is
+ * cheaper than two more scopes on every create (each pop is an event in
+ * the implementation), so pop also returns one counted since push. */
 void ul__scope_push(ul_device *d);
 ul_status ul__scope_pop(ul_device *d, const char *what);
 
@@ -232,6 +293,8 @@ ul_status ul__scope_pop(ul_device *d, const char *what);
  * them during the call that caused them, so a check after a call names
  * that call's error. */
 bool ul__device_uncaptured_since(ul_device *d, uint64_t mark, char *msg, size_t cap);
+/* The same, with the last one's WGPUErrorType into *type. */
+bool ul__device_uncaptured_since_typed(ul_device *d, uint64_t mark, char *msg, size_t cap, uint32_t *type);
 /* Releases the devices kept for mappings; called once none is kept. */
 void ul__device_release_kept(ul_device *d);
 

@@ -48,6 +48,8 @@ static void loss_record_locked(ul_device *d, ul__native_ctx *c, uint32_t reason,
 
 /* Makes the loss recorded in `c` the device's (under g_lost_mu). */
 static void loss_take_locked(ul_device *d, const ul__native_ctx *c) {
+  if (!atomic_load(&d->lost))
+    ul__forensics_loss_locked(d, c->epoch, c->lost_reason, c->lost_at_ns, c->lost_message);
   d->lost_reason = c->lost_reason;
   d->lost_at_ns = c->lost_at_ns;
   snprintf(d->lost_message, sizeof d->lost_message, "%s", c->lost_message);
@@ -76,32 +78,41 @@ static void on_uncaptured_error(WGPUDevice const *device, uint32_t type, WGPUStr
   UL__UNUSED(device);
   UL__UNUSED(u2);
   ul__native_ctx *c = u1;
-  char msg[256];
+  char msg[sizeof ((ul_device *)0)->uncaptured_message];
   ul__sv_copy(message, msg, sizeof msg);
   pthread_mutex_lock(&g_lost_mu);
   ul_device *d = c->owner;
+  /* During an error scope the call in it reports the error as its status;
+   * its health outcome is the call's own, not a late one of a submission. */
+  bool scoped = d && atomic_load(&d->in_scope);
   if (d) {
     snprintf(d->uncaptured_message, sizeof d->uncaptured_message, "%s", msg);
+    d->uncaptured_type = type;
     for (char *p = d->uncaptured_message; *p; p++)
       if (*p == '\n' || *p == '\r') *p = ' ';
     atomic_fetch_add(&d->uncaptured_errors, 1);
     ul__device_health_error(d, type == WGPUErrorType_OutOfMemory ? UL_ERR_OUT_OF_MEMORY
                                : type == WGPUErrorType_Validation ? UL_ERR_VALIDATION
                                                                   : UL_ERR_INTERNAL,
-                            true);
+                            !scoped);
   }
   pthread_mutex_unlock(&g_lost_mu);
-  ul__log(UL__LOG_WARN, "uncaptured WebGPU error (type %u): %s", type, msg);
+  if (!scoped) ul__log(UL__LOG_WARN, "uncaptured WebGPU error (type %u): %s", type, msg);
 }
 
 bool ul__device_loss_pending(ul_device *d) { return atomic_load(&d->lost); }
 
-bool ul__device_uncaptured_since(ul_device *d, uint64_t mark, char *msg, size_t cap) {
+bool ul__device_uncaptured_since_typed(ul_device *d, uint64_t mark, char *msg, size_t cap, uint32_t *type) {
   if (atomic_load(&d->uncaptured_errors) == mark) return false;
   pthread_mutex_lock(&g_lost_mu);
   snprintf(msg, cap, "%s", d->uncaptured_message);
+  if (type) *type = d->uncaptured_type;
   pthread_mutex_unlock(&g_lost_mu);
   return true;
+}
+
+bool ul__device_uncaptured_since(ul_device *d, uint64_t mark, char *msg, size_t cap) {
+  return ul__device_uncaptured_since_typed(d, mark, msg, cap, NULL);
 }
 
 void ul__device_note_loss(ul_device *d, const char *message) {
@@ -461,8 +472,10 @@ void ul__device_loss_info(ul_device *d, uint32_t *reason, char *msg, size_t cap)
 
 void ul__device_set_lost(ul_device *d, const char *message) {
   pthread_mutex_lock(&g_lost_mu);
+  uint64_t now = ul__now_ns();
+  if (!atomic_load(&d->lost)) ul__forensics_loss_locked(d, d->epoch, WGPUDeviceLostReason_Unknown, now, message);
   snprintf(d->lost_message, sizeof d->lost_message, "%s", message);
-  d->lost_at_ns = ul__now_ns();
+  d->lost_at_ns = now;
   d->lost_reason = WGPUDeviceLostReason_Unknown;
   atomic_store(&d->lost, true);
   pthread_mutex_unlock(&g_lost_mu);

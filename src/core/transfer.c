@@ -62,7 +62,10 @@ ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns) {
   /* Completion reported after the loss is not proof of execution. */
   if (ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "the device was lost");
   else if (w->status != WGPUQueueWorkDoneStatus_Success) s = ul__fail(UL_ERR_INTERNAL, "queue work done: status %u", w->status);
-  else d->done_serial = UL__MAX(d->done_serial, target);
+  else {
+    d->done_serial = UL__MAX(d->done_serial, target);
+    ul__flight_done_upto(d, target, ul__now_ns());
+  }
   ul__cb_unref(w);
   return s;
 }

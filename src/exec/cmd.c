@@ -19,6 +19,10 @@ ul_status ul_cmd_create_at(ul_device *d, const char *label, ul_cmd **out, const 
     free(c);
     return ul__fail(UL_ERR_OUT_OF_MEMORY, "create command list: out of host memory");
   }
+  if (site) {
+    c->site_file = site->file;
+    c->site_line = site->line;
+  }
   ul__device_lock(d);
   ul__track_desc td = {.kind = UL__TRACK_COMMAND_LIST, .label = label};
   if (site) td.site = (ul__track_site){site->file, site->line, site->func};
@@ -506,6 +510,35 @@ bool ul__cmd_first_use(ul_device *d, ul_cmd *c) {
     }
   }
   return first_use;
+}
+
+const char *ul__cmd_pipelines(ul_device *d, ul_cmd *c) {
+  if (c->pipes_version == c->version + 1) return c->pipes;
+  size_t len = 0;
+  c->pipes[0] = 0;
+  uint32_t seen[8];
+  int nseen = 0;
+  for (uint32_t i = 0; i < c->count; i++) {
+    const ul__op *op = &c->ops[i];
+    if (op->kind != UL__OP_DISPATCH && op->kind != UL__OP_DISPATCH_INDIRECT) continue;
+    bool dup = false;
+    for (int k = 0; k < nseen; k++) dup |= seen[k] == op->pipeline;
+    if (dup) continue;
+    if (nseen < 8) seen[nseen++] = op->pipeline;
+    ul__obj *p = ul__obj_find(d, op->pipeline, UL__OBJ_PIPELINE);
+    const char *name = p && p->label ? p->label : "unlabeled";
+    int n = snprintf(c->pipes + len, sizeof c->pipes - len, "%s%s", len ? ", " : "", name);
+    if (n < 0 || (size_t)n >= sizeof c->pipes - len) {
+      /* Cut at a UTF-8 boundary. */
+      size_t end = sizeof c->pipes - 1;
+      while (end > len && ((unsigned char)c->pipes[end] & 0xC0) == 0x80) end--;
+      c->pipes[end] = 0;
+      break;
+    }
+    len += (size_t)n;
+  }
+  c->pipes_version = c->version + 1;
+  return c->pipes;
 }
 
 ul_status ul__cmd_encode_list(ul_device *d, ul_cmd *c, WGPUCommandBuffer *out) {

@@ -45,6 +45,10 @@ struct ul_cmd {
   uint64_t version;       /* bumped by every record and reset */
   uint64_t track_id;
   ul__enc_cache cache;
+  const char *site_file; /* ul_cmd_create's site, for loss forensics */
+  int site_line;
+  uint64_t pipes_version; /* `version` when pipes was made (0: never) */
+  char pipes[128];        /* labels of the pipelines it dispatches */
 };
 
 /* Encodes `n` ops into one command buffer on the current device. Checks
@@ -68,6 +72,9 @@ void ul__cmd_mark_written_lost(ul_device *d, const ul__op *ops, uint32_t n, cons
  * UL_ERR_VALIDATION when the implementation rejects it and
  * UL_ERR_DEVICE_LOST when the device was lost meanwhile (*out NULL then). */
 bool ul__cmd_first_use(ul_device *d, ul_cmd *c);
+/* The labels of the pipelines the list dispatches, ", " between, each
+ * once (cut to fit; kept until the list changes). Under d->mu. */
+const char *ul__cmd_pipelines(ul_device *d, ul_cmd *c);
 ul_status ul__cmd_encode_list(ul_device *d, ul_cmd *c, WGPUCommandBuffer *out);
 
 #endif

@@ -309,6 +309,9 @@ typedef struct ul__metrics_device {
   const ul__prom_hist *recovery_seconds; /* NULL: an empty histogram */
   uint64_t live_objects;
   uint64_t live_bytes;
+  /* The last loss: submissions in flight, and the age of the oldest. */
+  uint64_t last_loss_in_flight;
+  double last_loss_oldest_seconds;
 } ul__metrics_device;
 
 /* Prometheus text format 0.0.4 for n devices: every family once, with HELP

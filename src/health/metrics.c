@@ -202,6 +202,16 @@ ul_status ul__metrics_prometheus(const ul__metrics_device *devs, size_t n, char 
   for (size_t i = 0; i < n; i++)
     ul__prom_hist_series(&b, "unlost_recovery_seconds", devs[i].device,
                          devs[i].recovery_seconds ? devs[i].recovery_seconds : &empty);
+  ul__prom_family(&b, "unlost_last_loss_in_flight_submissions", "gauge",
+                  "Submissions not known finished at the last device loss.");
+  for (size_t i = 0; i < n; i++)
+    ul__prom_u64(&b, "unlost_last_loss_in_flight_submissions", devs[i].device, devs[i].last_loss_in_flight);
+  ul__prom_family(&b, "unlost_last_loss_oldest_in_flight_seconds", "gauge",
+                  "How long the oldest submission in flight at the last device loss had run.");
+  for (size_t i = 0; i < n; i++) {
+    ul__prom_series(&b, "unlost_last_loss_oldest_in_flight_seconds", devs[i].device, NULL, NULL);
+    ul__sb_printf(&b, "%.6f\n", devs[i].last_loss_oldest_seconds);
+  }
   ul__prom_family(&b, "unlost_live_objects", "gauge", "Live GPU objects tracked by unlost.");
   for (size_t i = 0; i < n; i++)
     ul__prom_u64(&b, "unlost_live_objects", devs[i].device, devs[i].live_objects);
@@ -347,8 +357,11 @@ ul_status ul__metrics_json(const ul__metrics_device *devs, size_t n, char **out,
     ul__json_str(&b, d->device);
     ul__sb_printf(&b,
                   ",\"losses_total\":%" PRIu64 ",\"recoveries_total\":%" PRIu64
-                  ",\"live_objects\":%" PRIu64 ",\"live_bytes\":%" PRIu64 ",\"recovery_seconds\":",
-                  d->losses_total, d->recoveries_total, d->live_objects, d->live_bytes);
+                  ",\"live_objects\":%" PRIu64 ",\"live_bytes\":%" PRIu64
+                  ",\"last_loss_in_flight\":%" PRIu64 ",\"last_loss_oldest_in_flight_seconds\":%.6f"
+                  ",\"recovery_seconds\":",
+                  d->losses_total, d->recoveries_total, d->live_objects, d->live_bytes, d->last_loss_in_flight,
+                  d->last_loss_oldest_seconds);
     ul__json_hist(&b, d->recovery_seconds ? d->recovery_seconds : &empty);
     ul__sb_puts(&b, ",\"health\":");
     if (d->health)

@@ -35,6 +35,8 @@ ul_status ul__checkpoint_locked(ul_device *d) {
     return UL_OK;
   }
   const uint64_t epoch = d->epoch;
+  const uint64_t t0 = ul__now_ns();
+  uint64_t kept = 0;
   uint32_t n = 0;
   for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) n += takes_part(r->slots[i]);
   snapshot *snap = calloc(n ? n : 1, sizeof *snap);
@@ -48,6 +50,7 @@ ul_status ul__checkpoint_locked(ul_device *d) {
     snapshot *sn = &snap[k++];
     sn->o = o;
     uint64_t bytes = snapshot_bytes(o);
+    kept += bytes;
     if (!(sn->data = malloc((size_t)bytes))) {
       s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint '%s': no host memory for %llu bytes",
                    o->label ? o->label : "", (unsigned long long)bytes);
@@ -88,5 +91,7 @@ ul_status ul__checkpoint_locked(ul_device *d) {
   ul__oplog_truncate(d);
   ul__obj_free_deferred(d);
   ul__staging_trim(d);
+  uint64_t t1 = ul__now_ns();
+  ul__timeline_note(d, t1, &(ul__tl_event){.type = UL__TL_CHECKPOINT, .bytes = kept, .dur_ns = t1 - t0});
   return UL_OK;
 }

@@ -50,6 +50,10 @@ static ul_status recover_locked(ul_device *d, ul__target target) {
   return s;
 }
 
+void ul__timeline_note(ul_device *d, uint64_t t, const ul__tl_event *ev) {
+  if (d->res) ul__track_note(d->res->tracker, t, ev);
+}
+
 static ul_status recover_attempts(ul_device *d, ul__target target) {
   ul_device_state before = (ul_device_state)atomic_load(&d->state);
   atomic_store(&d->state, UL_DEVICE_RECOVERING);
@@ -83,6 +87,8 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
       pthread_mutex_unlock(&d->mu);
       s = ul__native_build(d, fallback, epoch, &n);
       pthread_mutex_lock(&d->mu);
+      memset(&d->phases, 0, sizeof d->phases);
+      d->phases.device = ul__now_ns() - tb;
       ul__log(UL__LOG_INFO, "recovery of '%s': new adapter and device %.1f ms (%s)", d->label,
               (double)(ul__now_ns() - tb) / 1e6, s ? "failed" : "ok");
       if (!s) {
@@ -96,6 +102,17 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
           atomic_store(&d->state, st);
           ul__device_emit(d, st == UL_DEVICE_FALLBACK ? UL_EVENT_FALLBACK : UL_EVENT_RECOVERED,
                           a, 0, d->info.name);
+          uint64_t now = ul__now_ns();
+          char text[160];
+          if (target == UL__TO_ANY) {
+            snprintf(text, sizeof text, "on %s, attempt %u", d->info.name, a);
+            ul__timeline_note(d, now, &(ul__tl_event){.type = UL__TL_RECOVERY, .text = text,
+                                                      .dur_ns = now - d->lost_at_ns, .phases = d->phases});
+          }
+          if (target != UL__TO_ANY || st == UL_DEVICE_FALLBACK) {
+            snprintf(text, sizeof text, "to the %s adapter %s", fallback ? "fallback" : "preferred", d->info.name);
+            ul__timeline_note(d, now, &(ul__tl_event){.type = UL__TL_MOVE, .text = text, .phases = d->phases});
+          }
           return UL_OK;
         }
         /* Lost again while rebuilding: drop the new device and try again;
@@ -121,6 +138,7 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
       if (a < attempts) {
         uint64_t delay = backoff_ns(d, a);
         ul__device_emit(d, UL_EVENT_RETRY, a, (double)delay / 1e6, why);
+        ul__timeline_note(d, 0, &(ul__tl_event){.type = UL__TL_RETRY, .text = why});
         pthread_mutex_unlock(&d->mu);
         ul__sleep_ns(delay);
         pthread_mutex_lock(&d->mu);
@@ -135,6 +153,7 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
   }
   atomic_store(&d->state, UL_DEVICE_FAILED);
   ul__device_emit(d, UL_EVENT_FAILED, retries + 1, 0, why);
+  ul__timeline_note(d, 0, &(ul__tl_event){.type = UL__TL_FAILED, .text = why});
   return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' could not be recovered: %s", d->label, why);
 }
 
@@ -145,6 +164,15 @@ static ul_status handle_loss_locked(ul_device *d) {
   ul__device_loss_info(d, &reason, msg, sizeof msg);
   atomic_store(&d->state, UL_DEVICE_LOST);
   ul__device_emit(d, UL_EVENT_LOST, 0, 0, msg);
+  /* What was running: into the log line and the timeline. */
+  ul_loss_info li;
+  ul__forensics_last(d, &li);
+  char line[400];
+  ul__forensics_line(&li, line, sizeof line);
+  /* The implementation's first line (Dawn adds where it noticed). */
+  ul__log(UL__LOG_WARN, "device '%s' lost %s: %.*s", d->label, line, (int)strcspn(msg, "\r\n"), msg);
+  ul__timeline_note(d, li.at_ns ? li.at_ns : d->lost_at_ns,
+                    &(ul__tl_event){.type = UL__TL_LOSS, .number = li.number, .text = line});
   if (reason == WGPUDeviceLostReason_Destroyed) {
     /* The program destroyed the native device itself: not recovered. */
     atomic_store(&d->state, UL_DEVICE_FAILED);

@@ -93,7 +93,12 @@ void ul__device_health_events(ul_device *d) {
   memcpy(why, d->hev_reason, sizeof why[0] * (size_t)n);
   d->hev_count = 0;
   pthread_mutex_unlock(&d->hev_mu);
-  for (int i = 0; i < n; i++) ul__device_emit(d, UL_EVENT_HEALTH, (uint32_t)st[i], 0, why[i]);
+  for (int i = 0; i < n; i++) {
+    ul__device_emit(d, UL_EVENT_HEALTH, (uint32_t)st[i], 0, why[i]);
+    char text[160];
+    snprintf(text, sizeof text, "%s: %.140s", ul_health_state_name(st[i]), why[i]);
+    ul__timeline_note(d, 0, &(ul__tl_event){.type = UL__TL_HEALTH, .text = text});
+  }
 }
 
 void ul__device_health_loss(ul_device *d) {
@@ -145,36 +150,40 @@ void ul__device_health_read(ul_device *d, ul_status s, uint64_t latency_ns) {
 typedef struct done_rec {
   struct ul__native_ctx *ctx;
   uint64_t serial;
+  bool followed; /* the monitor follows it */
 } done_rec;
 
 static void on_submit_done(uint32_t status, WGPUStringView message, void *u1, void *u2) {
   UL__UNUSED(message);
   UL__UNUSED(u2);
   done_rec *r = u1;
+  uint64_t now = ul__now_ns();
   ul__lost_lock();
   uint64_t epoch;
   ul_device *d = ul__native_ctx_owner(r->ctx, &epoch);
-  if (d && d->health && epoch == d->epoch && !ul__device_loss_pending(d))
-    ul__health_end(d->health, r->serial,
-                   status == WGPUQueueWorkDoneStatus_Success ? UL__HEALTH_OK : UL__HEALTH_INTERNAL,
-                   UL__HEALTH_NOW, NULL);
+  /* Completion seen after a loss is not proof the work ran. */
+  if (d && epoch == d->epoch && !ul__device_loss_pending(d)) {
+    if (status == WGPUQueueWorkDoneStatus_Success) ul__flight_done_locked(d, r->serial, now);
+    if (d->health && r->followed)
+      ul__health_end(d->health, r->serial,
+                     status == WGPUQueueWorkDoneStatus_Success ? UL__HEALTH_OK : UL__HEALTH_INTERNAL,
+                     UL__HEALTH_NOW, NULL);
+  }
   ul__lost_unlock();
   ul__native_ctx_unref(r->ctx);
   free(r);
 }
 
+/* Every submission gets a done callback: the monitor follows it (when on)
+ * and loss forensics learn that it finished. */
 void ul__device_health_submitted(ul_device *d, uint64_t serial, bool first_use) {
-  if (!d->health) return;
   done_rec *r = malloc(sizeof *r);
   if (!r) return;
-  if (ul__health_begin(d->health, serial, UL__HEALTH_OP_SUBMIT, first_use ? UL__HEALTH_FIRST_USE : 0, 0,
-                       UL__HEALTH_NOW)) {
-    free(r);
-    return;
-  }
+  r->followed = d->health && !ul__health_begin(d->health, serial, UL__HEALTH_OP_SUBMIT,
+                                                first_use ? UL__HEALTH_FIRST_USE : 0, 0, UL__HEALTH_NOW);
   r->ctx = ul__native_ctx_ref(d);
   r->serial = serial;
-  atomic_store(&d->last_submit_serial, serial);
+  if (r->followed) atomic_store(&d->last_submit_serial, serial);
   WGPUQueueWorkDoneCallbackInfo cb = {0};
   cb.mode = WGPUCallbackMode_AllowSpontaneous;
   cb.callback = on_submit_done;
@@ -302,6 +311,11 @@ ul_status ul_metrics(ul_device *const *devs, size_t n, ul_metrics_format fmt, ch
     ul__lost_lock();
     md[i].losses_total = d->losses_total;
     md[i].recoveries_total = d->recoveries_total;
+    if (d->losses && d->losses_noted) {
+      const ul_loss_info *li = &d->losses[(d->losses_noted - 1) % UL__LOSSES_KEPT];
+      md[i].last_loss_in_flight = li->in_flight;
+      md[i].last_loss_oldest_seconds = li->in_flight_listed ? li->in_flight_list[0].ms / 1e3 : 0;
+    }
     if (d->recovery_hist) {
       hists[i] = *(const ul__prom_hist *)d->recovery_hist;
       md[i].recovery_seconds = &hists[i];

@@ -64,9 +64,14 @@ ul_status ul__recover_rebuild(ul_device *d) {
   uint64_t t3 = ul__now_ns();
   /* 4. Replay the work since the last checkpoint. */
   if (!s) s = ul__oplog_replay(d);
+  uint64_t t4 = ul__now_ns();
+  d->phases.objects = t1 - t0;
+  d->phases.contents = t2 - t1;
+  d->phases.callbacks = t3 - t2;
+  d->phases.replay = t4 - t3;
   ul__log(UL__LOG_INFO, "rebuild of '%s': objects %.1f ms, contents %.1f ms, callbacks %.1f ms, replay %.1f ms",
           d->label, (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6, (double)(t3 - t2) / 1e6,
-          (double)(ul__now_ns() - t3) / 1e6);
+          (double)(t4 - t3) / 1e6);
   r->rebuilding = false;
   for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++)
     if (r->slots[i] && r->slots[i]->destroyed) ul__obj_release_native(d, r->slots[i]);

@@ -41,6 +41,8 @@ bool ul__device_recovering_elsewhere(ul_device *d);
 /* Processes a recorded loss now (recovery included), under d->mu. UL_OK
  * when the device works again. */
 ul_status ul__device_recover_locked(ul_device *d);
+/* Writes an event into the device's timeline (t 0: now). */
+void ul__timeline_note(ul_device *d, uint64_t t, const ul__tl_event *ev);
 /* Bound on recoveries inside one call before it gives up with the loss. */
 #define UL__MAX_RETRIES_PER_CALL 4
 /* An error scope's out-of-memory or validation error is tried once more:

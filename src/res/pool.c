@@ -303,24 +303,28 @@ ul_status ul__obj_create_native_unscoped(ul_device *d, ul__obj *o) {
 }
 
 ul_status ul__obj_create_native(ul_device *d, ul__obj *o) {
-  char what[192];
-  snprintf(what, sizeof what, "create %s '%s'", ul__obj_kind_name(o->kind),
-           o->label ? o->label : "");
   ul__scope_push(d);
   ul_status s = ul__obj_create_native_unscoped(d, o);
-  /* Always pop what was pushed; a failure before the call wins. */
-  char keep[2048];
-  snprintf(keep, sizeof keep, "%s", ul_last_error());
-  ul_status sp = ul__scope_pop(d, what);
+  /* Always pop what was pushed; a failure before the call wins. The words
+   * of a message are made only for a failure: this is every create's path. */
+  ul__saved_error keep;
+  if (s) ul__error_save(&keep);
+  ul_status sp = ul__scope_pop(d, NULL);
+  char what[192];
+  if (s || sp || ul__device_loss_pending(d))
+    snprintf(what, sizeof what, "create %s '%s'", ul__obj_kind_name(o->kind), o->label ? o->label : "");
   if (s) {
     ul__obj_release_native(d, o);
-    return ul__fail(s, "%s: %s", what, keep);
+    ul__error_restore(&keep);
+    return ul__wrap(s, "%s", what);
   }
-  if (!sp && ul__device_loss_pending(d))
-    sp = ul__fail(UL_ERR_DEVICE_LOST, "%s: the device was lost", what);
   if (sp) {
     ul__obj_release_native(d, o);
-    return sp;
+    return ul__wrap(sp, "%s", what);
+  }
+  if (ul__device_loss_pending(d)) {
+    ul__obj_release_native(d, o);
+    return ul__fail(UL_ERR_DEVICE_LOST, "%s: the device was lost", what);
   }
   if (!o->native) return ul__fail(UL_ERR_INTERNAL, "%s: the implementation returned no object", what);
   o->epoch = d->epoch;

@@ -10,6 +10,9 @@ ul_status ul__res_create(ul_device *d) {
   ul__track_config tc = {0};
   tc.budget_bytes = d->desc.budget_bytes;
   tc.backtraces = d->desc.track_backtraces || ul__opt_flag(UL__OPT_BACKTRACES);
+  tc.timeline_bytes = d->desc.timeline_bytes;
+  tc.timeline_min_bytes = d->desc.timeline_min_bytes;
+  tc.timeline_off = d->desc.timeline_off;
   ul_status s = ul__track_create(&tc, &r->tracker);
   if (s) {
     free(r);
@@ -19,6 +22,23 @@ ul_status ul__res_create(ul_device *d) {
   return UL_OK;
 }
 
+/* The device's members of the JSON report: which device, and its losses
+ * with what was in flight (malloc'd; NULL when out of memory). */
+static char *device_members(ul_device *d) {
+  char *losses = ul__forensics_json(d);
+  if (!losses) return NULL;
+  ul__track_sb sb = {0};
+  ul__track_sb_puts(&sb, "\"device\":{\"label\":");
+  ul__track_sb_json_str(&sb, d->label);
+  ul__track_sb_puts(&sb, ",\"adapter\":");
+  ul__track_sb_json_str(&sb, d->info.name);
+  ul__track_sb_printf(&sb, ",\"state\":\"%s\",\"epoch\":%llu},",
+                      ul_device_state_name((ul_device_state)atomic_load(&d->state)), (unsigned long long)d->epoch);
+  ul__track_sb_puts(&sb, losses);
+  free(losses);
+  return ul__track_sb_take(&sb);
+}
+
 ul_status ul__res_destroy(ul_device *d) {
   ul__res *r = d->res;
   if (!r) return UL_OK;
@@ -26,8 +46,12 @@ ul_status ul__res_destroy(ul_device *d) {
   for (int k = 0; k < UL__OBJ_KIND_COUNT; k++) live += r->live[k];
   /* The final report, with every live object as a leak. */
   const char *path = ul__opt_text(UL__OPT_REPORT);
-  if (path && ul__track_write_json(r->tracker, path))
-    ul__log(UL__LOG_WARN, "write report to '%s': %s", path, ul_last_error());
+  if (path) {
+    char *extra = device_members(d);
+    if (ul__track_write_json_ex(r->tracker, extra, path))
+      ul__log(UL__LOG_WARN, "write report to '%s': %s", path, ul_last_error());
+    free(extra);
+  }
   if (live) {
     char *text = NULL;
     if (!ul__track_report_text(r->tracker, &text) && text)
@@ -64,16 +88,32 @@ ul_status ul_device_report(ul_device *d, ul_report_format format, char **out) {
   if ((unsigned)format > UL_REPORT_JSON)
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "report: format %d is not a ul_report_format", (int)format);
   ul__device_lock(d);
-  ul_status s = format == UL_REPORT_JSON ? ul__track_report_json(d->res->tracker, out)
-                                         : ul__track_report_text(d->res->tracker, out);
+  ul_status s;
+  if (format == UL_REPORT_JSON) {
+    char *extra = device_members(d);
+    s = extra ? ul__track_report_json_ex(d->res->tracker, extra, out)
+              : ul__fail(UL_ERR_OUT_OF_MEMORY, "report: out of host memory");
+    free(extra);
+  } else {
+    s = ul__track_report_text(d->res->tracker, out);
+  }
   ul__device_unlock(d);
   return s;
+}
+
+ul_status ul_device_last_loss(ul_device *d, ul_loss_info *out) {
+  if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "last loss: NULL argument");
+  ul__forensics_last(d, out);
+  return UL_OK;
 }
 
 ul_status ul_device_report_write(ul_device *d, const char *path) {
   if (!d || !path) return ul__fail(UL_ERR_INVALID_ARGUMENT, "report: NULL argument");
   ul__device_lock(d);
-  ul_status s = ul__track_write_json(d->res->tracker, path);
+  char *extra = device_members(d);
+  ul_status s = extra ? ul__track_write_json_ex(d->res->tracker, extra, path)
+                      : ul__fail(UL_ERR_OUT_OF_MEMORY, "report: out of host memory");
+  free(extra);
   ul__device_unlock(d);
   return s;
 }

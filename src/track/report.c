@@ -20,7 +20,16 @@
  *               "short_lived", "max_in_window", "window_ms",
  *               "avg_lifetime_ms", "reason", "hint"}],
  *    "by_label": [{"label", "live_objects", "live_bytes", "peak_objects",
- *                  "peak_bytes", "created", "destroyed"}]}
+ *                  "peak_bytes", "created", "destroyed"}],
+ *    "timeline": {"now_ms", "capacity", "records", "dropped", "interval_ms",
+ *                 "min_event_bytes", "off", "kinds": ["buffer", ...],
+ *                 "samples": [[t_ms, live_bytes, live_objects, bytes per
+ *                              kind...]],
+ *                 "events": [{"t_ms", "type", "kind", "bytes", "ms",
+ *                             "number", "phases", "text"}]},
+ *    ...the device's members (losses, device) when it adds them}
+ *
+ * Times on the timeline are ms since the tracker was created.
  *
  * "live" lists at most report_max_live objects, largest first; "label" is
  * null for unlabeled objects; "site" is "basename:line". */
@@ -50,6 +59,10 @@ typedef struct snap {
   ul__track_label_ent *labels; /* label strings are the tracker's: they live
                                   as long as it does */
   size_t nlabels;
+  ul__tl_rec *tl; /* the timeline, oldest first */
+  size_t ntl;
+  uint64_t tl_dropped, tl_t0, now;
+  ul__tl cfg_tl; /* the ring's settings (recs NULL) */
 } snap;
 
 typedef struct live_key {
@@ -70,6 +83,7 @@ static void snap_free(snap *s) {
   free(s->frames);
   free(s->sites);
   free(s->labels);
+  free(s->tl);
   memset(s, 0, sizeof *s);
 }
 
@@ -125,6 +139,11 @@ static ul_status snap_take(ul__tracker *tr, snap *s) {
     s->nsites = tr->nsites;
     memcpy(s->labels, tr->labels, tr->nlabels * sizeof *s->labels);
     s->nlabels = tr->nlabels;
+    ul__tl_copy(tr, &s->tl, &s->ntl, &s->tl_dropped);
+    s->tl_t0 = tr->tl.t0_ns;
+    s->cfg_tl = tr->tl;
+    s->cfg_tl.recs = NULL;
+    s->now = now;
   }
   pthread_mutex_unlock(&tr->mu);
   free(keys);
@@ -255,7 +274,70 @@ static void json_site(ul__track_sb *sb, const ul__track_site *site) {
   ul__track_sb_json_str(sb, site->function);
 }
 
+static double tl_ms(const snap *s, uint64_t t) {
+  return t > s->tl_t0 ? (double)(t - s->tl_t0) / 1e6 : 0.0;
+}
+
+/* "timeline": samples as arrays [t_ms, live_bytes, live_objects, bytes of
+ * each kind in "kinds" order], events as objects; the last sample is the
+ * report's own moment. */
+static void json_timeline(ul__track_sb *sb, const snap *s) {
+  ul__track_sb_printf(sb,
+                      ",\"timeline\":{\"now_ms\":%.3f,\"capacity\":%u,\"records\":%zu,\"dropped\":%llu,"
+                      "\"interval_ms\":%.3f,\"min_event_bytes\":%llu,\"off\":%s,\"kinds\":[",
+                      tl_ms(s, s->now), s->cfg_tl.cap, s->ntl, (unsigned long long)s->tl_dropped,
+                      (double)s->cfg_tl.interval_ns / 1e6, (unsigned long long)s->cfg_tl.min_bytes,
+                      s->cfg_tl.off ? "true" : "false");
+  for (int k = 0; k < UL__TRACK_KIND_COUNT; k++)
+    ul__track_sb_printf(sb, "%s\"%s\"", k ? "," : "", ul__track_kind_name((ul__track_kind)k));
+  ul__track_sb_puts(sb, "],\"samples\":[");
+  bool first = true;
+  for (size_t i = 0; i <= s->ntl; i++) {
+    const ul__tl_rec *r = i < s->ntl ? &s->tl[i] : NULL;
+    if (r && r->type != UL__TL_SAMPLE) continue;
+    uint64_t t = r ? r->t_ns : s->now;
+    uint64_t bytes = r ? r->bytes : s->stats.total.live_bytes;
+    uint64_t objs = r ? r->number : s->stats.total.live_objects;
+    ul__track_sb_printf(sb, "%s[%.3f,%llu,%llu", first ? "" : ",", tl_ms(s, t), (unsigned long long)bytes,
+                        (unsigned long long)objs);
+    first = false;
+    for (int k = 0; k < UL__TRACK_KIND_COUNT; k++)
+      ul__track_sb_printf(sb, ",%llu",
+                          (unsigned long long)(r ? r->kind_bytes[k] : s->stats.by_kind[k].live_bytes));
+    ul__track_sb_puts(sb, "]");
+  }
+  ul__track_sb_puts(sb, "],\"events\":[");
+  first = true;
+  for (size_t i = 0; i < s->ntl; i++) {
+    const ul__tl_rec *r = &s->tl[i];
+    if (r->type == UL__TL_SAMPLE) continue;
+    ul__track_sb_printf(sb, "%s{\"t_ms\":%.3f,\"type\":\"%s\"", first ? "" : ",", tl_ms(s, r->t_ns),
+                        ul__tl_type_name((ul__tl_type)r->type));
+    first = false;
+    if (r->type == UL__TL_CREATE || r->type == UL__TL_DESTROY || r->type == UL__TL_BUDGET ||
+        r->type == UL__TL_CHURN)
+      ul__track_sb_printf(sb, ",\"kind\":\"%s\"", ul__track_kind_name((ul__track_kind)r->kind));
+    if (r->bytes) ul__track_sb_printf(sb, ",\"bytes\":%llu", (unsigned long long)r->bytes);
+    if (r->dur_ns) ul__track_sb_printf(sb, ",\"ms\":%.3f", (double)r->dur_ns / 1e6);
+    if (r->number) ul__track_sb_printf(sb, ",\"number\":%llu", (unsigned long long)r->number);
+    if (r->type == UL__TL_RECOVERY)
+      ul__track_sb_printf(sb,
+                          ",\"phases\":{\"device_ms\":%.3f,\"objects_ms\":%.3f,\"contents_ms\":%.3f,"
+                          "\"callbacks_ms\":%.3f,\"replay_ms\":%.3f}",
+                          r->phase_us[0] / 1e3, r->phase_us[1] / 1e3, r->phase_us[2] / 1e3,
+                          r->phase_us[3] / 1e3, r->phase_us[4] / 1e3);
+    ul__track_sb_puts(sb, ",\"text\":");
+    ul__track_sb_json_str(sb, r->text[0] ? r->text : NULL);
+    ul__track_sb_puts(sb, "}");
+  }
+  ul__track_sb_puts(sb, "]}");
+}
+
 ul_status ul__track_report_json(ul__tracker *tr, char **out) {
+  return ul__track_report_json_ex(tr, NULL, out);
+}
+
+ul_status ul__track_report_json_ex(ul__tracker *tr, const char *extra, char **out) {
   if (out) *out = NULL;
   if (!tr || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "JSON report: NULL argument");
   snap s;
@@ -372,7 +454,13 @@ ul_status ul__track_report_json(ul__tracker *tr, char **out) {
     ul__track_sb_puts(&sb, "}");
   }
 
-  ul__track_sb_puts(&sb, "]}\n");
+  ul__track_sb_puts(&sb, "]");
+  json_timeline(&sb, &s);
+  if (extra && *extra) {
+    ul__track_sb_puts(&sb, ",");
+    ul__track_sb_puts(&sb, extra);
+  }
+  ul__track_sb_puts(&sb, "}\n");
   snap_free(&s);
   *out = ul__track_sb_take(&sb);
   if (!*out) return ul__fail(UL_ERR_OUT_OF_MEMORY, "JSON report: out of host memory");
@@ -380,10 +468,14 @@ ul_status ul__track_report_json(ul__tracker *tr, char **out) {
 }
 
 ul_status ul__track_write_json(ul__tracker *tr, const char *path) {
+  return ul__track_write_json_ex(tr, NULL, path);
+}
+
+ul_status ul__track_write_json_ex(ul__tracker *tr, const char *extra, const char *path) {
   if (!tr || !path || !*path)
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "write allocation report: no path");
   char *json;
-  ul_status st = ul__track_report_json(tr, &json);
+  ul_status st = ul__track_report_json_ex(tr, extra, &json);
   if (st != UL_OK) return ul__wrap(st, "write allocation report %s", path);
   size_t n = strlen(path) + 32;
   char *tmp = malloc(n);

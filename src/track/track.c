@@ -207,6 +207,13 @@ ul_status ul__track_create(const ul__track_config *cfg, ul__tracker **out) {
   tr->cfg.report_max_live = c.report_max_live ? c.report_max_live : 1000;
   tr->stats.budget_bytes = c.budget_bytes;
   tr->free_head = UL__TRACK_NONE;
+  uint64_t tl_bytes = c.timeline_bytes ? c.timeline_bytes : 2u << 20;
+  tr->tl.cap = tl_bytes / sizeof(ul__tl_rec) > 1u << 24 ? 1u << 24 : (uint32_t)(tl_bytes / sizeof(ul__tl_rec));
+  if (!tr->tl.cap) tr->tl.cap = 1;
+  tr->tl.min_bytes = c.timeline_min_bytes ? c.timeline_min_bytes : 64u << 10;
+  tr->tl.interval_ns = c.timeline_interval_ns ? c.timeline_interval_ns : 1000000ull;
+  tr->tl.off = c.timeline_off;
+  tr->tl.t0_ns = tr->cfg.now_ns(tr->cfg.clock_user);
 
   char *other = ul__strdup("(other labels)");
   if (!other || label_add_entry(tr, NULL, 0) != UL__TRACK_LABEL_UNLABELED ||
@@ -230,6 +237,7 @@ ul_status ul__track_create(const ul__track_config *cfg, ul__tracker **out) {
 
 void ul__track_destroy(ul__tracker *tr) {
   if (!tr) return;
+  free(tr->tl.recs);
   for (uint32_t i = 0; i < tr->nrecs; i++) {
     ul__track_rec *r = &tr->recs[i];
     if (r->live) free(r->label_heap);
@@ -252,6 +260,18 @@ void ul__track_set_budget(ul__tracker *tr, uint64_t bytes) {
   pthread_mutex_unlock(&tr->mu);
 }
 
+/* ---- the timeline's events from other layers ---- */
+
+uint64_t ul__track_now(ul__tracker *tr) { return tr->cfg.now_ns(tr->cfg.clock_user); }
+
+void ul__track_note(ul__tracker *tr, uint64_t now, const ul__tl_event *ev) {
+  if (!tr || !ev) return;
+  if (!now) now = tr->cfg.now_ns(tr->cfg.clock_user);
+  pthread_mutex_lock(&tr->mu);
+  ul__tl_push(tr, now, ev);
+  pthread_mutex_unlock(&tr->mu);
+}
+
 /* ---- budget ---- */
 
 ul_status ul__track_reserve(ul__tracker *tr, const ul__track_desc *d) {
@@ -269,6 +289,9 @@ ul_status ul__track_reserve(ul__tracker *tr, const ul__track_desc *d) {
         reserved + d->size < reserved ? UINT64_MAX : reserved + d->size;
   } else {
     tr->stats.budget_refusals++;
+    ul__tl_push(tr, tr->cfg.now_ns(tr->cfg.clock_user),
+                &(ul__tl_event){.type = UL__TL_BUDGET, .kind = (uint8_t)d->kind, .bytes = d->size,
+                                .text = d->label});
   }
   pthread_mutex_unlock(&tr->mu);
   if (fits) return UL_OK;
@@ -422,6 +445,11 @@ ul_status ul__track_alloc(ul__tracker *tr, const ul__track_desc *d,
   if (d->reserved)
     tr->stats.reserved_bytes -= UL__MIN(d->size, tr->stats.reserved_bytes);
   *out_id = ((uint64_t)r->gen << 32) | (uint64_t)(slot + 1);
+  if (d->size >= tr->tl.min_bytes)
+    ul__tl_push(tr, now, &(ul__tl_event){.type = UL__TL_CREATE, .kind = (uint8_t)d->kind, .bytes = d->size,
+                                         .text = d->label});
+  else if (d->size)
+    ul__tl_changed(tr, now);
   pthread_mutex_unlock(&tr->mu);
   return UL_OK;
 }
@@ -450,6 +478,11 @@ ul_status ul__track_free(ul__tracker *tr, uint64_t id) {
   agg_sub(&s->agg, r->size);
   agg_sub(&tr->labels[r->label_group].agg, r->size);
   if (r->estimated) tr->stats.estimated_bytes -= r->size;
+  if (r->size >= tr->tl.min_bytes)
+    ul__tl_push(tr, now, &(ul__tl_event){.type = UL__TL_DESTROY, .kind = r->kind, .bytes = r->size,
+                                         .text = ul__track_rec_label(r)});
+  else if (r->size)
+    ul__tl_changed(tr, now);
   bool churn_now = ul__track_churn_on_free(&tr->cfg, &s->churn, s->agg.destroyed,
                                            r->created_ns, now);
   ul__track_site_ent churned;
@@ -458,6 +491,10 @@ ul_status ul__track_free(ul__tracker *tr, uint64_t id) {
     tr->stats.churning_sites++;
     churned = *s;
     churned_label = tr->labels[s->last_label].label; /* never freed before destroy */
+    char where[UL__TL_TEXT];
+    snprintf(where, sizeof where, "%s:%d%s%s", ul__track_basename(s->site.file), s->site.line,
+             churned_label ? " " : "", churned_label ? churned_label : "");
+    ul__tl_push(tr, now, &(ul__tl_event){.type = UL__TL_CHURN, .kind = r->kind, .text = where});
   }
   slot_give_back(tr, slot);
   pthread_mutex_unlock(&tr->mu);

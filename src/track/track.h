@@ -28,6 +28,7 @@
 #define UL_TRACK_H
 
 #include "internal.h"
+#include "timeline.h"
 
 /* X(NAME, "text"): the kinds of object the tracker records. */
 #define UL__TRACK_KIND_MAP(X)                     \
@@ -88,6 +89,14 @@ typedef struct ul__track_config {
   /* Live objects listed in a report, largest first; 0 means 1000. The rest
    * are counted as "live_omitted". */
   uint32_t report_max_live;
+  /* The timeline (timeline.h): its ring in bytes (0 means 2 MiB; at least
+   * one record of 256 bytes), the smallest object whose create and destroy
+   * are events (0 means 64 KiB), the shortest time between two samples of
+   * live bytes (0 means 1 ms), and whether it is off. */
+  uint64_t timeline_bytes;
+  uint64_t timeline_min_bytes;
+  uint64_t timeline_interval_ns;
+  bool timeline_off;
 } ul__track_config;
 
 /* What the resource layer knows about an object it creates. */
@@ -123,6 +132,27 @@ typedef struct ul__track_stats {
   uint64_t churning_sites;    /* call sites found churning so far */
 } ul__track_stats;
 
+/* ---- a string builder for reports (fmt.c), also used by the layers
+ * above for their parts of the report ---- */
+typedef struct ul__track_sb {
+  char *p;
+  size_t len, cap;
+  bool oom;
+} ul__track_sb;
+
+void ul__track_sb_puts(ul__track_sb *sb, const char *s);
+void ul__track_sb_putn(ul__track_sb *sb, const char *s, size_t n);
+void ul__track_sb_printf(ul__track_sb *sb, const char *fmt, ...) UL__PRINTF(2, 3);
+/* s as a JSON string with its quotes, or null for NULL. Control characters
+ * and invalid UTF-8 bytes become \u escapes (U+FFFD for invalid bytes). */
+void ul__track_sb_json_str(ul__track_sb *sb, const char *s);
+/* s for a text line: the same escapes without the quotes, so that a label
+ * cannot break or forge a report line. */
+void ul__track_sb_text_str(ul__track_sb *sb, const char *s);
+/* Hands the text over (never NULL unless sb->oom) and resets sb. */
+char *ul__track_sb_take(ul__track_sb *sb);
+void ul__track_sb_free(ul__track_sb *sb);
+
 typedef struct ul__tracker ul__tracker;
 
 /* Creates a tracker; cfg may be NULL (all defaults). *out is set to NULL on
@@ -157,6 +187,13 @@ ul_status ul__track_free(ul__tracker *tr, uint64_t id);
 ul_status ul__track_set_label(ul__tracker *tr, uint64_t id, const char *label);
 /* True when id names a live record. */
 bool ul__track_is_live(ul__tracker *tr, uint64_t id);
+
+/* Writes an event of another layer (a loss, a recovery, a checkpoint, a
+ * health transition, a move) into the timeline, on the tracker's clock;
+ * `now` 0 means now. */
+void ul__track_note(ul__tracker *tr, uint64_t now, const struct ul__tl_event *ev);
+/* The tracker's clock. */
+uint64_t ul__track_now(ul__tracker *tr);
 
 /* Copies the totals. */
 void ul__track_get_stats(ul__tracker *tr, ul__track_stats *out);
@@ -196,5 +233,9 @@ ul_status ul__track_report_json(ul__tracker *tr, char **out);
 /* Writes the JSON report to path atomically (a temporary file in the same
  * folder, then rename), e.g. for UNLOST_REPORT=path.json. UL_ERR_IO. */
 ul_status ul__track_write_json(ul__tracker *tr, const char *path);
+/* The same with `extra` (NULL or members of one JSON object, without the
+ * braces, e.g. "\"losses\":[...]") added to the report's object. */
+ul_status ul__track_report_json_ex(ul__tracker *tr, const char *extra, char **out);
+ul_status ul__track_write_json_ex(ul__tracker *tr, const char *extra, const char *path);
 
 #endif

@@ -4,6 +4,7 @@
 #define UL_TRACK_INT_H
 
 #include "track.h"
+#include "timeline.h"
 
 #define UL__TRACK_LABEL_INLINE 24   /* labels shorter than this need no malloc */
 #define UL__TRACK_LABEL_MAX 1023    /* longer labels are cut */
@@ -79,6 +80,38 @@ typedef struct ul__track_index {
   uint32_t cap; /* power of two */
 } ul__track_index;
 
+/* One record of the timeline ring (256 bytes). */
+#define UL__TL_TEXT 104
+typedef struct ul__tl_rec {
+  uint64_t t_ns;
+  uint8_t type, kind;
+  uint64_t bytes, dur_ns, number;
+  uint32_t phase_us[5];                    /* RECOVERY: ul__tl_phases in us */
+  uint64_t kind_bytes[UL__TRACK_KIND_COUNT]; /* SAMPLE: live bytes per kind */
+  char text[UL__TL_TEXT];
+} ul__tl_rec;
+_Static_assert(sizeof(ul__tl_rec) == 256, "a timeline record is 256 bytes (the ring is sized in them)");
+
+typedef struct ul__tl {
+  ul__tl_rec *recs; /* allocated at the first record */
+  uint32_t cap;     /* records */
+  uint64_t head;    /* records ever written; the newest is (head-1) % cap */
+  uint64_t interval_ns, min_bytes;
+  uint64_t last_sample_ns;
+  uint64_t t0_ns;   /* the tracker's creation */
+  bool off, dirty, failed;
+} ul__tl;
+
+/* ---- timeline.c (called with tr->mu held; calls nothing outside) ---- */
+struct ul__tracker;
+/* Writes one event (a sample first when live bytes changed since the last). */
+void ul__tl_push(struct ul__tracker *tr, uint64_t now, const ul__tl_event *ev);
+/* After a create or destroy: a sample when the last is interval_ns old. */
+void ul__tl_changed(struct ul__tracker *tr, uint64_t now);
+/* The ring's records, oldest first, copied into *out (malloc'd; NULL with
+ * *n 0 when empty); *dropped gets how many were overwritten. */
+void ul__tl_copy(struct ul__tracker *tr, ul__tl_rec **out, size_t *n, uint64_t *dropped);
+
 typedef struct ul__track_cfg {
   uint64_t (*now_ns)(void *user);
   void *clock_user;
@@ -110,6 +143,7 @@ struct ul__tracker {
   ul__track_index label_index;
 
   ul__track_stats stats;
+  ul__tl tl;
 };
 
 /* ---- churn.c (called with tr->mu held; calls nothing outside) ---- */
@@ -122,26 +156,7 @@ bool ul__track_churn_on_free(const ul__track_cfg *cfg, ul__track_churn *c,
 uint64_t ul__track_churn_avg_lifetime(const ul__track_churn *c,
                                       uint64_t destroyed);
 
-/* ---- fmt.c ---- */
-typedef struct ul__track_sb {
-  char *p;
-  size_t len, cap;
-  bool oom;
-} ul__track_sb;
-
-void ul__track_sb_puts(ul__track_sb *sb, const char *s);
-void ul__track_sb_putn(ul__track_sb *sb, const char *s, size_t n);
-void ul__track_sb_printf(ul__track_sb *sb, const char *fmt, ...) UL__PRINTF(2, 3);
-/* s as a JSON string with its quotes, or null for NULL. Control characters
- * and invalid UTF-8 bytes become \u escapes (U+FFFD for invalid bytes). */
-void ul__track_sb_json_str(ul__track_sb *sb, const char *s);
-/* s for a text line: the same escapes without the quotes, so that a label
- * cannot break or forge a report line. */
-void ul__track_sb_text_str(ul__track_sb *sb, const char *s);
-/* Hands the text over (never NULL unless sb->oom) and resets sb. */
-char *ul__track_sb_take(ul__track_sb *sb);
-void ul__track_sb_free(ul__track_sb *sb);
-
+/* ---- fmt.c (the string builder is in track.h) ---- */
 /* "512 B", "4.0 KiB", "64.0 MiB", "1.5 GiB". */
 void ul__track_fmt_bytes(char *buf, size_t n, uint64_t bytes);
 /* "0.4 ms", "3.2 s", "5.0 min", "2.0 h". */

@@ -23,6 +23,7 @@ int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_chaos(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Option values (cli_num.c): the whole text a number in [lo, hi], or a
  * message "unlost CMD: OPT: ..." on stderr and false. cli_size takes K, M,

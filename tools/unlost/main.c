@@ -7,7 +7,8 @@ static const cli_command commands[] = {
     {"run", "run a llama2.c model (e.g. stories15M) on the GPU", cmd_run},
     {"chaos", "inject a fault at every WebGPU call of a workload and compare", cmd_chaos},
     {"bench", "benchmarks against raw webgpu.h, with JSON output", cmd_bench},
-    {"serve", "run a workload and serve /metrics, /healthz, /readyz over HTTP", cmd_serve},
+    {"serve", "run a workload and serve its page, /metrics, /healthz, /readyz over HTTP", cmd_serve},
+    {"report", "summarize a JSON report; --html writes its timeline page", cmd_report},
 };
 
 static void usage(FILE *f) {

@@ -7,11 +7,13 @@
  * --duration (the signals are blocked in every thread and taken with
  * sigtimedwait, so no handler runs anywhere); one worker thread runs the
  * workload; libmicrohttpd's own thread pool answers requests. The handlers
- * only read: ul_device_health, ul_device_get_state and ul_metrics are safe
- * to call while the worker uses the device. Shutdown stops the daemon first
+ * only read: ul_device_health, ul_device_get_state, ul_metrics and
+ * ul_device_report are safe to call while the worker uses the device (the
+ * report waits for a recovery in progress). Shutdown stops the daemon first
  * (no handler touches the device afterwards), then the worker, then
  * destroys the device and the env. */
 #include "cli.h"
+#include "page.h"
 #include "workload.h"
 
 #include <arpa/inet.h>
@@ -48,6 +50,10 @@ static void serve_usage(FILE *f) {
           "                     BROKEN, HALF_OPEN or FAILED\n"
           "  GET /readyz        200 when the device is READY or FALLBACK and a\n"
           "                     workload run has succeeded at least once; else 503\n"
+          "  GET /              the live report page (as `unlost report --html`):\n"
+          "                     memory over time, events, losses with the work in\n"
+          "                     flight, live objects (501 when built without jansson)\n"
+          "  GET /report.json   the device's JSON report (ul_device_report)\n"
           "Any other path answers 404, any method but GET and HEAD 405.\n"
           "\n"
           "  --listen HOST:PORT   address to listen on (default: 127.0.0.1:9464, this\n"
@@ -177,6 +183,34 @@ static char *metrics_with_runs(const char *lib, const serve_state *st) {
   return out;
 }
 
+/* The live page of the report `json` (page.c), malloc'd; NULL without
+ * jansson or when out of memory. */
+static char *serve_page(const char *json, serve_state *st) {
+#ifdef UL_HAVE_JANSSON
+  json_error_t e;
+  json_t *root = json_loads(json, 0, &e);
+  if (!root) return NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (f) {
+    char title[160];
+    snprintf(title, sizeof title, "unlost serve: %s", st->label);
+    int rc = page_write(f, root, NULL, title);
+    if (fclose(f) != 0 || rc != 0) {
+      free(buf);
+      buf = NULL;
+    }
+  }
+  json_decref(root);
+  return buf;
+#else
+  (void)json;
+  (void)st;
+  return NULL;
+#endif
+}
+
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char *type, char *body,
                              enum MHD_ResponseMemoryMode mode) {
   struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), body, mode);
@@ -188,6 +222,13 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char
   MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
   enum MHD_Result ret = MHD_queue_response(c, code, r);
   MHD_destroy_response(r);
+  return ret;
+}
+
+/* 200 with JSON that unlost allocated (released here). */
+static enum MHD_Result reply_json(struct MHD_Connection *c, char *text) {
+  enum MHD_Result ret = reply(c, 200, "application/json", text, MHD_RESPMEM_MUST_COPY);
+  ul_free(text);
   return ret;
 }
 
@@ -237,11 +278,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     ul_device *devs[1] = {st->dev};
     ul_status s = ul_metrics(devs, 1, json ? UL_METRICS_JSON : UL_METRICS_PROMETHEUS, &text);
     if (s) return reply_text(c, 500, "metrics failed: %s: %s", ul_status_name(s), ul_last_error());
-    if (json) {
-      enum MHD_Result ret = reply(c, 200, "application/json", text, MHD_RESPMEM_MUST_COPY);
-      ul_free(text);
-      return ret;
-    }
+    if (json) return reply_json(c, text);
     char *all = metrics_with_runs(text, st);
     ul_free(text);
     if (!all) return reply_text(c, 500, "metrics failed: out of host memory");
@@ -271,6 +308,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                         last);
     }
     return reply_text(c, 200, "ready");
+  }
+  if (!strcmp(url, "/report.json") || !strcmp(url, "/")) {
+    /* The device's report (it waits out a recovery in progress: the
+     * report reads the device's objects under its lock). */
+    char *json = NULL;
+    ul_status s = ul_device_report(st->dev, UL_REPORT_JSON, &json);
+    if (s) return reply_text(c, 500, "report failed: %s: %s", ul_status_name(s), ul_last_error());
+    if (url[1] == 'r') return reply_json(c, json);
+    char *page = serve_page(json, st);
+    ul_free(json);
+    if (!page) return reply_text(c, 501, "page unavailable: built without jansson (Debian: libjansson-dev)");
+    return reply(c, 200, "text/html; charset=utf-8", page, MHD_RESPMEM_MUST_FREE);
   }
   return reply_text(c, 404, "not found");
 }

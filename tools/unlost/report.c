@@ -1,0 +1,182 @@
+/* unlost report: reads a JSON report (ul_device_report_write,
+ * $UNLOST_REPORT) with jansson and prints a summary; --html writes the
+ * self-contained page (page.c), --diff compares with an older report. */
+#include "cli.h"
+#include "page.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void report_usage(FILE *f) {
+  fprintf(f,
+          "usage: unlost report FILE.json [--html OUT.html] [--diff OLDER.json]\n"
+          "\n"
+          "Summarizes a report written by ul_device_report_write or $UNLOST_REPORT:\n"
+          "memory by kind, the top sites, churn, each loss with the work that was in\n"
+          "flight, each recovery with its phases, and the timeline's size.\n"
+          "\n"
+          "  --html OUT.html   also write one self-contained page (no network): memory\n"
+          "                    over time by kind or label, every event on the same time\n"
+          "                    axis, the losses, live objects, top and churning sites\n"
+          "  --diff OLDER.json what grew since an older report (kinds, labels, sites)\n"
+          "\n"
+          "Exit status: 0 done, 1 a file could not be read or written, 2 usage error.\n");
+}
+
+#ifdef UL_HAVE_JANSSON
+
+static json_t *load(const char *path) {
+  json_error_t e;
+  json_t *root = json_load_file(path, 0, &e);
+  if (!root) {
+    fprintf(stderr, "unlost report: %s: line %d, column %d: %s\n", path, e.line, e.column, e.text);
+    return NULL;
+  }
+  if (!json_is_object(root) || !json_is_object(json_object_get(root, "by_kind"))) {
+    fprintf(stderr, "unlost report: %s: not an unlost report (no \"by_kind\" object)\n", path);
+    json_decref(root);
+    return NULL;
+  }
+  return root;
+}
+
+static double num(json_t *o, const char *key) {
+  json_t *v = json_object_get(o, key);
+  return json_is_number(v) ? json_number_value(v) : 0.0;
+}
+
+static const char *str(json_t *o, const char *key) {
+  const char *s = json_string_value(json_object_get(o, key));
+  return s ? s : "";
+}
+
+static void summary(json_t *root) {
+  char a[32], b[32];
+  json_t *dev = json_object_get(root, "device");
+  printf("device      %s on %s (%s, epoch %.0f)\n", str(dev, "label"), str(dev, "adapter"), str(dev, "state"),
+         num(dev, "epoch"));
+  page_fmt_bytes(a, sizeof a, num(root, "live_bytes"));
+  page_fmt_bytes(b, sizeof b, num(root, "peak_bytes"));
+  printf("memory      live %s in %.0f objects, peak %s; created %.0f, destroyed %.0f\n", a,
+         num(root, "live_objects"), b, num(root, "created"), num(root, "destroyed"));
+  const char *k;
+  json_t *v;
+  json_object_foreach(json_object_get(root, "by_kind"), k, v) {
+    if (num(v, "created") == 0) continue;
+    page_fmt_bytes(a, sizeof a, num(v, "live_bytes"));
+    page_fmt_bytes(b, sizeof b, num(v, "peak_bytes"));
+    printf("  %-18s live %10s  peak %10s  %6.0f live of %.0f created\n", k, a, b, num(v, "live_objects"),
+           num(v, "created"));
+  }
+  json_t *sites = json_object_get(root, "by_site");
+  printf("top sites   by live bytes\n");
+  for (size_t i = 0; i < json_array_size(sites) && i < 5; i++) {
+    json_t *s = json_array_get(sites, i);
+    page_fmt_bytes(a, sizeof a, num(s, "live_bytes"));
+    printf("  %-24s %10s  %s '%s'%s\n", str(s, "site"), a, str(s, "kind"), str(s, "label"),
+           json_is_true(json_object_get(s, "churning")) ? "  (churning)" : "");
+  }
+  json_t *churn = json_object_get(root, "churn");
+  for (size_t i = 0; i < json_array_size(churn); i++) printf("churn       %s\n", str(json_array_get(churn, i), "hint"));
+  json_t *losses = json_object_get(root, "losses");
+  printf("losses      %.0f\n", num(root, "losses_total"));
+  for (size_t i = 0; i < json_array_size(losses); i++) {
+    json_t *l = json_array_get(losses, i);
+    const char *m = str(l, "message");
+    printf("  loss %.0f  lost %s: %.*s\n", num(l, "number"), str(l, "summary"), (int)strcspn(m, "\r\n"), m);
+    json_t *fl = json_object_get(l, "in_flight_list");
+    for (size_t j = 0; j < json_array_size(fl); j++) {
+      json_t *s = json_array_get(fl, j);
+      printf("    in flight  #%.0f '%s' (%s; %s) for %.1f ms\n", num(s, "serial"), str(s, "label"), str(s, "site"),
+             str(s, "pipelines"), num(s, "ms"));
+    }
+  }
+  json_t *tl = json_object_get(root, "timeline");
+  json_t *events = json_object_get(tl, "events");
+  for (size_t i = 0; i < json_array_size(events); i++) {
+    json_t *e = json_array_get(events, i);
+    if (strcmp(str(e, "type"), "recovery")) continue;
+    json_t *p = json_object_get(e, "phases");
+    printf("recovery    at %.1f ms: %.1f ms (device %.1f, objects %.1f, contents %.1f, callbacks %.1f, "
+           "replay %.1f)\n",
+           num(e, "t_ms"), num(e, "ms"), num(p, "device_ms"), num(p, "objects_ms"), num(p, "contents_ms"),
+           num(p, "callbacks_ms"), num(p, "replay_ms"));
+  }
+  printf("timeline    %.0f records over %.1f ms (%.0f dropped), %zu events, %zu samples\n", num(tl, "records"),
+         num(tl, "now_ms"), num(tl, "dropped"), json_array_size(events),
+         json_array_size(json_object_get(tl, "samples")));
+}
+
+int cmd_report(int argc, char **argv) {
+  const char *in = NULL, *html = NULL, *older = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      report_usage(stdout);
+      return 0;
+    }
+    if ((!strcmp(a, "--html") || !strcmp(a, "--diff")) && i + 1 < argc) {
+      *(a[2] == 'h' ? &html : &older) = argv[++i];
+    } else if (a[0] != '-' && !in) {
+      in = a;
+    } else {
+      fprintf(stderr, "unlost report: unknown or incomplete option '%s'\n", a);
+      report_usage(stderr);
+      return 2;
+    }
+  }
+  if (!in) {
+    report_usage(stderr);
+    return 2;
+  }
+  json_t *root = load(in), *old = NULL;
+  if (!root) return 1;
+  if (older && !(old = load(older))) {
+    json_decref(root);
+    return 1;
+  }
+  summary(root);
+  int rc = 0;
+  if (old) {
+    page_growth g[64];
+    size_t n = page_diff(root, old, g, sizeof g / sizeof g[0]);
+    printf("grown since %s: %s\n", older, n ? "" : "nothing");
+    for (size_t i = 0; i < n; i++) {
+      char a[32], b[32];
+      page_fmt_bytes(a, sizeof a, g[i].before);
+      page_fmt_bytes(b, sizeof b, g[i].now);
+      printf("  %-6s %-28s %10s -> %s\n", g[i].what, g[i].name, a, b);
+    }
+  }
+  if (html) {
+    FILE *f = fopen(html, "w");
+    char title[256];
+    snprintf(title, sizeof title, "unlost report: %s", in);
+    bool ok = f && page_write(f, root, old, title) == 0;
+    if (f && fclose(f) != 0) ok = false;
+    if (!ok) {
+      fprintf(stderr, "unlost report: write %s: %s\n", html, strerror(errno));
+      rc = 1;
+    } else {
+      printf("page        %s\n", html);
+    }
+  }
+  json_decref(old);
+  json_decref(root);
+  return rc;
+}
+
+#else
+
+int cmd_report(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      report_usage(stdout);
+      return 0;
+    }
+  fprintf(stderr, "unlost report: this build has no JSON reader: install jansson (Debian: libjansson-dev; "
+                  "`make deps` installs it) and rebuild\n");
+  return 1;
+}
+
+#endif
