@@ -14,6 +14,8 @@ run recovery_1G $B bench recovery --bytes 1G --json
 run decode_default $B bench decode --json
 run decode_stories15M $B bench decode --shape stories15M --json
 run track $B bench track --json
+run track_2 $B bench track --json
+run track_3 $B bench track --json
 echo "== demo --kv callback"; $B demo --kv callback --json "$OUT/demo_callback.json" > "$OUT/demo_callback.txt" 2>&1; echo "rc=$?"; tail -12 "$OUT/demo_callback.txt"
 # The host-to-device copy limit of this machine, for comparison with the
 # restore bandwidth: CUDA copies of 1 GiB from pinned and from pageable memory.
@@ -35,7 +37,7 @@ for name, pin in (("pinned", True), ("pageable", False)):
 print(json.dumps(out))
 PY
 cat "$OUT/h2d.json"
-echo "== demo"; $B demo --json "$OUT/demo.json" > "$OUT/demo.txt" 2>&1; echo "rc=$?"; tail -12 "$OUT/demo.txt"
+echo "== demo"; UNLOST_REPORT="$OUT/demo_report.json" $B demo --json "$OUT/demo.json" > "$OUT/demo.txt" 2>&1; echo "rc=$?"; tail -12 "$OUT/demo.txt"
 echo "== chaos"; $B chaos --every-call --json "$OUT/chaos.json" > "$OUT/chaos.txt" 2>&1; echo "rc=$?"; tail -3 "$OUT/chaos.txt"
 # One archive, so that every output comes back from a machine that returns few files.
 tar -C "$OUT" -czf "$OUT/all.tgz" --exclude all.tgz . 2>/dev/null || true

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define UL__COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define UL__MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -49,6 +50,9 @@ bool ul__log_enabled(ul__log_level level);
 /* Monotonic nanoseconds. */
 uint64_t ul__now_ns(void);
 void ul__sleep_ns(uint64_t ns);
+/* `ns` from now on `clock` (CLOCK_MONOTONIC or CLOCK_REALTIME, as the
+ * condition variable waited on uses), for pthread_cond_timedwait. */
+struct timespec ul__deadline(clockid_t clock, uint64_t ns);
 
 /* ---- host memory (src/core/alloc.c) ----
  * The allocation seam: unlost's own host allocations that a call can fail

@@ -79,6 +79,7 @@ static void test_demo_page_in_chromium(void) {
   /* The demo, with its report. */
   snprintf(cmd, sizeof cmd,
            "cd " DIR " && rm -f r.json d.json page.html dom.html && UNLOST_LOG=error UNLOST_REPORT=r.json "
+           "LSAN_OPTIONS=suppressions=" UL_SOURCE_DIR "/tests/lsan_dawn.supp "
            UL_BINARY_DIR "/unlost demo --json d.json > demo.out 2>&1");
   ASSERT_EQ(run(cmd), 0);
   json_error_t je;

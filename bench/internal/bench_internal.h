@@ -18,6 +18,15 @@ static inline int bench_cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 static inline void bench_sort(double *v, int n) { qsort(v, (size_t)n, sizeof *v, bench_cmp_double); }
+/* The q-quantile (0..1) of n sorted samples, interpolated between the two
+ * nearest (q 0.5: the median, 0.25 and 0.75: the quartiles). */
+static inline double bench_quantile(const double *sorted, int n, double q) {
+  if (n <= 0) return 0;
+  double at = q * (n - 1);
+  int lo = (int)at;
+  if (lo >= n - 1) return sorted[n - 1];
+  return sorted[lo] + (at - lo) * (sorted[lo + 1] - sorted[lo]);
+}
 
 /* `unlost bench track|recovery|overhead|decode ARGS`: the exit status
  * (0 success, 1 failure, 2 usage error); `json` selects JSON output. */

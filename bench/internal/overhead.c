@@ -237,13 +237,13 @@ static ul_status bench_decode(ul_device *dev, int reps, double *raw_ms, double *
 }
 
 int bench_overhead(int argc, char **argv, bool json) {
-  int n = 10000, reps = 9;
+  int n = 10000, reps = 15;
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) continue;
     if (!strcmp(argv[i], "--dispatches") && i + 1 < argc) {
       if (!cli_int("bench overhead", "--dispatches", argv[++i], 1, 100000000, &n)) return 2;
     } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-      if (!cli_int("bench overhead", "--reps", argv[++i], 1, 64, &reps)) return 2;
+      if (!cli_int("bench overhead", "--reps", argv[++i], 3, 64, &reps)) return 2;
     } else {
       fprintf(stderr, "unlost bench overhead: unknown or incomplete option '%s'\n", argv[i]);
       return 2;
@@ -315,22 +315,26 @@ int bench_overhead(int argc, char **argv, bool json) {
     bench_sort(t_raw, reps);
     bench_sort(t_ul, reps);
     bench_sort(ratio, reps);
-    int m = reps / 2;
-    double med_ratio = t_ul[m] / t_raw[m];
+    /* Judged on the median of the per-repetition ratios (each raw frame
+     * beside its unlost frame), with their interquartile range. */
+    double med_raw = bench_quantile(t_raw, reps, 0.5), med_ul = bench_quantile(t_ul, reps, 0.5);
+    double med_ratio = bench_quantile(ratio, reps, 0.5);
+    double q1 = bench_quantile(ratio, reps, 0.25), q3 = bench_quantile(ratio, reps, 0.75);
     if (json) {
       printf("{\"bench\":\"overhead\",\"adapter\":");
       cli_json_string(stdout, ai.name);
       printf(",\"dispatches\":%d,\"repetitions\":%d,\"raw_dispatch_ms\":%.3f,\"unlost_dispatch_ms\":%.3f,"
-             "\"ratio_dispatch\":%.4f,\"ratio_dispatch_min\":%.4f,\"ratio_dispatch_max\":%.4f,"
+             "\"ratio_dispatch\":%.4f,\"ratio_dispatch_q1\":%.4f,\"ratio_dispatch_q3\":%.4f,"
+             "\"ratio_dispatch_iqr\":%.4f,\"ratio_dispatch_min\":%.4f,\"ratio_dispatch_max\":%.4f,"
              "\"record_ns_per_dispatch\":%.1f,\"raw_decode_ms\":%.3f,\"unlost_decode_ms\":%.3f,"
              "\"ratio_decode\":%.4f,\"ratio_decode_q1\":%.4f,\"ratio_decode_q3\":%.4f}\n",
-             n, reps, t_raw[m], t_ul[m], med_ratio, ratio[0], ratio[reps - 1], record_ns, dec_raw, dec_ul,
-             dec_ul / dec_raw, dec_spread[0], dec_spread[1]);
+             n, reps, med_raw, med_ul, med_ratio, q1, q3, q3 - q1, ratio[0], ratio[reps - 1], record_ns, dec_raw,
+             dec_ul, dec_ul / dec_raw, dec_spread[0], dec_spread[1]);
     } else {
       printf("adapter        %s\n", ai.name);
-      printf("raw webgpu.h   %.3f ms per frame of %d dispatches (median of %d)\n", t_raw[m], n, reps);
-      printf("unlost         %.3f ms (ratio %.4f; per-rep ratios %.4f..%.4f)\n", t_ul[m], med_ratio,
-             ratio[0], ratio[reps - 1]);
+      printf("raw webgpu.h   %.3f ms per frame of %d dispatches (median of %d)\n", med_raw, n, reps);
+      printf("unlost         %.3f ms (median per-rep ratio %.4f, IQR %.4f..%.4f, range %.4f..%.4f)\n", med_ul,
+             med_ratio, q1, q3, ratio[0], ratio[reps - 1]);
       printf("recording      %.1f ns per dispatch (once; a list is reused)\n", record_ns);
       printf("decode step    raw %.3f ms, unlost %.3f ms (ratio %.4f; quartile ratios %.4f, %.4f)\n", dec_raw,
              dec_ul, dec_ul / dec_raw, dec_spread[0], dec_spread[1]);

@@ -5,6 +5,7 @@
 #include "core/adapter.h"
 #include "res/obj.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -129,9 +130,93 @@ static ul_status naive_rebuild(ul_env *env, const void *data, uint64_t bytes, do
   return s;
 }
 
+/* The host-to-device limit through WebGPU: copies from a filled, unmapped
+ * MAP_WRITE staging buffer into the device buffer (what a restore does
+ * after its memcpy), `bytes` in all, in GB/s. */
+static ul_status staging_limit(ul_device *dev, WGPUBuffer dst, uint64_t bytes, double *gbps) {
+  const ul__wgpu *w = dev->wgpu;
+  uint64_t chunk = UL__MIN(bytes, 256ull << 20);
+  WGPUBufferDescriptor bd = {0};
+  bd.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
+  bd.size = chunk;
+  bd.mappedAtCreation = 1;
+  WGPUBuffer st = w->DeviceCreateBuffer(dev->device, &bd);
+  if (!st) return ul__fail(UL_ERR_OUT_OF_MEMORY, "staging buffer");
+  void *m = w->BufferGetMappedRange(st, 0, (size_t)chunk);
+  if (m) memset(m, 0x5a, (size_t)chunk);
+  w->BufferUnmap(st);
+  ul_status s = ul__queue_wait_idle(dev, 60000000000ull);
+  uint64_t t0 = ul__now_ns();
+  for (uint64_t off = 0; off < bytes && !s; off += chunk)
+    s = ul__copy_submit(dev, st, 0, dst, off, UL__MIN(chunk, bytes - off));
+  if (!s) s = ul__queue_wait_idle(dev, 60000000000ull);
+  *gbps = (double)bytes / (double)(ul__now_ns() - t0);
+  w->BufferDestroy(st);
+  w->BufferRelease(st);
+  return s;
+}
+
+/* The limit as CUDA sees it, when the machine has an NVIDIA driver: a
+ * pinned host buffer copied to device memory (cuMemcpyHtoD), in GB/s; 0
+ * when there is no libcuda or a call fails. Loaded at run time: nothing
+ * links against CUDA. */
+static double cuda_pinned_limit(uint64_t bytes) {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return 0;
+  typedef int (*init_fn)(unsigned);
+  typedef int (*dev_get_fn)(int *, int);
+  typedef int (*ctx_create_fn)(void **, unsigned, int);
+  typedef int (*ctx_destroy_fn)(void *);
+  typedef int (*mem_alloc_fn)(unsigned long long *, size_t);
+  typedef int (*mem_free_fn)(unsigned long long);
+  typedef int (*host_alloc_fn)(void **, size_t, unsigned);
+  typedef int (*host_free_fn)(void *);
+  typedef int (*htod_fn)(unsigned long long, const void *, size_t);
+  typedef int (*sync_fn)(void);
+  init_fn cu_init = (init_fn)dlsym(lib, "cuInit");
+  dev_get_fn dev_get = (dev_get_fn)dlsym(lib, "cuDeviceGet");
+  ctx_create_fn ctx_create = (ctx_create_fn)dlsym(lib, "cuCtxCreate_v2");
+  ctx_destroy_fn ctx_destroy = (ctx_destroy_fn)dlsym(lib, "cuCtxDestroy_v2");
+  mem_alloc_fn mem_alloc = (mem_alloc_fn)dlsym(lib, "cuMemAlloc_v2");
+  mem_free_fn mem_free = (mem_free_fn)dlsym(lib, "cuMemFree_v2");
+  host_alloc_fn host_alloc = (host_alloc_fn)dlsym(lib, "cuMemHostAlloc");
+  host_free_fn host_free = (host_free_fn)dlsym(lib, "cuMemFreeHost");
+  htod_fn htod = (htod_fn)dlsym(lib, "cuMemcpyHtoD_v2");
+  sync_fn sync = (sync_fn)dlsym(lib, "cuCtxSynchronize");
+  double gbps = 0;
+  void *ctx = NULL, *host = NULL;
+  unsigned long long dptr = 0;
+  int cu_dev = 0;
+  size_t n = (size_t)UL__MIN(bytes, 1ull << 30);
+  if (cu_init && dev_get && ctx_create && ctx_destroy && mem_alloc && mem_free && host_alloc && host_free && htod &&
+      sync && !cu_init(0) && !dev_get(&cu_dev, 0) && !ctx_create(&ctx, 0, cu_dev)) {
+    if (!mem_alloc(&dptr, n) && !host_alloc(&host, n, 0)) {
+      memset(host, 1, n);
+      double best = 0;
+      for (int r = 0; r < 5; r++) { /* the best of five: a limit */
+        uint64_t t0 = ul__now_ns();
+        if (htod(dptr, host, n) || sync()) break;
+        double g = (double)n / (double)(ul__now_ns() - t0);
+        if (g > best) best = g;
+      }
+      gbps = best;
+    }
+    if (host) host_free(host);
+    if (dptr) mem_free(dptr);
+    ctx_destroy(ctx);
+  }
+  dlclose(lib);
+  return gbps;
+}
+
+enum { PH_LOSS, PH_ADAPTER, PH_DEVICE, PH_OBJECTS, PH_CONTENTS, PH_CALLBACKS, PH_REPLAY, PH_RELEASE, PH_OTHER,
+       PH_FIRST, PH_COUNT };
+static const char *const g_phase_names[PH_COUNT] = {"loss",   "adapter", "device",  "objects", "contents",
+                                                    "callbacks", "replay", "release", "other", "first_dispatch"};
+
 int bench_recovery(int argc, char **argv, bool json) {
   uint64_t bytes = 256ull << 20;
-  int reps = 3;
+  int reps = 5;
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) continue;
     if (!strcmp(argv[i], "--bytes") && i + 1 < argc) {
@@ -160,7 +245,7 @@ int bench_recovery(int argc, char **argv, bool json) {
   ul_bind_group bg = {0};
   ul_cmd *cmd = NULL;
   void *map = MAP_FAILED;
-  double rec[16], naive[16], restore_gbps[16], qw_gbps[16];
+  double rec[16], naive[16], restore_gbps[16], qw_gbps[16], limit_gbps[16], phase[PH_COUNT][16];
   if (reps > 16) reps = 16;
   ul_status s = make_file(path, bytes);
   ul_device_desc dd = {.label = "bench-recovery"};
@@ -185,12 +270,33 @@ int bench_recovery(int argc, char **argv, bool json) {
     if (map == MAP_FAILED) s = ul__fail(UL_ERR_IO, "mmap");
   }
   for (int r = 0; r < reps && !s; r++) {
-    /* unlost: loss -> first dispatch done on the rebuilt device */
+    /* unlost: loss -> first dispatch done on the rebuilt device, in
+     * phases: the loss itself (the implementation drains its queue), the
+     * recovery as unlost times it (adapter, device, objects and pipeline
+     * compilation, contents, callbacks, replay, and the rest: loss
+     * handling, events), then the first dispatch and its wait. */
     uint64_t t0 = ul__now_ns();
     s = ul_device_force_loss(dev, "bench");
+    uint64_t t1 = ul__now_ns();
+    if (!s) s = ul_device_recover(dev);
+    uint64_t t2 = ul__now_ns();
     if (!s) s = ul_cmd_submit(dev, cmd, NULL);
     if (!s) s = ul_device_wait_idle(dev, 60000);
     rec[r] = ms_since(t0);
+    ul__device_lock(dev);
+    ul__tl_phases ph = dev->phases;
+    ul__device_unlock(dev);
+    phase[PH_LOSS][r] = (double)(t1 - t0) / 1e6;
+    phase[PH_ADAPTER][r] = (double)ph.adapter / 1e6;
+    phase[PH_DEVICE][r] = (double)(ph.device - UL__MIN(ph.adapter, ph.device)) / 1e6;
+    phase[PH_OBJECTS][r] = (double)ph.objects / 1e6;
+    phase[PH_CONTENTS][r] = (double)ph.contents / 1e6;
+    phase[PH_CALLBACKS][r] = (double)ph.callbacks / 1e6;
+    phase[PH_REPLAY][r] = (double)ph.replay / 1e6;
+    phase[PH_RELEASE][r] = (double)ph.release / 1e6;
+    double timed = (double)(ph.device + ph.objects + ph.contents + ph.callbacks + ph.replay + ph.release) / 1e6;
+    phase[PH_OTHER][r] = (double)(t2 - t1) / 1e6 - timed;
+    phase[PH_FIRST][r] = ms_since(t2);
     if (!s) s = naive_rebuild(env, map, bytes, &naive[r]);
     /* the two upload paths alone, on the same device */
     if (!s) {
@@ -207,6 +313,7 @@ int bench_recovery(int argc, char **argv, bool json) {
         dev->wgpu->QueueWriteBuffer(dev->queue, o->native, 0, map, (size_t)bytes);
         if (!s) s = ul__queue_wait_idle(dev, 60000000000ull);
         qw_gbps[r] = (double)bytes / (double)(ul__now_ns() - t0);
+        if (!s) s = staging_limit(dev, o->native, bytes, &limit_gbps[r]);
       }
       ul__device_unlock(dev);
     }
@@ -218,26 +325,47 @@ int bench_recovery(int argc, char **argv, bool json) {
   } else {
     ul_adapter_info ai;
     ul_device_adapter_info(dev, &ai);
-    /* medians */
+    /* medians of the repetitions */
     bench_sort(rec, reps);
     bench_sort(naive, reps);
     bench_sort(restore_gbps, reps);
     bench_sort(qw_gbps, reps);
-    int m = reps / 2;
+    bench_sort(limit_gbps, reps);
+    for (int k = 0; k < PH_COUNT; k++) bench_sort(phase[k], reps);
+    double cuda = cuda_pinned_limit(bytes);
+    double m_rec = bench_quantile(rec, reps, 0.5), m_naive = bench_quantile(naive, reps, 0.5);
+    double m_restore = bench_quantile(restore_gbps, reps, 0.5), m_qw = bench_quantile(qw_gbps, reps, 0.5);
+    double m_staging = bench_quantile(limit_gbps, reps, 0.5);
+    /* The limit: CUDA's pinned copy where there is one, else WebGPU's own
+     * staging copy. */
+    double limit = cuda > 0 ? cuda : m_staging;
     if (json) {
       printf("{\"bench\":\"recovery\",\"adapter\":");
       cli_json_string(stdout, ai.name);
-      printf(",\"bytes\":%llu,\"repetitions\":%d,\"recovery_ms\":%.1f,\"naive_recovery_ms\":%.1f,"
-             "\"ratio\":%.3f,\"restore_gbps\":%.2f,\"queue_write_gbps\":%.2f}\n",
-             (unsigned long long)bytes, reps, rec[m], naive[m], rec[m] / naive[m], restore_gbps[m],
-             qw_gbps[m]);
+      printf(",\"bytes\":%llu,\"repetitions\":%d,\"recovery_ms\":%.1f,\"recovery_ms_min\":%.1f,"
+             "\"recovery_ms_max\":%.1f,\"naive_recovery_ms\":%.1f,\"ratio\":%.3f,\"restore_gbps\":%.2f,"
+             "\"queue_write_gbps\":%.2f,\"limit_gbps\":%.2f,\"limit_source\":\"%s\","
+             "\"staging_copy_gbps\":%.2f,\"cuda_pinned_gbps\":%.2f,\"restore_of_limit\":%.3f,\"phases\":{",
+             (unsigned long long)bytes, reps, m_rec, rec[0], rec[reps - 1], m_naive, m_rec / m_naive, m_restore,
+             m_qw, limit, cuda > 0 ? "cuda pinned copy" : "webgpu staging copy", m_staging, cuda,
+             limit > 0 ? m_restore / limit : 0);
+      for (int k = 0; k < PH_COUNT; k++)
+        printf("%s\"%s_ms\":%.2f", k ? "," : "", g_phase_names[k], bench_quantile(phase[k], reps, 0.5));
+      printf("}}\n");
     } else {
       printf("adapter            %s\n", ai.name);
       printf("bytes              %llu\n", (unsigned long long)bytes);
-      printf("unlost recovery    %.1f ms (loss to first dispatch after restore)\n", rec[m]);
-      printf("naive rebuild      %.1f ms (raw webgpu.h, queue write)\n", naive[m]);
-      printf("restore path       %.2f GB/s (mapped staging chunks)\n", restore_gbps[m]);
-      printf("queue write        %.2f GB/s\n", qw_gbps[m]);
+      printf("unlost recovery    %.1f ms (loss to first dispatch after restore; median of %d, %.1f..%.1f)\n",
+             m_rec, reps, rec[0], rec[reps - 1]);
+      printf("  phases (ms)     ");
+      for (int k = 0; k < PH_COUNT; k++) printf(" %s %.1f", g_phase_names[k], bench_quantile(phase[k], reps, 0.5));
+      printf("\n");
+      printf("naive rebuild      %.1f ms (raw webgpu.h, queue write)\n", m_naive);
+      printf("restore path       %.2f GB/s (mapped staging chunks), %.0f%% of the limit\n", m_restore,
+             limit > 0 ? 100 * m_restore / limit : 0);
+      printf("queue write        %.2f GB/s\n", m_qw);
+      printf("limit              %.2f GB/s (%s; staging copy %.2f GB/s)\n", limit,
+             cuda > 0 ? "CUDA pinned copy" : "WebGPU staging copy", m_staging);
     }
   }
   if (map != MAP_FAILED) munmap(map, (size_t)bytes);

@@ -294,11 +294,7 @@ static bool release_device_bounded(ul_device *d, WGPUDevice dev) {
     d->wgpu->DeviceRelease(dev);
     return true;
   }
-  struct timespec until;
-  clock_gettime(CLOCK_MONOTONIC, &until);
-  uint64_t ns = (uint64_t)until.tv_nsec + ul__device_release_deadline_ns(d);
-  until.tv_sec += (time_t)(ns / 1000000000ull);
-  until.tv_nsec = (long)(ns % 1000000000ull);
+  struct timespec until = ul__deadline(CLOCK_MONOTONIC, ul__device_release_deadline_ns(d));
   pthread_mutex_lock(&j->mu);
   while (!j->done && pthread_cond_timedwait(&j->cv, &j->mu, &until) == 0) {
   }
@@ -341,6 +337,80 @@ void ul__native_release(ul_device *d, ul__native *n) {
   memset(n, 0, sizeof *n);
 }
 
+typedef struct async_release {
+  ul_env *env;
+  WGPUDevice device;
+  WGPUAdapter adapter;
+  ul__native_ctx *ctx;
+} async_release;
+
+static void *async_release_main(void *arg) {
+  async_release *j = arg;
+  const ul__wgpu *w = &j->env->lib.procs;
+  if (j->device) {
+    w->DeviceDestroy(j->device);
+    w->DeviceRelease(j->device);
+  }
+  if (j->adapter) w->AdapterRelease(j->adapter);
+  ctx_unref(j->ctx);
+  ul_env *env = j->env;
+  free(j);
+  pthread_mutex_lock(&env->rel_mu);
+  env->releasing--;
+  pthread_cond_broadcast(&env->rel_cv);
+  pthread_mutex_unlock(&env->rel_mu);
+  return NULL;
+}
+
+void ul__native_release_async(ul_device *d, ul__native *n) {
+  if (d->env->chaos && n->device) ul__chaos_forget_device(d->env->chaos, n->device);
+  /* A kept mapping needs its device held: the synchronous path knows how. */
+  async_release *j = d->maps_kept ? NULL : calloc(1, sizeof *j);
+  if (!j) {
+    ul__native_release(d, n);
+    return;
+  }
+  if (n->ctx) {
+    pthread_mutex_lock(&g_lost_mu);
+    n->ctx->owner = NULL;
+    pthread_mutex_unlock(&g_lost_mu);
+  }
+  if (n->queue) d->wgpu->QueueRelease(n->queue);
+  j->env = d->env;
+  j->device = n->device;
+  j->adapter = n->adapter;
+  j->ctx = n->ctx;
+  pthread_mutex_lock(&d->env->rel_mu);
+  d->env->releasing++;
+  pthread_mutex_unlock(&d->env->rel_mu);
+  pthread_attr_t at;
+  pthread_t t;
+  bool started = false;
+  if (pthread_attr_init(&at) == 0) {
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    started = pthread_create(&t, &at, async_release_main, j) == 0;
+    pthread_attr_destroy(&at);
+  }
+  if (!started) async_release_main(j); /* no thread to spare: here, as before */
+  memset(n, 0, sizeof *n);
+}
+
+void ul__native_releases_wait(ul_device *d) {
+  ul_env *env = d->env;
+  struct timespec until = ul__deadline(CLOCK_REALTIME, ul__device_release_deadline_ns(d));
+  pthread_mutex_lock(&env->rel_mu);
+  while (env->releasing && pthread_cond_timedwait(&env->rel_cv, &env->rel_mu, &until) == 0) {
+  }
+  unsigned left = env->releasing;
+  pthread_mutex_unlock(&env->rel_mu);
+  if (left) {
+    /* Still inside the implementation: the env must not unload it. */
+    atomic_fetch_add(&env->abandoned_devices, left);
+    ul__log(UL__LOG_WARN, "device '%s': %u lost device(s) still being released after %.1f s", d->label, left,
+            (double)ul__device_release_deadline_ns(d) / 1e9);
+  }
+}
+
 /* Requests an adapter (the fallback one when asked) and a device for epoch
  * `epoch`. On failure nothing is held. */
 ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__native *n) {
@@ -350,6 +420,7 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
   uint32_t power = d->desc.power == UL_POWER_LOW_POWER ? WGPUPowerPreference_LowPower
                                                        : WGPUPowerPreference_HighPerformance;
   n->instance = env->instance;
+  uint64_t t0 = ul__now_ns();
   ul_status s = ul__request_adapter(env, n->instance, power, fallback, request_timeout_ns(d),
                                     &n->adapter);
   if (s && fallback) {
@@ -360,6 +431,7 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
     if (!n->instance) return ul__fail(s, "%s; no CPU Vulkan driver (lavapipe) found", first);
     s = ul__request_adapter(env, n->instance, power, false, request_timeout_ns(d), &n->adapter);
   }
+  n->adapter_ns = ul__now_ns() - t0;
   if (s) return s;
   s = ul__adapter_describe(env, n->adapter, &n->info);
   if (s) goto fail;

@@ -89,6 +89,7 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
       pthread_mutex_lock(&d->mu);
       memset(&d->phases, 0, sizeof d->phases);
       d->phases.device = ul__now_ns() - tb;
+      d->phases.adapter = n.adapter_ns;
       ul__log(UL__LOG_INFO, "recovery of '%s': new adapter and device %.1f ms (%s)", d->label,
               (double)(ul__now_ns() - tb) / 1e6, s ? "failed" : "ok");
       if (!s) {
@@ -96,7 +97,10 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
         ul__native_adopt(d, &n, epoch);
         s = ul__recover_rebuild(d);
         if (!s && !atomic_load(&d->lost)) {
-          ul__native_release(d, &old);
+          /* The lost device's teardown is not waited for. */
+          uint64_t tr = ul__now_ns();
+          ul__native_release_async(d, &old);
+          d->phases.release = ul__now_ns() - tr;
           ul__device_count_recovery(d);
           ul_device_state st = fallback && !only_fallback ? UL_DEVICE_FALLBACK : UL_DEVICE_READY;
           atomic_store(&d->state, st);
@@ -212,11 +216,7 @@ ul_status ul__device_enter(ul_device *d) { return ul__device_enter_ex(d, true); 
 ul_status ul__device_enter_ex(ul_device *d, bool gate) {
   pthread_mutex_lock(&d->mu);
   if (ul__device_recovering_elsewhere(d)) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)d->recovery_wait_ms * 1000000ull;
-    until.tv_sec += (time_t)(ns / 1000000000ull);
-    until.tv_nsec = (long)(ns % 1000000000ull);
+    struct timespec until = ul__deadline(CLOCK_REALTIME, (uint64_t)d->recovery_wait_ms * 1000000ull);
     while (ul__device_recovering_elsewhere(d)) {
       if (pthread_cond_timedwait(&d->recovered, &d->mu, &until) == ETIMEDOUT &&
           ul__device_recovering_elsewhere(d)) {

@@ -36,11 +36,13 @@ const char *ul__tl_type_name(ul__tl_type t);
 
 /* The phases of one recovery, in ns (UL__TL_RECOVERY). */
 typedef struct ul__tl_phases {
+  uint64_t adapter;   /* the adapter request (part of device) */
   uint64_t device;    /* new adapter and device */
   uint64_t objects;   /* objects recreated, pipelines compiled */
   uint64_t contents;  /* contents restored by policy */
   uint64_t callbacks; /* the program's restore callbacks */
   uint64_t replay;    /* the operation log replayed */
+  uint64_t release;   /* the lost device released */
 } ul__tl_phases;
 
 /* What an event carries besides its time and type. */
