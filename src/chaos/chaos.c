@@ -28,7 +28,7 @@ struct ul__chaos {
   int npoints;
   uint32_t gpu_fail, adapter_fail, device_fail, recovery_fail;
   bool count_recovery;
-  _Atomic int scope_depth;   /* error scopes open on the device */
+  _Atomic int scope_depth;   /* unlost listens for the calls' errors (ul__chaos_listening) */
   double loss_rate;
   uint64_t loss_every;
   uint64_t rng;
@@ -238,21 +238,8 @@ static WGPUFuture chaos_request_device(WGPUAdapter a, const WGPUDeviceDescriptor
 UL__WGPU_PROCS(UL__WRAP)
 #undef UL__WRAP
 
-/* Error scopes are followed so that errors are injected where a call hears
- * of them. */
-static void chaos_push_scope(WGPUDevice dev, uint32_t filter) {
-  ul__chaos *c = atomic_load(&g_chaos);
-  before_call(c);
-  c->real->DevicePushErrorScope(dev, filter);
-  atomic_fetch_add(&c->scope_depth, 1);
-}
-
-static WGPUFuture chaos_pop_scope(WGPUDevice dev, WGPUPopErrorScopeCallbackInfo cb) {
-  ul__chaos *c = atomic_load(&g_chaos);
-  /* Counted before the call: an error injected now is still caught. */
-  before_call(c);
-  atomic_fetch_sub(&c->scope_depth, 1);
-  return c->real->DevicePopErrorScope(dev, cb);
+void ul__chaos_listening(ul__chaos *c, bool on) {
+  if (c) atomic_fetch_add(&c->scope_depth, on ? 1 : -1);
 }
 
 static void ul__chaos_fill(ul__chaos *c) {
@@ -262,8 +249,6 @@ static void ul__chaos_fill(ul__chaos *c) {
 #undef UL__SET
   c->procs.InstanceRequestAdapter = chaos_request_adapter;
   c->procs.AdapterRequestDevice = chaos_request_device;
-  c->procs.DevicePushErrorScope = chaos_push_scope;
-  c->procs.DevicePopErrorScope = chaos_pop_scope;
 }
 
 ul_status ul__chaos_create(const char *spec, const ul__wgpu *real, ul__chaos **out) {

@@ -16,9 +16,10 @@
  *   count-recovery=1  calls made while a device recovers are counted and
  *                     faulted too (pairs: a second fault inside recovery)
  *
- * oom and validation are injected only while an error scope of unlost is
- * open on the device, where the implementation reports them to the call
- * that made the error; elsewhere they are not injected (and not counted).
+ * oom and validation are injected only while unlost listens for a call's
+ * errors (ul__chaos_listening: a create, a rebuild), where the
+ * implementation reports them to that call; elsewhere they are not
+ * injected (and not counted).
  *
  * Items are separated by commas: "loss@120,gpu-fail=3". Call indices start
  * at 1. One chaos table may be active per process at a time. */
@@ -46,6 +47,9 @@ uint64_t ul__chaos_injected(const ul__chaos *c);
  * (unless count-recovery=1): a schedule addresses the program's own work,
  * and one denser than a recovery could otherwise never let it finish. */
 void ul__chaos_recovering(ul__chaos *c, bool recovering);
+/* unlost starts (true) or stops listening for the errors of the calls it
+ * makes next (core/scope.c); NULL c: no-op. */
+void ul__chaos_listening(ul__chaos *c, bool on);
 /* Sets the call and fault counters back to zero. */
 void ul__chaos_reset_counters(ul__chaos *c);
 /* Replaces the schedule (same syntax); counters keep running. */

@@ -10,6 +10,12 @@ uint64_t ul__now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t ul__now_coarse_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 struct timespec ul__deadline(clockid_t clock, uint64_t ns) {
   struct timespec until;
   clock_gettime(clock, &until);

@@ -291,13 +291,12 @@ ul_status ul__env_wait(ul_env *env, WGPUInstance inst, WGPUFuture future, _Atomi
 /* The CPU-only instance (see ul_env.cpu_instance); NULL when there is none. */
 WGPUInstance ul__env_cpu_instance(ul_env *env);
 
-/* Error scopes around WebGPU calls (under mu): push opens an out-of-memory
- * scope; pop closes it and returns the call's error as a status with the
- * implementation's message, prefixed by `what` (no prefix when NULL).
- * Validation and internal errors are not scoped: Dawn reports them to the
- * uncaptured-error callback during the call that caused them, which is
- * cheaper than two more scopes on every create (each pop is an event in
- * the implementation), so pop also returns one counted since push. */
+/* Around WebGPU calls whose errors a caller must hear (under mu): pop
+ * returns the first error the implementation reported since push -- out
+ * of memory, validation, internal -- as a status with its message,
+ * prefixed by `what` (no prefix when NULL). No WebGPU error scope is
+ * opened: Dawn reports an error with none open to the uncaptured-error
+ * callback during the call that made it (src/core/scope.c). */
 void ul__scope_push(ul_device *d);
 ul_status ul__scope_pop(ul_device *d, const char *what);
 

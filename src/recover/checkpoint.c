@@ -92,6 +92,6 @@ ul_status ul__checkpoint_locked(ul_device *d) {
   ul__obj_free_deferred(d);
   ul__staging_trim(d);
   uint64_t t1 = ul__now_ns();
-  ul__timeline_note(d, t1, &(ul__tl_event){.type = UL__TL_CHECKPOINT, .bytes = kept, .dur_ns = t1 - t0});
+  ul__timeline_note(d, 0, &(ul__tl_event){.type = UL__TL_CHECKPOINT, .bytes = kept, .dur_ns = t1 - t0});
   return UL_OK;
 }

@@ -110,12 +110,12 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
           char text[160];
           if (target == UL__TO_ANY) {
             snprintf(text, sizeof text, "on %s, attempt %u", d->info.name, a);
-            ul__timeline_note(d, now, &(ul__tl_event){.type = UL__TL_RECOVERY, .text = text,
+            ul__timeline_note(d, 0, &(ul__tl_event){.type = UL__TL_RECOVERY, .text = text,
                                                       .dur_ns = now - d->lost_at_ns, .phases = d->phases});
           }
           if (target != UL__TO_ANY || st == UL_DEVICE_FALLBACK) {
             snprintf(text, sizeof text, "to the %s adapter %s", fallback ? "fallback" : "preferred", d->info.name);
-            ul__timeline_note(d, now, &(ul__tl_event){.type = UL__TL_MOVE, .text = text, .phases = d->phases});
+            ul__timeline_note(d, 0, &(ul__tl_event){.type = UL__TL_MOVE, .text = text, .phases = d->phases});
           }
           return UL_OK;
         }
@@ -175,8 +175,7 @@ static ul_status handle_loss_locked(ul_device *d) {
   ul__forensics_line(&li, line, sizeof line);
   /* The implementation's first line (Dawn adds where it noticed). */
   ul__log(UL__LOG_WARN, "device '%s' lost %s: %.*s", d->label, line, (int)strcspn(msg, "\r\n"), msg);
-  ul__timeline_note(d, li.at_ns ? li.at_ns : d->lost_at_ns,
-                    &(ul__tl_event){.type = UL__TL_LOSS, .number = li.number, .text = line});
+  ul__timeline_note(d, 0, &(ul__tl_event){.type = UL__TL_LOSS, .number = li.number, .text = line});
   if (reason == WGPUDeviceLostReason_Destroyed) {
     /* The program destroyed the native device itself: not recovered. */
     atomic_store(&d->state, UL_DEVICE_FAILED);

@@ -21,9 +21,12 @@ const char *ul__track_kind_name(ul__track_kind kind) {
   return kind_names[kind];
 }
 
+/* Coarse: two reads per create and destroy, at ms precision (ages, churn
+ * windows, timeline samples); a precise read costs 25-30 ns more each on
+ * the machines measured (docs/BENCHMARKS.md). */
 static uint64_t default_clock(void *user) {
   UL__UNUSED(user);
-  return ul__now_ns();
+  return ul__now_coarse_ns();
 }
 
 static uint64_t mix64(uint64_t x) {

@@ -66,8 +66,8 @@ typedef struct ul__track_site {
 #define UL__TRACK_HERE ((ul__track_site){__FILE__, __LINE__, __func__})
 
 typedef struct ul__track_config {
-  /* Clock in nanoseconds; NULL means ul__now_ns(). Called without the
-   * tracker's lock held. */
+  /* Clock in nanoseconds; NULL means ul__now_coarse_ns() (CLOCK_MONOTONIC
+   * at ms precision). Called without the tracker's lock held. */
   uint64_t (*now_ns)(void *user);
   void *clock_user;
   /* Budget in bytes for all live (and reserved) objects; 0 means none. */
@@ -189,8 +189,9 @@ ul_status ul__track_set_label(ul__tracker *tr, uint64_t id, const char *label);
 bool ul__track_is_live(ul__tracker *tr, uint64_t id);
 
 /* Writes an event of another layer (a loss, a recovery, a checkpoint, a
- * health transition, a move) into the timeline, on the tracker's clock;
- * `now` 0 means now. */
+ * health transition, a move) into the timeline, on the tracker's clock
+ * (`now` 0: now; the layers above pass 0, so that the ring stays in time
+ * order). */
 void ul__track_note(ul__tracker *tr, uint64_t now, const struct ul__tl_event *ev);
 /* The tracker's clock. */
 uint64_t ul__track_now(ul__tracker *tr);
