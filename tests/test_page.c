@@ -161,15 +161,85 @@ static void test_demo_page_in_chromium(void) {
   ASSERT_TRUE(png != NULL);
   ASSERT_TRUE(!memcmp(png, "\x89PNG", 4));
   free(png);
+  /* It prints: the print stylesheet hides the buttons and the by-label
+   * view; the PDF must come out. */
+  snprintf(cmd, sizeof cmd, "cd " DIR " && rm -f page.pdf && HOME=" DIR " timeout 120 '%s' %s --print-to-pdf=" DIR
+                            "/page.pdf file://" DIR "/page.html > /dev/null 2>> chrome.err",
+           chrome, flags);
+  ASSERT_EQ(run(cmd), 0);
+  char *pdf = slurp(DIR "/page.pdf");
+  ASSERT_TRUE(pdf != NULL);
+  ASSERT_TRUE(!memcmp(pdf, "%PDF", 4));
+  free(pdf);
   json_decref(demo);
   json_decref(rep);
 }
 
+/* `unlost report --diff`: what grew between two real reports, in the text
+ * and on the page; and reports that are not reports are refused. */
+static void test_report_diff_and_bad_files(void) {
+  mkdir(DIR, 0755);
+  ul_env *env;
+  ul_device *dev;
+  ASSERT_OK(ul_env_create(NULL, &env));
+  ASSERT_OK(ul_device_create(env, &(ul_device_desc){.label = "diff"}, &dev));
+  ul_buffer a, b, c;
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.label = "grow", .size = 4096}, &a));
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.label = "steady", .size = 8192}, &c));
+  ASSERT_OK(ul_device_report_write(dev, DIR "/old.json"));
+  ASSERT_OK(ul_buffer_create(dev, &(ul_buffer_desc){.label = "grow", .size = 65536}, &b));
+  ASSERT_OK(ul_device_report_write(dev, DIR "/new.json"));
+  ul_buffer_destroy(dev, a);
+  ul_buffer_destroy(dev, b);
+  ul_buffer_destroy(dev, c);
+  ASSERT_OK(ul_device_destroy(dev));
+  ASSERT_OK(ul_env_destroy(env));
+  ASSERT_EQ(run("cd " DIR " && " UL_BINARY_DIR "/unlost report new.json --diff old.json --html diff.html > diff.out "
+                "2>&1"),
+            0);
+  char *out = slurp(DIR "/diff.out");
+  ASSERT_TRUE(out != NULL);
+  ASSERT_CONTAINS(out, "grown since old.json:");
+  ASSERT_CONTAINS(out, "label  grow");
+  ASSERT_CONTAINS(out, "4.0 KiB -> 68.0 KiB");
+  ASSERT_CONTAINS(out, "kind   buffer");
+  ASSERT_TRUE(strstr(out, "steady") == NULL || !strstr(strstr(out, "grown since"), "steady"));
+  free(out);
+  char *html = slurp(DIR "/diff.html");
+  ASSERT_TRUE(html != NULL);
+  ASSERT_CONTAINS(html, "Grown since the older report");
+  ASSERT_CONTAINS(html, "<tr class=\"grew\"><td>label</td><td>grow</td>");
+  free(html);
+  /* Not reports: a clear message and exit 1, nothing written. */
+  FILE *f = fopen(DIR "/bad.json", "w");
+  ASSERT_TRUE(f != NULL);
+  fputs("{\"live_objects\": 1, \"by_kind\": {\"buffer\": ", f);
+  fclose(f);
+  f = fopen(DIR "/array.json", "w");
+  ASSERT_TRUE(f != NULL);
+  fputs("[1, 2, 3]\n", f);
+  fclose(f);
+  ASSERT_EQ(run("cd " DIR " && rm -f x.html && " UL_BINARY_DIR "/unlost report bad.json --html x.html > bad.out 2>&1"), 1);
+  out = slurp(DIR "/bad.out");
+  ASSERT_TRUE(out != NULL);
+  ASSERT_CONTAINS(out, "unlost report: bad.json: line 1, column");
+  free(out);
+  ASSERT_TRUE(access(DIR "/x.html", F_OK) != 0);
+  ASSERT_EQ(run("cd " DIR " && " UL_BINARY_DIR "/unlost report array.json > bad.out 2>&1"), 1);
+  out = slurp(DIR "/bad.out");
+  ASSERT_TRUE(out != NULL);
+  ASSERT_CONTAINS(out, "array.json: not an unlost report");
+  free(out);
+  ASSERT_EQ(run("cd " DIR " && " UL_BINARY_DIR "/unlost report missing.json > bad.out 2>&1"), 1);
+  ASSERT_EQ(run("cd " DIR " && " UL_BINARY_DIR "/unlost report > bad.out 2>&1"), 2);
+}
+
 int main(void) {
   ul_test_watchdog(600);
+  RUN_TEST(test_report_diff_and_bad_files);
   if (!chromium()) {
     printf("SKIP: no Chromium (Debian: chromium; `make deps` installs it; or set UL_CHROMIUM)\n");
-    return 77;
+    return ul_test_failures ? 1 : 77;
   }
   RUN_TEST(test_demo_page_in_chromium);
   TEST_MAIN_END();

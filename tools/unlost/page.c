@@ -258,7 +258,9 @@ static void marks(FILE *f, const chart *c, json_t *root) {
                       num(ph, "replay_ms"));
     const char *text = str(ev, "text");
     if (*text && len < (int)sizeof tip) len += snprintf(tip + len, sizeof tip - (size_t)len, ": %s", text);
-    fprintf(f, "<g class=\"mark\" data-event=\"%s\"", type);
+    fputs("<g class=\"mark\" data-event=\"", f);
+    esc(f, type);
+    fputs("\"", f);
     json_t *loss = !strcmp(type, "loss") ? loss_of(root, num(ev, "number")) : NULL;
     if (!strcmp(type, "loss")) {
       fprintf(f, " data-number=\"%.0f\" data-in-flight=\"%.0f\" data-label=\"", num(ev, "number"),
@@ -555,11 +557,13 @@ int page_write(FILE *f, json_t *root, json_t *older, const char *title) {
   esc(f, str(dev, "label"));
   fputs("</b> on ", f);
   esc(f, str(dev, "adapter"));
+  fputs(", ", f);
+  esc(f, str(dev, "state"));
   fprintf(f,
-          ", %s, epoch %.0f &middot; live %s in %.0f objects, peak %s &middot; %.0f losses &middot; "
+          ", epoch %.0f &middot; live %s in %.0f objects, peak %s &middot; %.0f losses &middot; "
           "timeline %.0f records, %.0f dropped, %.1f ms</p>\n",
-          str(dev, "state"), num(dev, "epoch"), live, num(root, "live_objects"), peak, num(root, "losses_total"),
-          num(tl, "records"), num(tl, "dropped"), c.t_max);
+          num(dev, "epoch"), live, num(root, "live_objects"), peak, num(root, "losses_total"), num(tl, "records"),
+          num(tl, "dropped"), c.t_max);
   if (num(tl, "dropped") > 0)
     fputs("<p class=\"sum\">The timeline's ring was full: its oldest records were dropped, so the start of "
           "the run is missing and the by-label view can undercount.</p>\n",

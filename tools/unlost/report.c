@@ -50,14 +50,36 @@ static const char *str(json_t *o, const char *key) {
   return s ? s : "";
 }
 
+/* Printed with every control byte but the newline as '?': a label in a
+ * report is anyone's text, and must not drive the terminal. */
+static void print_clean(const char *text, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)text[i];
+    putchar((ch < 0x20 && ch != '\n') || ch == 0x7f ? '?' : ch);
+  }
+}
+
+static void summary_to(FILE *out, json_t *root);
+
 static void summary(json_t *root) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return;
+  summary_to(f, root);
+  fclose(f);
+  print_clean(buf, len);
+  free(buf);
+}
+
+static void summary_to(FILE *out, json_t *root) {
   char a[32], b[32];
   json_t *dev = json_object_get(root, "device");
-  printf("device      %s on %s (%s, epoch %.0f)\n", str(dev, "label"), str(dev, "adapter"), str(dev, "state"),
+  fprintf(out, "device      %s on %s (%s, epoch %.0f)\n", str(dev, "label"), str(dev, "adapter"), str(dev, "state"),
          num(dev, "epoch"));
   page_fmt_bytes(a, sizeof a, num(root, "live_bytes"));
   page_fmt_bytes(b, sizeof b, num(root, "peak_bytes"));
-  printf("memory      live %s in %.0f objects, peak %s; created %.0f, destroyed %.0f\n", a,
+  fprintf(out, "memory      live %s in %.0f objects, peak %s; created %.0f, destroyed %.0f\n", a,
          num(root, "live_objects"), b, num(root, "created"), num(root, "destroyed"));
   const char *k;
   json_t *v;
@@ -65,29 +87,29 @@ static void summary(json_t *root) {
     if (num(v, "created") == 0) continue;
     page_fmt_bytes(a, sizeof a, num(v, "live_bytes"));
     page_fmt_bytes(b, sizeof b, num(v, "peak_bytes"));
-    printf("  %-18s live %10s  peak %10s  %6.0f live of %.0f created\n", k, a, b, num(v, "live_objects"),
+    fprintf(out, "  %-18s live %10s  peak %10s  %6.0f live of %.0f created\n", k, a, b, num(v, "live_objects"),
            num(v, "created"));
   }
   json_t *sites = json_object_get(root, "by_site");
-  printf("top sites   by live bytes\n");
+  fprintf(out, "top sites   by live bytes\n");
   for (size_t i = 0; i < json_array_size(sites) && i < 5; i++) {
     json_t *s = json_array_get(sites, i);
     page_fmt_bytes(a, sizeof a, num(s, "live_bytes"));
-    printf("  %-24s %10s  %s '%s'%s\n", str(s, "site"), a, str(s, "kind"), str(s, "label"),
+    fprintf(out, "  %-24s %10s  %s '%s'%s\n", str(s, "site"), a, str(s, "kind"), str(s, "label"),
            json_is_true(json_object_get(s, "churning")) ? "  (churning)" : "");
   }
   json_t *churn = json_object_get(root, "churn");
-  for (size_t i = 0; i < json_array_size(churn); i++) printf("churn       %s\n", str(json_array_get(churn, i), "hint"));
+  for (size_t i = 0; i < json_array_size(churn); i++) fprintf(out, "churn       %s\n", str(json_array_get(churn, i), "hint"));
   json_t *losses = json_object_get(root, "losses");
-  printf("losses      %.0f\n", num(root, "losses_total"));
+  fprintf(out, "losses      %.0f\n", num(root, "losses_total"));
   for (size_t i = 0; i < json_array_size(losses); i++) {
     json_t *l = json_array_get(losses, i);
     const char *m = str(l, "message");
-    printf("  loss %.0f  lost %s: %.*s\n", num(l, "number"), str(l, "summary"), (int)strcspn(m, "\r\n"), m);
+    fprintf(out, "  loss %.0f  lost %s: %.*s\n", num(l, "number"), str(l, "summary"), (int)strcspn(m, "\r\n"), m);
     json_t *fl = json_object_get(l, "in_flight_list");
     for (size_t j = 0; j < json_array_size(fl); j++) {
       json_t *s = json_array_get(fl, j);
-      printf("    in flight  #%.0f '%s' (%s; %s) for %.1f ms\n", num(s, "serial"), str(s, "label"), str(s, "site"),
+      fprintf(out, "    in flight  #%.0f '%s' (%s; %s) for %.1f ms\n", num(s, "serial"), str(s, "label"), str(s, "site"),
              str(s, "pipelines"), num(s, "ms"));
     }
   }
@@ -97,12 +119,12 @@ static void summary(json_t *root) {
     json_t *e = json_array_get(events, i);
     if (strcmp(str(e, "type"), "recovery")) continue;
     json_t *p = json_object_get(e, "phases");
-    printf("recovery    at %.1f ms: %.1f ms (device %.1f, objects %.1f, contents %.1f, callbacks %.1f, "
+    fprintf(out, "recovery    at %.1f ms: %.1f ms (device %.1f, objects %.1f, contents %.1f, callbacks %.1f, "
            "replay %.1f)\n",
            num(e, "t_ms"), num(e, "ms"), num(p, "device_ms"), num(p, "objects_ms"), num(p, "contents_ms"),
            num(p, "callbacks_ms"), num(p, "replay_ms"));
   }
-  printf("timeline    %.0f records over %.1f ms (%.0f dropped), %zu events, %zu samples\n", num(tl, "records"),
+  fprintf(out, "timeline    %.0f records over %.1f ms (%.0f dropped), %zu events, %zu samples\n", num(tl, "records"),
          num(tl, "now_ms"), num(tl, "dropped"), json_array_size(events),
          json_array_size(json_object_get(tl, "samples")));
 }
