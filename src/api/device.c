@@ -214,9 +214,11 @@ ul_status ul_device_force_loss(ul_device *d, const char *message) {
   /* What is in flight now: the implementation finishes the queue before
    * it reports the loss, which would make every submission look done. */
   if (d->device && !ul__device_loss_pending(d)) ul__forensics_loss_forced(d, message);
-  if (d->device)
+  if (d->device) {
     d->env->lib.procs.DeviceForceLoss(d->device, WGPUDeviceLostReason_Unknown,
                                       ul__sv(message ? message : "unlost: forced loss"));
+    ul__forensics_loss_forced_done(d);
+  }
   ul__device_unlock(d);
   return UL_OK;
 }

@@ -200,6 +200,9 @@ void ul__forensics_loss_locked(ul_device *d, uint64_t epoch, uint32_t reason, ui
 /* Before a forced loss (under mu): takes the snapshot now; the loss that
  * follows fills in the implementation's message. */
 void ul__forensics_loss_forced(ul_device *d, const char *message);
+/* After the forced loss's request: a snapshot that no loss followed is
+ * dropped. */
+void ul__forensics_loss_forced_done(ul_device *d);
 /* The device's latest loss into *out (number 0: none). */
 void ul__forensics_last(ul_device *d, ul_loss_info *out);
 /* "'matmul' (model.c:212) had run 2.31 s" for the oldest submission in

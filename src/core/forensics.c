@@ -99,6 +99,17 @@ void ul__forensics_loss_forced(ul_device *d, const char *message) {
   ul__lost_unlock();
 }
 
+void ul__forensics_loss_forced_done(ul_device *d) {
+  ul__lost_lock();
+  if (d->loss_forced) {
+    /* No loss came of it (the implementation ignored the request): the
+     * snapshot is not a loss. */
+    d->loss_forced = false;
+    if (!atomic_load(&d->lost) && d->losses_noted) d->losses_noted--;
+  }
+  ul__lost_unlock();
+}
+
 void ul__forensics_last(ul_device *d, ul_loss_info *out) {
   memset(out, 0, sizeof *out);
   ul__lost_lock();
