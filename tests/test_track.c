@@ -808,6 +808,14 @@ static void test_timeline(void) {
   /* The last sample is the report's moment: 300 bytes live. */
   ASSERT_CONTAINS(json, "[22.000,300,2,300,0,");
   free(json);
+  /* A budget refusal is an event too. */
+  ul__track_set_budget(tr, 1000);
+  ASSERT_STATUS(ul__track_reserve(tr, &(ul__track_desc){.kind = UL__TRACK_BUFFER, .size = 5000, .label = "huge"}),
+                UL_ERR_OUT_OF_MEMORY);
+  ul__track_set_budget(tr, 0);
+  ASSERT_OK(ul__track_report_json(tr, &json));
+  ASSERT_CONTAINS(json, "{\"t_ms\":22.000,\"type\":\"budget\",\"kind\":\"buffer\",\"bytes\":5000,\"text\":\"huge\"}");
+  free(json);
   /* Overfill the ring: 40 events into 16 records. */
   for (int i = 0; i < 40; i++) {
     fake_advance_ms(1);

@@ -292,12 +292,12 @@ ul_status ul__track_reserve(ul__tracker *tr, const ul__track_desc *d) {
         reserved + d->size < reserved ? UINT64_MAX : reserved + d->size;
   } else {
     tr->stats.budget_refusals++;
-    ul__tl_push(tr, tr->cfg.now_ns(tr->cfg.clock_user),
-                &(ul__tl_event){.type = UL__TL_BUDGET, .kind = (uint8_t)d->kind, .bytes = d->size,
-                                .text = d->label});
   }
   pthread_mutex_unlock(&tr->mu);
   if (fits) return UL_OK;
+  /* The clock is read without the lock (see ul__track_config). */
+  ul__track_note(tr, 0, &(ul__tl_event){.type = UL__TL_BUDGET, .kind = (uint8_t)d->kind, .bytes = d->size,
+                                        .text = d->label});
 
   char b[32], l[32], r[32], q[32], res[48] = "";
   ul__track_fmt_bytes(b, sizeof b, budget);
