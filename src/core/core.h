@@ -38,11 +38,6 @@ struct ul_env {
    * never ends): their threads still run inside the implementation, so it
    * stays loaded and its instance alive for the rest of the process. */
   _Atomic unsigned abandoned_devices;
-  /* Lost devices being released in the background after a recovery
-   * (ul__native_release_async), under rel_mu; rel_cv signals each end. */
-  pthread_mutex_t rel_mu;
-  pthread_cond_t rel_cv;
-  unsigned releasing;
 };
 
 #define UL__MAX_PENDING_EVENTS 16
@@ -247,13 +242,7 @@ typedef struct ul__native {
  * epoch `epoch`, bounded by the recovery config's request timeout. On
  * failure nothing is held. No lock held. */
 ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__native *n);
-/* Releases `n` like ul__native_release, but destroys its device and
- * releases its adapter on a thread of its own, not waited for: a recovery
- * does not wait for the lost device's teardown (tens of ms). Under mu. */
-void ul__native_release_async(ul_device *d, ul__native *n);
-/* Waits until the env's background releases ended, up to the device's
- * release deadline; those still running then are counted abandoned. */
-void ul__native_releases_wait(ul_device *d);
+
 /* Makes `n` the device's current native device (the epoch chosen). */
 void ul__native_adopt(ul_device *d, ul__native *n, uint64_t epoch);
 /* The device's current native device, as a ul__native. */

@@ -39,8 +39,6 @@ ul_status ul_env_create(const ul_env_desc *desc, ul_env **out) {
     env->wgpu = ul__chaos_procs(env->chaos);
   }
   pthread_mutex_init(&env->mu, NULL);
-  pthread_mutex_init(&env->rel_mu, NULL);
-  pthread_cond_init(&env->rel_cv, NULL);
 
   /* Timed waits let every wait carry a deadline without polling. */
   WGPUInstanceDescriptor idesc = {0};
@@ -58,8 +56,6 @@ ul_status ul_env_create(const ul_env_desc *desc, ul_env **out) {
     ul__chaos_destroy(env->chaos);
     ul__wgpu_close(&env->lib);
     pthread_mutex_destroy(&env->mu);
-    pthread_mutex_destroy(&env->rel_mu);
-    pthread_cond_destroy(&env->rel_cv);
     free(env);
     return s;
   }
@@ -88,8 +84,6 @@ ul_status ul_env_destroy(ul_env *env) {
   ul__chaos_destroy(env->chaos);
   ul__wgpu_close(&env->lib);
   pthread_mutex_destroy(&env->mu);
-  pthread_mutex_destroy(&env->rel_mu);
-  pthread_cond_destroy(&env->rel_cv);
   free(env);
   return UL_OK;
 }
