@@ -22,7 +22,8 @@ ul_status ul__recover_rebuild(ul_device *d) {
   ul__staging_release(d); /* those belonged to the lost device */
   /* 1. Recreate every object not of this epoch, in dependency order
    * (objects the program destroyed but the log still names included),
-   * inside one set of error scopes: these descriptors were all valid once. */
+   * while listening for their errors once (ul__scope_push/pop): these
+   * descriptors were all valid once. */
   ul__scope_push(d);
   for (int k = 0; k < UL__OBJ_KIND_COUNT && !s; k++) {
     for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {

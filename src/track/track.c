@@ -265,8 +265,6 @@ void ul__track_set_budget(ul__tracker *tr, uint64_t bytes) {
 
 /* ---- the timeline's events from other layers ---- */
 
-uint64_t ul__track_now(ul__tracker *tr) { return tr->cfg.now_ns(tr->cfg.clock_user); }
-
 void ul__track_note(ul__tracker *tr, uint64_t now, const ul__tl_event *ev) {
   if (!tr || !ev) return;
   if (!now) now = tr->cfg.now_ns(tr->cfg.clock_user);

@@ -193,8 +193,6 @@ bool ul__track_is_live(ul__tracker *tr, uint64_t id);
  * (`now` 0: now; the layers above pass 0, so that the ring stays in time
  * order). */
 void ul__track_note(ul__tracker *tr, uint64_t now, const struct ul__tl_event *ev);
-/* The tracker's clock. */
-uint64_t ul__track_now(ul__tracker *tr);
 
 /* Copies the totals. */
 void ul__track_get_stats(ul__tracker *tr, ul__track_stats *out);
