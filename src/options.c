@@ -31,6 +31,9 @@ static const opt_info options[UL__OPT_COUNT] = {
                               "threads filling staging memory (default: online CPUs, at most 16)"},
     [UL__OPT_STAGING_CHUNK_MB] = {"UNLOST_STAGING_CHUNK_MB", OPT_NUMBER, 1, 256, 0,
                                   "fixed staging chunk, MiB (default: 16..128 by upload size)"},
+    [UL__OPT_PIPELINE_CACHE_MB] = {"UNLOST_PIPELINE_CACHE_MB", OPT_NUMBER, 0, 1u << 16, 64,
+                                   "memory for compiled pipelines kept across devices, MiB; 0: none "
+                                   "(read at ul_env_create)"},
 };
 
 static atomic_bool warned[UL__OPT_COUNT];

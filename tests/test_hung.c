@@ -62,7 +62,10 @@ static void hung(bool declare) {
     printf("  read after the deadline: %s in %.2f s: %s\n", ul_status_name(s), dt, ul_last_error());
     EXPECT_EQ(s, UL_ERR_DEVICE_LOST);
     EXPECT_TRUE(strstr(ul_last_error(), "looped") != NULL);
-    EXPECT_TRUE(dt < 10.0);
+    /* The hung device's teardown never ends: the recovery does not wait
+     * for it (a release waited for would take its whole deadline, at
+     * least 2 s). */
+    EXPECT_TRUE(dt < 1.9);
     uint32_t y[64];
     ASSERT_OK(ul_buffer_read(dev, other, 0, y, sizeof y, 0));
     ASSERT_EQ(memcmp(y, init, sizeof y), 0);

@@ -291,8 +291,75 @@ static void test_calls_during_recovery_wait_and_proceed(void) {
   rig_close(&r);
 }
 
+/* The store Dawn keeps compiled pipelines in: a miss is 0, a hit gives the
+ * size first and the bytes when they fit, a store past the limit is
+ * dropped and the one it would have replaced stays. */
+static void test_pipeline_store_semantics(void) {
+  ul__blob_cache *c = ul__blob_cache_new(64);
+  ASSERT_TRUE(c != NULL);
+  WGPUDawnCacheDeviceDescriptor desc;
+  ul__blob_cache_chain(c, &desc, NULL);
+  ASSERT_EQ(desc.chain.sType, WGPUSType_DawnCacheDeviceDescriptor);
+  char out[64];
+  ASSERT_EQ(desc.loadDataFunction("k1", 2, NULL, 0, c), 0);
+  desc.storeDataFunction("k1", 2, "value-one", 9, c);
+  ASSERT_EQ(desc.loadDataFunction("k1", 2, NULL, 0, c), 9);
+  ASSERT_EQ(desc.loadDataFunction("k1", 2, out, 4, c), 9); /* too small: the size, no bytes */
+  memset(out, 0, sizeof out);
+  ASSERT_EQ(desc.loadDataFunction("k1", 2, out, sizeof out, c), 9);
+  ASSERT_EQ(memcmp(out, "value-one", 9), 0);
+  ASSERT_EQ(desc.loadDataFunction("k2", 2, NULL, 0, c), 0); /* another key */
+  desc.storeDataFunction("k1", 2, "v1", 2, c); /* replaced */
+  ASSERT_EQ(desc.loadDataFunction("k1", 2, out, sizeof out, c), 2);
+  char big[80] = {0};
+  desc.storeDataFunction("k3", 2, big, sizeof big, c); /* past 64 bytes: dropped */
+  ASSERT_EQ(desc.loadDataFunction("k3", 2, NULL, 0, c), 0);
+  ul__blob_stats st;
+  ul__blob_cache_stats(c, &st);
+  ASSERT_EQ(st.stores, 2);
+  ASSERT_EQ(st.dropped, 1);
+  ASSERT_EQ(st.hits, 2);
+  ASSERT_EQ(st.bytes, 4);
+  ul__blob_cache_free(c);
+  ASSERT_TRUE(ul__blob_cache_new(0) == NULL);
+}
+
+/* A device rebuilt after a loss finds its pipelines in the env's store
+ * (compiled once, on the first device), and computes the same; with the
+ * store turned off (UNLOST_PIPELINE_CACHE_MB=0) it compiles again and
+ * computes the same too. */
+static void test_pipelines_found_after_loss(void) {
+  for (int off = 0; off < 2; off++) {
+    if (off) setenv("UNLOST_PIPELINE_CACHE_MB", "0", 1);
+    rig r;
+    ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_LOG));
+    ul__blob_stats before, after;
+    ul__blob_cache_stats(r.env->blobs, &before);
+    ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+    ASSERT_OK(ul_device_force_loss(r.dev, "test: pipelines from the store"));
+    ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+    uint32_t got[N], want[N];
+    ASSERT_OK(ul_buffer_read(r.dev, r.data, 0, got, sizeof got, 0));
+    expected_after(2, want);
+    ASSERT_EQ(memcmp(got, want, sizeof got), 0);
+    ASSERT_EQ(ul_device_epoch(r.dev), 2);
+    ul__blob_cache_stats(r.env->blobs, &after);
+    if (off) {
+      ASSERT_TRUE(r.env->blobs == NULL);
+    } else {
+      ASSERT_TRUE(before.stores > 0); /* the first device's pipeline went in */
+      ASSERT_TRUE(after.hits > before.hits); /* the rebuilt one came out */
+      ASSERT_TRUE(after.bytes > 0 && after.bytes <= after.cap);
+    }
+    rig_close(&r);
+    unsetenv("UNLOST_PIPELINE_CACHE_MB");
+  }
+}
+
 int main(void) {
   ul_test_watchdog(300);
+  RUN_TEST(test_pipeline_store_semantics);
+  RUN_TEST(test_pipelines_found_after_loss);
   RUN_TEST(test_log_state_replayed);
   RUN_TEST(test_loss_before_read_completes);
   RUN_TEST(test_none_policy_is_zero_after_checkpoint);

@@ -124,6 +124,9 @@ ul_status ul_device_destroy(ul_device *d) {
   /* Only this device stops being the fault target: another one that is
    * the target stays so. */
   if (d->env->chaos) ul__chaos_forget_device(d->env->chaos, cur.device);
+  /* Lost devices of earlier recoveries first (one that never ends is
+   * counted abandoned and logged; it is not this device's failure). */
+  ul__native_releases_wait(d);
   unsigned abandoned = atomic_load(&d->env->abandoned_devices);
   ul__native_release(d, &cur);
   ul__device_release_kept(d);

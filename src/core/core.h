@@ -38,6 +38,21 @@ struct ul_env {
    * never ends): their threads still run inside the implementation, so it
    * stays loaded and its instance alive for the rest of the process. */
   _Atomic unsigned abandoned_devices;
+  /* Lost devices being released in the background after a recovery
+   * (ul__native_release_async), under rel_mu; rel_cv signals each end. */
+  pthread_mutex_t rel_mu;
+  pthread_cond_t rel_cv;
+  unsigned releasing;
+  /* Native devices being built and torn down, under rel_mu: the
+   * implementation is never asked to build one device while it destroys
+   * another (src/core/device.c). */
+  unsigned building, tearing;
+  struct ul__teardown *teardowns;
+  /* Background releases, joined once ended (ul__native_releases_wait). */
+  struct ul__async_release *async_jobs;
+  /* Compiled pipelines kept across devices (src/core/blobcache.c); NULL
+   * when off or not Dawn. */
+  struct ul__blob_cache *blobs;
 };
 
 #define UL__MAX_PENDING_EVENTS 16
@@ -83,6 +98,8 @@ struct ul_device {
   uint64_t epoch_seq;      /* last epoch handed out (epochs never repeat) */
   _Atomic int state;       /* ul_device_state */
   bool on_fallback;
+  bool synchronized; /* the current native device's (ul__native.synchronized) */
+  bool hung;         /* the current native device was declared hung (ul__native.hung) */
   bool destroying;
   uint32_t recovery_wait_ms;
   uint64_t rng;            /* jitter generator state */
@@ -237,12 +254,27 @@ typedef struct ul__native {
   ul_adapter_info info;
   struct ul__native_ctx *ctx;
   uint64_t adapter_ns; /* how long the adapter request took */
+  /* The implementation serializes the calls on this device itself (Dawn's
+   * ImplicitDeviceSynchronization): its teardown may run on a thread of
+   * its own while the program still releases objects made on it. */
+  bool synchronized;
+  /* Declared hung: its teardown waits for work that never ends, so no
+   * build waits for it. */
+  bool hung;
 } ul__native;
 /* Requests an adapter (the fallback one when asked) and a device for
  * epoch `epoch`, bounded by the recovery config's request timeout. On
  * failure nothing is held. No lock held. */
 ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__native *n);
-
+/* Releases `n` like ul__native_release, but destroys its device and
+ * releases its adapter on a thread of its own, not waited for: a recovery
+ * does not wait for the lost device's teardown (60-110 ms on an H200).
+ * Only for a device the implementation synchronizes (n->synchronized) and
+ * none of whose mappings is kept; any other is released here. Under mu. */
+void ul__native_release_async(ul_device *d, ul__native *n);
+/* Waits until the env's background releases ended, up to the device's
+ * release deadline; those still running then are counted abandoned. */
+void ul__native_releases_wait(ul_device *d);
 /* Makes `n` the device's current native device (the epoch chosen). */
 void ul__native_adopt(ul_device *d, ul__native *n, uint64_t epoch);
 /* The device's current native device, as a ul__native. */
@@ -280,6 +312,19 @@ void ul__device_health_events(ul_device *d);
  * timed WaitAny when the instance supports it and polling otherwise. */
 ul_status ul__env_wait(ul_env *env, WGPUInstance inst, WGPUFuture future, _Atomic bool *done,
                        uint64_t timeout_ns);
+/* ---- the pipeline store (src/core/blobcache.c) ---- */
+typedef struct ul__blob_cache ul__blob_cache;
+typedef struct ul__blob_stats {
+  size_t bytes, cap;
+  uint64_t hits, misses, stores, dropped;
+} ul__blob_stats;
+/* A store of at most `cap` bytes; NULL when cap is 0 or out of memory. */
+ul__blob_cache *ul__blob_cache_new(size_t cap);
+void ul__blob_cache_free(ul__blob_cache *c);
+/* Fills `desc` to chain into a device descriptor ahead of `next`. */
+void ul__blob_cache_chain(ul__blob_cache *c, WGPUDawnCacheDeviceDescriptor *desc, WGPUChainedStruct *next);
+void ul__blob_cache_stats(ul__blob_cache *c, ul__blob_stats *out);
+
 /* The CPU-only instance (see ul_env.cpu_instance); NULL when there is none. */
 WGPUInstance ul__env_cpu_instance(ul_env *env);
 

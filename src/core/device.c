@@ -236,12 +236,86 @@ void ul__device_release_kept(ul_device *d) {
   d->kept_cap = 0;
 }
 
+/* ---- builds and teardowns of native devices do not overlap ----
+ * The implementation is never asked to build a device (adapter and device
+ * requests) while it destroys another one of the env, nor the reverse.
+ * Each side waits for the other at most a deadline; a teardown still
+ * running when a build stops waiting for it (work that never ends) no
+ * longer counts, so that it does not hold up every later build. Under
+ * env->rel_mu; rel_cv signals each end. */
+typedef struct ul__teardown {
+  struct ul__teardown *next;
+  bool counted;
+} ul__teardown;
+
+static bool wait_none_locked(ul_env *env, const unsigned *count, uint64_t ns) {
+  struct timespec until = ul__deadline(CLOCK_REALTIME, ns);
+  while (*count && pthread_cond_timedwait(&env->rel_cv, &env->rel_mu, &until) == 0) {
+  }
+  return *count == 0;
+}
+
+static void build_begin(ul_env *env, uint64_t ns) {
+  pthread_mutex_lock(&env->rel_mu);
+  if (!wait_none_locked(env, &env->tearing, ns)) {
+    for (ul__teardown *t = env->teardowns; t; t = t->next) {
+      if (t->counted) env->tearing--;
+      t->counted = false;
+    }
+  }
+  env->building++;
+  pthread_mutex_unlock(&env->rel_mu);
+}
+
+static void build_end(ul_env *env) {
+  pthread_mutex_lock(&env->rel_mu);
+  env->building--;
+  pthread_cond_broadcast(&env->rel_cv);
+  pthread_mutex_unlock(&env->rel_mu);
+}
+
+static void teardown_begin(ul_env *env, ul__teardown *t, bool counted, uint64_t ns) {
+  pthread_mutex_lock(&env->rel_mu);
+  wait_none_locked(env, &env->building, ns);
+  t->counted = counted;
+  env->tearing += counted;
+  t->next = env->teardowns;
+  env->teardowns = t;
+  pthread_mutex_unlock(&env->rel_mu);
+}
+
+/* `t` stops counting (a caller gave up waiting for it); no-op once ended. */
+static void teardown_forget(ul_env *env, ul__teardown *t) {
+  pthread_mutex_lock(&env->rel_mu);
+  if (t->counted) env->tearing--;
+  t->counted = false;
+  pthread_cond_broadcast(&env->rel_cv);
+  pthread_mutex_unlock(&env->rel_mu);
+}
+
+static void teardown_end(ul_env *env, ul__teardown *t) {
+  pthread_mutex_lock(&env->rel_mu);
+  if (t->counted) env->tearing--;
+  t->counted = false;
+  for (ul__teardown **l = &env->teardowns; *l; l = &(*l)->next) {
+    if (*l == t) {
+      *l = t->next;
+      break;
+    }
+  }
+  pthread_cond_broadcast(&env->rel_cv);
+  pthread_mutex_unlock(&env->rel_mu);
+}
+
 /* Destroying a device waits for its queue: work that never ends (an
  * endless loop in a kernel, a hung driver) would block the caller for good.
  * The release runs on a thread of its own; after the deadline the caller
  * goes on and the thread is left with the device (its memory is lost to
  * the process, which is better than a process that never returns). */
 typedef struct release_job {
+  ul_env *env;
+  uint64_t wait_ns;
+  ul__teardown td;
   const ul__wgpu *w;
   WGPUDevice device;
   pthread_mutex_t mu;
@@ -251,8 +325,10 @@ typedef struct release_job {
 
 static void *release_main(void *arg) {
   release_job *j = arg;
+  teardown_begin(j->env, &j->td, true, j->wait_ns);
   j->w->DeviceDestroy(j->device);
   j->w->DeviceRelease(j->device);
+  teardown_end(j->env, &j->td);
   pthread_mutex_lock(&j->mu);
   j->done = true;
   bool abandoned = j->abandoned;
@@ -275,6 +351,8 @@ static bool release_device_bounded(ul_device *d, WGPUDevice dev) {
   release_job *j = calloc(1, sizeof *j);
   pthread_t t;
   if (j) {
+    j->env = d->env;
+    j->wait_ns = ul__device_release_deadline_ns(d) / 2;
     j->w = d->wgpu;
     j->device = dev;
     pthread_mutex_init(&j->mu, NULL);
@@ -299,7 +377,10 @@ static bool release_device_bounded(ul_device *d, WGPUDevice dev) {
   while (!j->done && pthread_cond_timedwait(&j->cv, &j->mu, &until) == 0) {
   }
   bool done = j->done;
-  if (!done) j->abandoned = true;
+  if (!done) {
+    j->abandoned = true;
+    teardown_forget(d->env, &j->td); /* j lives until its thread sees `abandoned` */
+  }
   pthread_mutex_unlock(&j->mu);
   if (done) {
     pthread_join(t, NULL);
@@ -337,6 +418,124 @@ void ul__native_release(ul_device *d, ul__native *n) {
   memset(n, 0, sizeof *n);
 }
 
+typedef struct ul__async_release {
+  struct ul__async_release *next; /* env->async_jobs, under env->rel_mu */
+  pthread_t thread;
+  bool done, abandoned;           /* under env->rel_mu */
+  ul_env *env;
+  uint64_t wait_ns;
+  bool hung;
+  ul__teardown td;
+  WGPUDevice device;
+  WGPUAdapter adapter;
+  ul__native_ctx *ctx;
+} async_release;
+
+static void *async_release_main(void *arg) {
+  async_release *j = arg;
+  const ul__wgpu *w = &j->env->lib.procs; /* no fault is injected into a teardown */
+  teardown_begin(j->env, &j->td, !j->hung, j->wait_ns);
+  if (j->device) {
+    w->DeviceDestroy(j->device);
+    w->DeviceRelease(j->device);
+  }
+  if (j->adapter) w->AdapterRelease(j->adapter);
+  teardown_end(j->env, &j->td);
+  ctx_unref(j->ctx);
+  ul_env *env = j->env;
+  pthread_mutex_lock(&env->rel_mu);
+  j->done = true;
+  env->releasing--;
+  pthread_cond_broadcast(&env->rel_cv);
+  pthread_mutex_unlock(&env->rel_mu);
+  return NULL;
+}
+
+/* Joins and frees the background releases that ended: none of their
+ * threads outlives the device that waited for them. */
+static void reap_releases(ul_env *env) {
+  async_release *ended = NULL;
+  pthread_mutex_lock(&env->rel_mu);
+  for (async_release **l = &env->async_jobs; *l;) {
+    async_release *j = *l;
+    if (j->done) {
+      *l = j->next;
+      j->next = ended;
+      ended = j;
+    } else {
+      l = &j->next;
+    }
+  }
+  pthread_mutex_unlock(&env->rel_mu);
+  while (ended) {
+    async_release *next = ended->next;
+    pthread_join(ended->thread, NULL);
+    free(ended);
+    ended = next;
+  }
+}
+
+void ul__native_release_async(ul_device *d, ul__native *n) {
+  ul_env *env = d->env;
+  reap_releases(env);
+  if (env->chaos && n->device) ul__chaos_forget_device(env->chaos, n->device);
+  /* A kept mapping needs its device held, and a device whose calls the
+   * implementation does not serialize must not be torn down beside the
+   * program's releases of its objects: the synchronous path. */
+  async_release *j = d->maps_kept || !n->synchronized ? NULL : calloc(1, sizeof *j);
+  if (!j) {
+    ul__native_release(d, n);
+    return;
+  }
+  if (n->ctx) {
+    pthread_mutex_lock(&g_lost_mu);
+    n->ctx->owner = NULL;
+    pthread_mutex_unlock(&g_lost_mu);
+  }
+  if (n->queue) d->wgpu->QueueRelease(n->queue);
+  j->env = env;
+  j->wait_ns = ul__device_release_deadline_ns(d);
+  j->hung = n->hung;
+  j->device = n->device;
+  j->adapter = n->adapter;
+  j->ctx = n->ctx;
+  memset(n, 0, sizeof *n);
+  pthread_mutex_lock(&env->rel_mu);
+  env->releasing++;
+  bool started = pthread_create(&j->thread, NULL, async_release_main, j) == 0;
+  if (started) {
+    j->next = env->async_jobs;
+    env->async_jobs = j;
+  }
+  pthread_mutex_unlock(&env->rel_mu);
+  if (!started) { /* no thread to spare: here, as before */
+    async_release_main(j);
+    free(j);
+  }
+}
+
+void ul__native_releases_wait(ul_device *d) {
+  ul_env *env = d->env;
+  struct timespec until = ul__deadline(CLOCK_REALTIME, ul__device_release_deadline_ns(d));
+  pthread_mutex_lock(&env->rel_mu);
+  while (env->releasing && pthread_cond_timedwait(&env->rel_cv, &env->rel_mu, &until) == 0) {
+  }
+  unsigned left = 0;
+  for (async_release *j = env->async_jobs; j; j = j->next) {
+    if (j->done || j->abandoned) continue;
+    j->abandoned = true; /* counted once */
+    left++;
+  }
+  pthread_mutex_unlock(&env->rel_mu);
+  reap_releases(env);
+  if (left) {
+    /* Still inside the implementation: the env must not unload it. */
+    atomic_fetch_add(&env->abandoned_devices, left);
+    ul__log(UL__LOG_WARN, "device '%s': %u lost device(s) still being released after %.1f s", d->label, left,
+            (double)ul__device_release_deadline_ns(d) / 1e9);
+  }
+}
+
 /* Requests an adapter (the fallback one when asked) and a device for epoch
  * `epoch`. On failure nothing is held. */
 ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__native *n) {
@@ -347,6 +546,8 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
                                                        : WGPUPowerPreference_HighPerformance;
   n->instance = env->instance;
   uint64_t t0 = ul__now_ns();
+  /* Not while a lost device is being torn down in the background. */
+  build_begin(env, ul__device_release_deadline_ns(d));
   ul_status s = ul__request_adapter(env, n->instance, power, fallback, request_timeout_ns(d),
                                     &n->adapter);
   if (s && fallback) {
@@ -358,6 +559,7 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
     s = ul__request_adapter(env, n->instance, power, false, request_timeout_ns(d), &n->adapter);
   }
   n->adapter_ns = ul__now_ns() - t0;
+  build_end(env);
   if (s) return s;
   s = ul__adapter_describe(env, n->adapter, &n->info);
   if (s) goto fail;
@@ -398,7 +600,25 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
    * Dawn need not zero them first (this halves the cost of a restore). */
   static const char *const toggles[] = {"disable_lazy_clear_for_mapped_at_creation_buffer"};
   WGPUDawnTogglesDescriptor td = {{NULL, WGPUSType_DawnTogglesDescriptor}, 1, toggles, 0, NULL};
-  if (env->lib.procs.DeviceForceLoss) dd.nextInChain = &td.chain; /* Dawn's own entry point: it is Dawn */
+  WGPUDawnCacheDeviceDescriptor cd;
+  if (env->lib.procs.DeviceForceLoss) { /* Dawn's own entry point: it is Dawn */
+    dd.nextInChain = &td.chain;
+    if (env->blobs) {
+      ul__blob_cache_chain(env->blobs, &cd, dd.nextInChain);
+      dd.nextInChain = &cd.chain;
+    }
+  }
+  /* Dawn serializes the calls on a device when asked: its teardown can then
+   * run beside the program's calls (ul__native_release_async). Asked
+   * through the real table, so that fault schedules count the same calls. */
+  const ul__wgpu *raw = &env->lib.procs;
+  uint32_t features[1];
+  if (raw->DeviceForceLoss && raw->AdapterHasFeature &&
+      raw->AdapterHasFeature(n->adapter, WGPUFeatureName_ImplicitDeviceSynchronization)) {
+    features[dd.requiredFeatureCount++] = WGPUFeatureName_ImplicitDeviceSynchronization;
+    dd.requiredFeatures = features;
+    n->synchronized = true;
+  }
   dd.label = ul__sv(d->label);
   dd.requiredLimits = &required;
   dd.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
@@ -406,7 +626,9 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
   dd.deviceLostCallbackInfo.userdata1 = n->ctx;
   dd.uncapturedErrorCallbackInfo.callback = on_uncaptured_error;
   dd.uncapturedErrorCallbackInfo.userdata1 = n->ctx;
+  build_begin(env, ul__device_release_deadline_ns(d));
   s = ul__request_device(env, n->instance, n->adapter, &dd, request_timeout_ns(d), &n->device);
+  build_end(env);
   if (s) {
     /* No device: its lost callback was either never registered or has
      * already fired with FailedCreation and dropped its reference. */
@@ -446,6 +668,8 @@ void ul__native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
   else atomic_store(&d->lost, false);
   pthread_mutex_unlock(&g_lost_mu);
   d->on_fallback = n->info.is_fallback;
+  d->synchronized = n->synchronized;
+  d->hung = false;
   if (d->env->chaos) ul__chaos_set_device(d->env->chaos, n->device);
 }
 
@@ -457,6 +681,8 @@ void ul__native_current(ul_device *d, ul__native *n) {
   n->limits = d->limits;
   n->info = d->info;
   n->ctx = d->native_ctx;
+  n->synchronized = d->synchronized;
+  n->hung = d->hung;
 }
 
 /* ---- loss state for recovery (src/recover/gate.c) ---- */

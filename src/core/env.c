@@ -39,6 +39,8 @@ ul_status ul_env_create(const ul_env_desc *desc, ul_env **out) {
     env->wgpu = ul__chaos_procs(env->chaos);
   }
   pthread_mutex_init(&env->mu, NULL);
+  pthread_mutex_init(&env->rel_mu, NULL);
+  pthread_cond_init(&env->rel_cv, NULL);
 
   /* Timed waits let every wait carry a deadline without polling. */
   WGPUInstanceDescriptor idesc = {0};
@@ -56,9 +58,14 @@ ul_status ul_env_create(const ul_env_desc *desc, ul_env **out) {
     ul__chaos_destroy(env->chaos);
     ul__wgpu_close(&env->lib);
     pthread_mutex_destroy(&env->mu);
+    pthread_mutex_destroy(&env->rel_mu);
+    pthread_cond_destroy(&env->rel_cv);
     free(env);
     return s;
   }
+  /* Dawn (its own entry point says so) keeps compiled pipelines here. */
+  if (env->lib.procs.DeviceForceLoss)
+    env->blobs = ul__blob_cache_new((size_t)ul__opt_number(UL__OPT_PIPELINE_CACHE_MB) << 20);
   *out = env;
   return UL_OK;
 }
@@ -83,7 +90,10 @@ ul_status ul_env_destroy(ul_env *env) {
   ul__adapter_reap_orphans(&env->lib.procs);
   ul__chaos_destroy(env->chaos);
   ul__wgpu_close(&env->lib);
+  ul__blob_cache_free(env->blobs);
   pthread_mutex_destroy(&env->mu);
+  pthread_mutex_destroy(&env->rel_mu);
+  pthread_cond_destroy(&env->rel_cv);
   free(env);
   return UL_OK;
 }

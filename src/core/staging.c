@@ -168,7 +168,7 @@ ul_status ul__staging_upload(ul_device *d, WGPUBuffer dst, uint64_t offset, cons
 ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset, const ul__fill *src,
                                   uint64_t size) {
   const ul__wgpu *w = d->wgpu;
-  ul__staging *st;
+  ul__staging *st = NULL;
   ul_status s = staging(d, &st);
   if (s) return s;
   const uint64_t chunk = up_chunk(size);
@@ -250,7 +250,7 @@ ul_status ul__staging_read_buffer(ul_device *d, uint64_t size, WGPUBuffer *out, 
     *temporary = true;
     return *out ? UL_OK : ul__fail(UL_ERR_OUT_OF_MEMORY, "read: no staging buffer");
   }
-  ul__staging *st;
+  ul__staging *st = NULL;
   ul_status s = staging(d, &st);
   if (s) return s;
   if (!st->down || st->down_size < size) {

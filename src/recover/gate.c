@@ -97,8 +97,9 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
         ul__native_adopt(d, &n, epoch);
         s = ul__recover_rebuild(d);
         if (!s && !atomic_load(&d->lost)) {
+          /* The lost device's teardown is not waited for. */
           uint64_t tr = ul__now_ns();
-          ul__native_release(d, &old);
+          ul__native_release_async(d, &old);
           d->phases.release = ul__now_ns() - tr;
           ul__device_count_recovery(d);
           ul_device_state st = fallback && !only_fallback ? UL_DEVICE_FALLBACK : UL_DEVICE_READY;

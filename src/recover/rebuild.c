@@ -141,5 +141,6 @@ ul_status ul__recover_declare_hung(ul_device *d, uint64_t serial, const char *me
    * waits for the queue that never drains; the hung device is released on
    * a thread of its own with a deadline (native_release). */
   ul__device_note_loss(d, message);
+  d->hung = true; /* its teardown will not end: nothing waits for it */
   return ul__device_recover_locked(d);
 }

@@ -99,7 +99,8 @@
   X(1, R, WGPUFuture, QueueOnSubmittedWorkDone, (WGPUQueue q, WGPUQueueWorkDoneCallbackInfo c), (q, c)) \
   X(0, V, void, DeviceForceLoss, (WGPUDevice d, uint32_t r, WGPUStringView m), (d, r, m)) \
   X(0, V, void, DeviceInjectError, (WGPUDevice d, uint32_t t, WGPUStringView m), (d, t, m)) \
-  X(0, V, void, DeviceTick, (WGPUDevice d), (d))
+  X(0, V, void, DeviceTick, (WGPUDevice d), (d))                                         \
+  X(0, R, uint32_t, AdapterHasFeature, (WGPUAdapter a, uint32_t f), (a, f))
 
 typedef struct ul__wgpu {
 #define UL__PROC_MEMBER(req, kind, Ret, Name, params, args) Ret(*Name) params;

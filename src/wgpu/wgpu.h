@@ -357,6 +357,26 @@ typedef struct WGPUShaderSourceWGSL {
  * implementations ignore an sType they do not know... or reject it, so it
  * is chained only when the loaded library is Dawn. */
 #define WGPUSType_DawnTogglesDescriptor 0x0005000Au
+/* Dawn's feature values, measured on the pinned build: a device request
+ * naming a value it does not know says "Value N is invalid", one it knows
+ * but the adapter lacks names the feature. */
+#define WGPUFeatureName_ImplicitDeviceSynchronization 0x00050004u
+
+/* Dawn's store for what pipelines cost to build, kept by the embedder
+ * (layout of dawn.json; measured on the pinned build: the load and store
+ * functions are called with keys of a few hundred bytes). */
+#define WGPUSType_DawnCacheDeviceDescriptor 0x00050007u
+typedef size_t (*WGPUDawnLoadCacheDataFunction)(const void *key, size_t keySize, void *value, size_t valueSize,
+                                                void *userdata);
+typedef void (*WGPUDawnStoreCacheDataFunction)(const void *key, size_t keySize, const void *value,
+                                               size_t valueSize, void *userdata);
+typedef struct WGPUDawnCacheDeviceDescriptor {
+  WGPUChainedStruct chain;
+  WGPUStringView isolationKey;
+  WGPUDawnLoadCacheDataFunction loadDataFunction;
+  WGPUDawnStoreCacheDataFunction storeDataFunction;
+  void *functionUserdata;
+} WGPUDawnCacheDeviceDescriptor;
 typedef struct WGPUDawnTogglesDescriptor {
   WGPUChainedStruct chain;
   size_t enabledToggleCount;
