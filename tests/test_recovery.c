@@ -27,6 +27,9 @@ typedef struct rig {
 } rig;
 
 static uint32_t addend_host[N];
+/* The env's pipeline store serves the CPU adapter too (by default that one
+ * has Mesa's disk cache instead). */
+static bool rig_blobs_on_cpu;
 
 static ul_status rig_open(rig *r, const char *chaos, ul_restore data_policy) {
   memset(r, 0, sizeof *r);
@@ -37,6 +40,7 @@ static ul_status rig_open(rig *r, const char *chaos, ul_restore data_policy) {
   dd.recovery.backoff_initial_ms = 1;
   dd.recovery.backoff_max_ms = 2;
   ul_status s = ul_env_create(&(ul_env_desc){.chaos = chaos}, &r->env);
+  if (!s) r->env->blobs_on_cpu = rig_blobs_on_cpu;
   if (!s) s = ul_device_create(r->env, &dd, &r->dev);
   if (!s) s = ul_buffer_create(r->dev, &(ul_buffer_desc){.label = "data", .size = sizeof init,
                                                           .restore = data_policy, .initial_data = init}, &r->data);
@@ -329,6 +333,7 @@ static void test_pipeline_store_semantics(void) {
  * store turned off (UNLOST_PIPELINE_CACHE_MB=0) it compiles again and
  * computes the same too. */
 static void test_pipelines_found_after_loss(void) {
+  rig_blobs_on_cpu = true;
   for (int off = 0; off < 2; off++) {
     if (off) setenv("UNLOST_PIPELINE_CACHE_MB", "0", 1);
     rig r;
@@ -354,6 +359,15 @@ static void test_pipelines_found_after_loss(void) {
     rig_close(&r);
     unsetenv("UNLOST_PIPELINE_CACHE_MB");
   }
+  /* By default the CPU adapter's devices do not use it. */
+  rig_blobs_on_cpu = false;
+  rig r;
+  ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_LOG));
+  ul__blob_stats st;
+  ul__blob_cache_stats(r.env->blobs, &st);
+  ASSERT_EQ(st.stores, 0);
+  ASSERT_EQ(st.misses, 0);
+  rig_close(&r);
 }
 
 int main(void) {

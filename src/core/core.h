@@ -51,8 +51,9 @@ struct ul_env {
   /* Background releases, joined once ended (ul__native_releases_wait). */
   struct ul__async_release *async_jobs;
   /* Compiled pipelines kept across devices (src/core/blobcache.c); NULL
-   * when off or not Dawn. */
+   * when off or not Dawn. Not for the CPU adapter unless blobs_on_cpu. */
   struct ul__blob_cache *blobs;
+  bool blobs_on_cpu;
 };
 
 #define UL__MAX_PENDING_EVENTS 16

@@ -603,7 +603,11 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
   WGPUDawnCacheDeviceDescriptor cd;
   if (env->lib.procs.DeviceForceLoss) { /* Dawn's own entry point: it is Dawn */
     dd.nextInChain = &td.chain;
-    if (env->blobs) {
+    /* Not on the CPU adapter: lavapipe keeps compiled shaders in Mesa's own
+     * disk cache, and a pipeline cache handed to it makes Mesa use a
+     * thread-local of its driver that LeakSanitizer's exit scan crashes on
+     * once the driver is unloaded (test_forensics under ASan). */
+    if (env->blobs && (n->info.type != UL_ADAPTER_CPU || env->blobs_on_cpu)) {
       ul__blob_cache_chain(env->blobs, &cd, dd.nextInChain);
       dd.nextInChain = &cd.chain;
     }
