@@ -53,6 +53,7 @@ static void test_numbers_are_strict(void) {
   expect_usage_error("bench track --byte 4096", "--byte");
   expect_usage_error("bench track --pairs 4294967297", "--pairs");
   expect_usage_error("bench overhead --reps 0", "--reps");
+  expect_usage_error("bench recovery --reps 17", "--reps"); /* it keeps at most 16 */
   const char *run[] = {"--temperature ''", "--seed ''", "--seed ' -1'", "--topp -1", "--topp 0", "--topp 2",
                        "--topp 1e30", "--steps 0", "--checkpoint-every x"};
   for (size_t i = 0; i < sizeof run / sizeof run[0]; i++) {

@@ -224,7 +224,7 @@ int bench_recovery(int argc, char **argv, bool json) {
       if (!cli_size("bench recovery", "--bytes", argv[++i], 4096, 64ull << 30, &bytes)) return 2;
       bytes = (bytes + 3) & ~3ull;
     } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-      if (!cli_int("bench recovery", "--reps", argv[++i], 1, 1000, &reps)) return 2;
+      if (!cli_int("bench recovery", "--reps", argv[++i], 1, 16, &reps)) return 2;
     } else {
       fprintf(stderr, "unlost bench recovery: unknown or incomplete option '%s'\n", argv[i]);
       return 2;
