@@ -39,10 +39,10 @@ struct ul_env {
    * stays loaded and its instance alive for the rest of the process. */
   _Atomic unsigned abandoned_devices;
   /* Lost devices being released in the background after a recovery
-   * (ul__native_release_async), under rel_mu; rel_cv signals each end. */
+   * (ul__native_release_async, async_jobs), under rel_mu; rel_cv signals
+   * each end. */
   pthread_mutex_t rel_mu;
   pthread_cond_t rel_cv;
-  unsigned releasing;
   /* Native devices being built and torn down, under rel_mu: the
    * implementation is never asked to build one device while it destroys
    * another (src/core/device.c). */

@@ -445,7 +445,6 @@ static void *async_release_main(void *arg) {
   ul_env *env = j->env;
   pthread_mutex_lock(&env->rel_mu);
   j->done = true;
-  env->releasing--;
   pthread_cond_broadcast(&env->rel_cv);
   pthread_mutex_unlock(&env->rel_mu);
   return NULL;
@@ -501,7 +500,6 @@ void ul__native_release_async(ul_device *d, ul__native *n) {
   j->ctx = n->ctx;
   memset(n, 0, sizeof *n);
   pthread_mutex_lock(&env->rel_mu);
-  env->releasing++;
   bool started = pthread_create(&j->thread, NULL, async_release_main, j) == 0;
   if (started) {
     j->next = env->async_jobs;
@@ -514,11 +512,17 @@ void ul__native_release_async(ul_device *d, ul__native *n) {
   }
 }
 
+static bool any_running_locked(ul_env *env) {
+  for (async_release *j = env->async_jobs; j; j = j->next)
+    if (!j->done) return true;
+  return false;
+}
+
 void ul__native_releases_wait(ul_device *d) {
   ul_env *env = d->env;
   struct timespec until = ul__deadline(CLOCK_REALTIME, ul__device_release_deadline_ns(d));
   pthread_mutex_lock(&env->rel_mu);
-  while (env->releasing && pthread_cond_timedwait(&env->rel_cv, &env->rel_mu, &until) == 0) {
+  while (any_running_locked(env) && pthread_cond_timedwait(&env->rel_cv, &env->rel_mu, &until) == 0) {
   }
   unsigned left = 0;
   for (async_release *j = env->async_jobs; j; j = j->next) {
