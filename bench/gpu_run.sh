@@ -11,6 +11,9 @@ run doctor $B doctor --json
 run overhead $B bench overhead --json
 run recovery_256M $B bench recovery --bytes 256M --json
 run recovery_1G $B bench recovery --bytes 1G --json
+# The same without the standby device (UNLOST_STANDBY=0): every recovery
+# asks for a new device, as one after a reset of the whole GPU does.
+UNLOST_STANDBY=0 run recovery_1G_no_standby $B bench recovery --bytes 1G --json
 run decode_default $B bench decode --json
 run decode_stories15M $B bench decode --shape stories15M --json
 run track $B bench track --json
@@ -39,5 +42,8 @@ PY
 cat "$OUT/h2d.json"
 echo "== demo"; UNLOST_REPORT="$OUT/demo_report.json" $B demo --json "$OUT/demo.json" > "$OUT/demo.txt" 2>&1; echo "rc=$?"; tail -12 "$OUT/demo.txt"
 echo "== chaos"; $B chaos --every-call --json "$OUT/chaos.json" > "$OUT/chaos.txt" 2>&1; echo "rc=$?"; tail -3 "$OUT/chaos.txt"
+# Pairs, strided (a point costs 0.2-0.4 s here): ${PAIRS_STRIDE:-61} ${PAIR_STRIDE:-5}.
+echo "== pairs"; $B chaos --pairs --stride "${PAIRS_STRIDE:-61}" --pair-stride "${PAIR_STRIDE:-5}" --json "$OUT/pairs.json" \
+  > "$OUT/pairs.txt" 2>&1; echo "rc=$?"; tail -1 "$OUT/pairs.txt"
 # One archive, so that every output comes back from a machine that returns few files.
 tar -C "$OUT" -czf "$OUT/all.tgz" --exclude all.tgz . 2>/dev/null || true

@@ -29,6 +29,9 @@ static const opt_info options[UL__OPT_COUNT] = {
                             "operation log size that forces a checkpoint, MiB (read at device create)"},
     [UL__OPT_FILL_THREADS] = {"UNLOST_FILL_THREADS", OPT_NUMBER, 1, 16, 0,
                               "threads filling staging memory (default: online CPUs, at most 16)"},
+    [UL__OPT_STANDBY] = {"UNLOST_STANDBY", OPT_NUMBER, 0, 2, 2,
+                         "a device asked for ahead for the next recovery: 0 none, 1 on every adapter, 2 on "
+                         "GPU adapters (read at device create)"},
     [UL__OPT_STAGING_CHUNK_MB] = {"UNLOST_STAGING_CHUNK_MB", OPT_NUMBER, 1, 256, 0,
                                   "fixed staging chunk, MiB (default: 16..128 by upload size)"},
     [UL__OPT_PIPELINE_CACHE_MB] = {"UNLOST_PIPELINE_CACHE_MB", OPT_NUMBER, 0, 1u << 16, 64,

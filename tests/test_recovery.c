@@ -30,6 +30,9 @@ static uint32_t addend_host[N];
 /* The env's pipeline store serves the CPU adapter too (by default that one
  * has Mesa's disk cache instead). */
 static bool rig_blobs_on_cpu;
+/* The device's listener, when a test sets one. */
+static ul_listener_fn rig_listener;
+static void *rig_listener_user;
 
 static ul_status rig_open(rig *r, const char *chaos, ul_restore data_policy) {
   memset(r, 0, sizeof *r);
@@ -39,6 +42,8 @@ static ul_status rig_open(rig *r, const char *chaos, ul_restore data_policy) {
   ul_device_desc dd = {.label = "recovery"};
   dd.recovery.backoff_initial_ms = 1;
   dd.recovery.backoff_max_ms = 2;
+  dd.listener = rig_listener;
+  dd.listener_user = rig_listener_user;
   ul_status s = ul_env_create(&(ul_env_desc){.chaos = chaos}, &r->env);
   if (!s) r->env->blobs_on_cpu = rig_blobs_on_cpu;
   if (!s) s = ul_device_create(r->env, &dd, &r->dev);
@@ -370,10 +375,110 @@ static void test_pipelines_found_after_loss(void) {
   rig_close(&r);
 }
 
+
+/* ---- the standby device ---- */
+static void count_retries(ul_device *d, const ul_event *ev, void *user) {
+  (void)d;
+  if (ev->kind == UL_EVENT_RETRY) ++*(int *)user;
+}
+
+/* Waits (bounded) until the standby is built; false if it never is. */
+static bool standby_ready(ul_device *d) {
+  for (int i = 0; i < 10000; i++) {
+    ul__standby_counts c;
+    ul__standby_get_counts(d, &c);
+    if (c.ready) return true;
+    ul__sleep_ns(1000000);
+  }
+  return false;
+}
+
+/* One step, a loss, one more step: the data is the CPU's after `steps`. */
+static bool step_loss_step(rig *r, int steps, const char *why) {
+  uint32_t got[N], want[N];
+  EXPECT_EQ(ul_cmd_submit(r->dev, r->cmd, NULL), UL_OK);
+  EXPECT_EQ(ul_device_force_loss(r->dev, why), UL_OK);
+  EXPECT_EQ(ul_cmd_submit(r->dev, r->cmd, NULL), UL_OK);
+  EXPECT_EQ(ul_buffer_read(r->dev, r->data, 0, got, sizeof got, 0), UL_OK);
+  expected_after(steps, want);
+  return memcmp(got, want, sizeof got) == 0;
+}
+
+static void test_standby_begins_the_recovery(void) {
+  setenv("UNLOST_STANDBY", "1", 1); /* the CPU adapter gets one too */
+  int retries = 0;
+  rig_listener = count_retries;
+  rig_listener_user = &retries;
+  rig r;
+  ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_LOG));
+  ul__standby_counts c;
+  /* 1. A loss of this device only: the recovery begins on the standby,
+   * asks for no new device, and the results are the CPU's. */
+  ASSERT_TRUE(standby_ready(r.dev));
+  ASSERT_TRUE(step_loss_step(&r, 2, "test: the standby takes over"));
+  ul__standby_get_counts(r.dev, &c);
+  ASSERT_EQ(c.used, 1);
+  ASSERT_EQ(c.dead, 0);
+  ASSERT_EQ(ul_device_epoch(r.dev), 2);
+  EXPECT_TRUE(r.dev->phases.adapter == 0);
+  /* 2. The next standby is asked for after the recovery. A reset of the
+   * whole GPU takes it too: the recovery sees it lost before using it,
+   * builds a new device in one attempt, and the results are the CPU's. */
+  ASSERT_TRUE(standby_ready(r.dev));
+  ul__standby_get_counts(r.dev, &c);
+  ASSERT_EQ(c.built, 2);
+  ASSERT_OK(ul__standby_lose(r.dev));
+  ASSERT_TRUE(step_loss_step(&r, 4, "test: the standby is lost as well"));
+  ul__standby_get_counts(r.dev, &c);
+  ASSERT_EQ(c.used, 1);
+  ASSERT_EQ(c.dead, 1);
+  ASSERT_EQ(retries, 0); /* the lost standby cost no attempt */
+  ASSERT_EQ(ul_device_recoveries(r.dev), 2);
+  rig_close(&r); /* with a standby being built: destroy waits for it */
+  rig_listener = NULL;
+  rig_listener_user = NULL;
+  /* 3. By default the CPU adapter gets none. */
+  unsetenv("UNLOST_STANDBY");
+  ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_LOG));
+  ul__standby_get_counts(r.dev, &c);
+  ASSERT_EQ(c.mode, 2);
+  ASSERT_EQ(c.built + c.failed, 0);
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: no standby"));
+  ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+  ul__standby_get_counts(r.dev, &c);
+  ASSERT_EQ(c.used + c.built + c.failed, 0);
+  rig_close(&r);
+}
+
+/* A build that finds no fallback adapter and no CPU driver ends its
+ * build: a build left counted made every later teardown wait its whole
+ * deadline (4 s each on an H200 without lavapipe). */
+static void test_failed_fallback_build_ends(void) {
+  ul_env *env = NULL;
+  ASSERT_OK(ul_env_create(NULL, &env));
+  pthread_mutex_lock(&env->mu);
+  env->cpu_instance_tried = true; /* as on a machine without lavapipe */
+  pthread_mutex_unlock(&env->mu);
+  ul_device *d = NULL;
+  ul_status s = ul_device_create(env, &(ul_device_desc){.label = "nofallback", .power = UL_POWER_FALLBACK_ONLY}, &d);
+  if (s == UL_OK) { /* the implementation has a fallback adapter of its own */
+    ul_device_destroy(d);
+  } else {
+    EXPECT_EQ(s, UL_ERR_NO_ADAPTER);
+  }
+  pthread_mutex_lock(&env->rel_mu);
+  unsigned building = env->building;
+  pthread_mutex_unlock(&env->rel_mu);
+  ASSERT_EQ(building, 0);
+  ASSERT_OK(ul_env_destroy(env));
+}
+
 int main(void) {
   ul_test_watchdog(300);
   RUN_TEST(test_pipeline_store_semantics);
   RUN_TEST(test_pipelines_found_after_loss);
+  RUN_TEST(test_standby_begins_the_recovery);
+  RUN_TEST(test_failed_fallback_build_ends);
   RUN_TEST(test_log_state_replayed);
   RUN_TEST(test_loss_before_read_completes);
   RUN_TEST(test_none_policy_is_zero_after_checkpoint);

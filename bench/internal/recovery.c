@@ -209,6 +209,20 @@ static double cuda_pinned_limit(uint64_t bytes) {
   return gbps;
 }
 
+/* Waits until the standby device is built (a program's losses come later
+ * than this benchmark's, which follow each other at once): true when
+ * there is one. */
+static bool standby_ready(ul_device *dev) {
+  for (int i = 0; i < 20000; i++) {
+    ul__standby_counts sc;
+    ul__standby_get_counts(dev, &sc);
+    if (sc.ready) return true;
+    if (!sc.mode) return false;
+    ul__sleep_ns(1000000);
+  }
+  return false;
+}
+
 enum { PH_LOSS, PH_ADAPTER, PH_DEVICE, PH_OBJECTS, PH_CONTENTS, PH_CALLBACKS, PH_REPLAY, PH_RELEASE, PH_OTHER,
        PH_FIRST, PH_COUNT };
 static const char *const g_phase_names[PH_COUNT] = {"loss",   "adapter", "device",  "objects", "contents",
@@ -246,6 +260,8 @@ int bench_recovery(int argc, char **argv, bool json) {
   ul_cmd *cmd = NULL;
   void *map = MAP_FAILED;
   double rec[16], naive[16], restore_gbps[16], qw_gbps[16], limit_gbps[16], phase[PH_COUNT][16];
+  double lost_rec[16], lost_device[16];
+  int lost_reps = 0;
   if (reps > 16) reps = 16;
   ul_status s = make_file(path, bytes);
   ul_device_desc dd = {.label = "bench-recovery"};
@@ -275,6 +291,7 @@ int bench_recovery(int argc, char **argv, bool json) {
      * recovery as unlost times it (adapter, device, objects and pipeline
      * compilation, contents, callbacks, replay, and the rest: loss
      * handling, events), then the first dispatch and its wait. */
+    standby_ready(dev);
     uint64_t t0 = ul__now_ns();
     s = ul_device_force_loss(dev, "bench");
     uint64_t t1 = ul__now_ns();
@@ -317,6 +334,19 @@ int bench_recovery(int argc, char **argv, bool json) {
       }
       ul__device_unlock(dev);
     }
+    /* Once more with the standby device lost as well, as a reset of the
+     * whole GPU takes every device: the recovery builds a new one. */
+    if (!s && standby_ready(dev) && !ul__standby_lose(dev)) {
+      t0 = ul__now_ns();
+      s = ul_device_force_loss(dev, "bench");
+      if (!s) s = ul_device_recover(dev);
+      if (!s) s = ul_cmd_submit(dev, cmd, NULL);
+      if (!s) s = ul_device_wait_idle(dev, 60000);
+      lost_rec[lost_reps] = ms_since(t0);
+      ul__device_lock(dev);
+      lost_device[lost_reps++] = (double)dev->phases.device / 1e6;
+      ul__device_unlock(dev);
+    }
   }
   int rc = 0;
   if (s) {
@@ -332,6 +362,10 @@ int bench_recovery(int argc, char **argv, bool json) {
     bench_sort(qw_gbps, reps);
     bench_sort(limit_gbps, reps);
     for (int k = 0; k < PH_COUNT; k++) bench_sort(phase[k], reps);
+    bench_sort(lost_rec, lost_reps);
+    bench_sort(lost_device, lost_reps);
+    ul__standby_counts sc;
+    ul__standby_get_counts(dev, &sc);
     double cuda = cuda_pinned_limit(bytes);
     double m_rec = bench_quantile(rec, reps, 0.5), m_naive = bench_quantile(naive, reps, 0.5);
     double m_restore = bench_quantile(restore_gbps, reps, 0.5), m_qw = bench_quantile(qw_gbps, reps, 0.5);
@@ -351,6 +385,14 @@ int bench_recovery(int argc, char **argv, bool json) {
              limit > 0 ? m_restore / limit : 0);
       for (int k = 0; k < PH_COUNT; k++)
         printf("%s\"%s_ms\":%.2f", k ? "," : "", g_phase_names[k], bench_quantile(phase[k], reps, 0.5));
+      printf("},\"standby\":{\"mode\":%d,\"built\":%llu,\"used\":%llu,\"dead\":%llu,\"failed\":%llu",
+             sc.mode, (unsigned long long)sc.built, (unsigned long long)sc.used, (unsigned long long)sc.dead,
+             (unsigned long long)sc.failed);
+      if (lost_reps)
+        printf(",\"recovery_ms_standby_lost\":%.1f,\"recovery_ms_standby_lost_min\":%.1f,"
+               "\"recovery_ms_standby_lost_max\":%.1f,\"device_ms_standby_lost\":%.2f",
+               bench_quantile(lost_rec, lost_reps, 0.5), lost_rec[0], lost_rec[lost_reps - 1],
+               bench_quantile(lost_device, lost_reps, 0.5));
       printf("}}\n");
     } else {
       printf("adapter            %s\n", ai.name);
@@ -360,6 +402,13 @@ int bench_recovery(int argc, char **argv, bool json) {
       printf("  phases (ms)     ");
       for (int k = 0; k < PH_COUNT; k++) printf(" %s %.1f", g_phase_names[k], bench_quantile(phase[k], reps, 0.5));
       printf("\n");
+      printf("standby device     mode %d: built %llu, used %llu, found lost %llu, no standby %llu\n", sc.mode,
+             (unsigned long long)sc.built, (unsigned long long)sc.used, (unsigned long long)sc.dead,
+             (unsigned long long)sc.failed);
+      if (lost_reps)
+        printf("  standby lost too %.1f ms (median of %d, %.1f..%.1f; device %.1f ms)\n",
+               bench_quantile(lost_rec, lost_reps, 0.5), lost_reps, lost_rec[0], lost_rec[lost_reps - 1],
+               bench_quantile(lost_device, lost_reps, 0.5));
       printf("naive rebuild      %.1f ms (raw webgpu.h, queue write)\n", m_naive);
       printf("restore path       %.2f GB/s (mapped staging chunks), %.0f%% of the limit\n", m_restore,
              limit > 0 ? 100 * m_restore / limit : 0);

@@ -95,6 +95,11 @@ ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device
     ul__oplog_destroy(d);
     ul__res_destroy(d);
   }
+  if (!s && (s = ul__standby_init(d))) {
+    ul__device_health_fini(d);
+    ul__oplog_destroy(d);
+    ul__res_destroy(d);
+  }
   if (s) {
     pthread_mutex_destroy(&d->hev_mu);
     ul__native_release(d, &n);
@@ -106,12 +111,14 @@ ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device
   pthread_mutex_lock(&env->mu);
   env->device_count++;
   pthread_mutex_unlock(&env->mu);
+  ul__standby_start(d); /* asked for now, for the first loss */
   *out = d;
   return UL_OK;
 }
 
 ul_status ul_device_destroy(ul_device *d) {
   if (!d) return UL_OK;
+  ul__standby_close(d); /* before the lock: it may wait for a build */
   ul__device_lock(d);
   d->destroying = true;
   /* The reads in flight (dropped without a call) and the log first, then

@@ -48,8 +48,12 @@ static void abandon(ul__cb *r) {
 
 ul_status ul__request_adapter(ul_env *env, WGPUInstance inst, uint32_t power, bool fallback,
                               uint64_t timeout_ns, WGPUAdapter *out) {
+  return ul__request_adapter_with(env, env->wgpu, inst, power, fallback, timeout_ns, out);
+}
+
+ul_status ul__request_adapter_with(ul_env *env, const ul__wgpu *w, WGPUInstance inst, uint32_t power,
+                                   bool fallback, uint64_t timeout_ns, WGPUAdapter *out) {
   *out = NULL;
-  const ul__wgpu *w = env->wgpu;
   ul__cb *r = ul__cb_new();
   if (!r) return ul__fail(UL_ERR_OUT_OF_MEMORY, "request adapter: out of host memory");
   WGPURequestAdapterOptions opt = {0};
@@ -61,7 +65,7 @@ ul_status ul__request_adapter(ul_env *env, WGPUInstance inst, uint32_t power, bo
   cb.callback = on_adapter;
   cb.userdata1 = r;
   WGPUFuture f = w->InstanceRequestAdapter(inst, &opt, cb);
-  ul_status s = ul__env_wait(env, inst, f, &r->done, timeout_ns);
+  ul_status s = ul__env_wait_with(env, w, inst, f, &r->done, timeout_ns);
   if (s) {
     abandon(r);
     return ul__wrap(s, "request %s adapter", fallback ? "fallback" : "an");
@@ -83,8 +87,12 @@ ul_status ul__request_adapter(ul_env *env, WGPUInstance inst, uint32_t power, bo
 ul_status ul__request_device(ul_env *env, WGPUInstance inst, WGPUAdapter adapter,
                              const WGPUDeviceDescriptor *desc, uint64_t timeout_ns,
                              WGPUDevice *out) {
+  return ul__request_device_with(env, env->wgpu, inst, adapter, desc, timeout_ns, out);
+}
+
+ul_status ul__request_device_with(ul_env *env, const ul__wgpu *w, WGPUInstance inst, WGPUAdapter adapter,
+                                  const WGPUDeviceDescriptor *desc, uint64_t timeout_ns, WGPUDevice *out) {
   *out = NULL;
-  const ul__wgpu *w = env->wgpu;
   ul__cb *r = ul__cb_new();
   if (!r) return ul__fail(UL_ERR_OUT_OF_MEMORY, "request device: out of host memory");
   WGPURequestDeviceCallbackInfo cb = {0};
@@ -92,7 +100,7 @@ ul_status ul__request_device(ul_env *env, WGPUInstance inst, WGPUAdapter adapter
   cb.callback = on_device;
   cb.userdata1 = r;
   WGPUFuture f = w->AdapterRequestDevice(adapter, desc, cb);
-  ul_status s = ul__env_wait(env, inst, f, &r->done, timeout_ns);
+  ul_status s = ul__env_wait_with(env, w, inst, f, &r->done, timeout_ns);
   if (s) {
     abandon(r);
     return ul__wrap(s, "request device");
@@ -130,7 +138,10 @@ const char *ul_adapter_type_name(ul_adapter_type t) {
 }
 
 ul_status ul__adapter_describe(ul_env *env, WGPUAdapter a, ul_adapter_info *out) {
-  const ul__wgpu *w = env->wgpu;
+  return ul__adapter_describe_with(env->wgpu, a, out);
+}
+
+ul_status ul__adapter_describe_with(const ul__wgpu *w, WGPUAdapter a, ul_adapter_info *out) {
   memset(out, 0, sizeof *out);
   WGPUAdapterInfo info;
   memset(&info, 0, sizeof info);

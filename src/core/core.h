@@ -166,6 +166,8 @@ struct ul_device {
    * is released, not destroyed (that would free the mapped memory the
    * program still holds), and kept until none is left (under mu). */
   uint32_t maps_kept;
+  /* The device asked for ahead, for the next recovery (device.c). */
+  struct ul__standby *standby;
 };
 
 /* ---- callback records (src/core/callback.c) ----
@@ -283,6 +285,35 @@ void ul__native_current(ul_device *d, ul__native *n);
 /* Releases `n` (bounded: a device that does not let go is abandoned to a
  * thread; one a kept mapping needs is held). */
 void ul__native_release(ul_device *d, ul__native *n);
+/* ---- the standby device (device.c) ----
+ * A native device asked for ahead on a thread of its own, for the next
+ * recovery to begin on. UNLOST_STANDBY: 0 none, 1 on any adapter, 2 (the
+ * default) on GPU adapters; Dawn only. */
+typedef struct ul__standby ul__standby;
+typedef struct ul__standby_counts {
+  int mode;
+  bool ready;      /* one is built and not taken */
+  uint64_t built;  /* builds that gave one */
+  uint64_t failed; /* builds that gave none */
+  uint64_t used;   /* recoveries that began on one */
+  uint64_t dead;   /* recoveries that found it lost as well */
+} ul__standby_counts;
+/* At create (the option read), before the first start. */
+ul_status ul__standby_init(ul_device *d);
+/* Starts building one unless one is built or being built (after create
+ * and after each recovery, with the device's adapter current). */
+void ul__standby_start(ul_device *d);
+/* For a recovery's first attempt, no lock held: the standby into *n for
+ * epoch `epoch` (waiting for a build under way), or false: none, or lost
+ * as well (then released). */
+bool ul__standby_take(ul_device *d, uint64_t epoch, ul__native *n);
+/* At destroy, no lock held: waits for a build under way, releases it. */
+void ul__standby_close(ul_device *d);
+void ul__standby_get_counts(ul_device *d, ul__standby_counts *out);
+/* For tests and benchmarks: makes the standby lost (waiting for its
+ * build), as a reset of the whole GPU would. */
+ul_status ul__standby_lose(ul_device *d);
+
 /* The recorded loss's reason and message; marking the device lost (a
  * failed move); counting a recovery (for metrics). Under the loss lock. */
 void ul__device_loss_info(ul_device *d, uint32_t *reason, char *msg, size_t cap);
@@ -313,6 +344,9 @@ void ul__device_health_events(ul_device *d);
  * timed WaitAny when the instance supports it and polling otherwise. */
 ul_status ul__env_wait(ul_env *env, WGPUInstance inst, WGPUFuture future, _Atomic bool *done,
                        uint64_t timeout_ns);
+/* The same through table `w`. */
+ul_status ul__env_wait_with(ul_env *env, const ul__wgpu *w, WGPUInstance inst, WGPUFuture future,
+                            _Atomic bool *done, uint64_t timeout_ns);
 /* ---- the pipeline store (src/core/blobcache.c) ---- */
 typedef struct ul__blob_cache ul__blob_cache;
 typedef struct ul__blob_stats {

@@ -18,6 +18,9 @@ typedef struct ul__native_ctx {
   _Atomic int refs;
   ul_device *owner; /* NULL once the ul_device let go of this native device */
   uint64_t epoch;
+  /* Built ahead as the device's standby (ul__standby_*) and not taken
+   * yet: its loss is kept here, not counted as one of the device's. */
+  bool standby;
   /* The loss of this native device, recorded whether or not it is the
    * device's current one yet: a device lost while recovery builds it is
    * lost when it is adopted (no loss is ever dropped). */
@@ -42,6 +45,7 @@ static void loss_record_locked(ul_device *d, ul__native_ctx *c, uint32_t reason,
   c->lost_reason = reason;
   c->lost_at_ns = ul__now_ns();
   snprintf(c->lost_message, sizeof c->lost_message, "%s", message);
+  if (c->standby) return;
   d->losses_total++;
   if (d->native_ctx == c) loss_take_locked(d, c);
 }
@@ -256,8 +260,13 @@ static bool wait_none_locked(ul_env *env, const unsigned *count, uint64_t ns) {
 }
 
 static void build_begin(ul_env *env, uint64_t ns) {
+  uint64_t t0 = ul__now_ns();
   pthread_mutex_lock(&env->rel_mu);
-  if (!wait_none_locked(env, &env->tearing, ns)) {
+  bool none = wait_none_locked(env, &env->tearing, ns);
+  if (ul__now_ns() - t0 > 100000000ull)
+    ul__log(UL__LOG_INFO, "a device build waited %.1f ms for a teardown%s", (double)(ul__now_ns() - t0) / 1e6,
+            none ? "" : " and stopped waiting");
+  if (!none) {
     for (ul__teardown *t = env->teardowns; t; t = t->next) {
       if (t->counted) env->tearing--;
       t->counted = false;
@@ -275,8 +284,11 @@ static void build_end(ul_env *env) {
 }
 
 static void teardown_begin(ul_env *env, ul__teardown *t, bool counted, uint64_t ns) {
+  uint64_t t0 = ul__now_ns();
   pthread_mutex_lock(&env->rel_mu);
   wait_none_locked(env, &env->building, ns);
+  if (ul__now_ns() - t0 > 100000000ull)
+    ul__log(UL__LOG_INFO, "a device teardown waited %.1f ms for a build", (double)(ul__now_ns() - t0) / 1e6);
   t->counted = counted;
   env->tearing += counted;
   t->next = env->teardowns;
@@ -474,6 +486,8 @@ static void reap_releases(ul_env *env) {
   }
 }
 
+static void release_in_background(ul_device *d, ul__native *n, async_release *j, bool here);
+
 void ul__native_release_async(ul_device *d, ul__native *n) {
   ul_env *env = d->env;
   reap_releases(env);
@@ -486,12 +500,20 @@ void ul__native_release_async(ul_device *d, ul__native *n) {
     ul__native_release(d, n);
     return;
   }
+  if (n->queue) d->wgpu->QueueRelease(n->queue);
+  n->queue = NULL;
+  release_in_background(d, n, j, false);
+}
+
+/* Lets go of `n` (its queue already released) on a thread of its own, job
+ * `j` (malloc'd), or here when `here` (j is the caller's). */
+static void release_in_background(ul_device *d, ul__native *n, async_release *j, bool here) {
+  ul_env *env = d->env;
   if (n->ctx) {
     pthread_mutex_lock(&g_lost_mu);
     n->ctx->owner = NULL;
     pthread_mutex_unlock(&g_lost_mu);
   }
-  if (n->queue) d->wgpu->QueueRelease(n->queue);
   j->env = env;
   j->wait_ns = ul__device_release_deadline_ns(d);
   j->hung = n->hung;
@@ -499,6 +521,10 @@ void ul__native_release_async(ul_device *d, ul__native *n) {
   j->adapter = n->adapter;
   j->ctx = n->ctx;
   memset(n, 0, sizeof *n);
+  if (here) {
+    async_release_main(j);
+    return;
+  }
   pthread_mutex_lock(&env->rel_mu);
   bool started = pthread_create(&j->thread, NULL, async_release_main, j) == 0;
   if (started) {
@@ -542,9 +568,14 @@ void ul__native_releases_wait(ul_device *d) {
 
 /* Requests an adapter (the fallback one when asked) and a device for epoch
  * `epoch`. On failure nothing is held. */
-ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__native *n) {
+static void standby_release(ul_device *d, ul__native *n);
+
+/* A build through table `w`; a standby's (through the implementation's own
+ * table) is not the fault schedule's target and its loss is not the
+ * device's until it is taken. */
+static ul_status native_build(ul_device *d, const ul__wgpu *w, bool standby, bool fallback, uint64_t epoch,
+                              ul__native *n) {
   ul_env *env = d->env;
-  const ul__wgpu *w = d->wgpu;
   memset(n, 0, sizeof *n);
   uint32_t power = d->desc.power == UL_POWER_LOW_POWER ? WGPUPowerPreference_LowPower
                                                        : WGPUPowerPreference_HighPerformance;
@@ -552,20 +583,23 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
   uint64_t t0 = ul__now_ns();
   /* Not while a lost device is being torn down in the background. */
   build_begin(env, ul__device_release_deadline_ns(d));
-  ul_status s = ul__request_adapter(env, n->instance, power, fallback, request_timeout_ns(d),
-                                    &n->adapter);
+  ul_status s = ul__request_adapter_with(env, w, n->instance, power, fallback, request_timeout_ns(d),
+                                         &n->adapter);
   if (s && fallback) {
     /* No fallback adapter of the implementation's own: the CPU driver. */
     char first[256];
     snprintf(first, sizeof first, "%s", ul_last_error());
     n->instance = ul__env_cpu_instance(env);
-    if (!n->instance) return ul__fail(s, "%s; no CPU Vulkan driver (lavapipe) found", first);
-    s = ul__request_adapter(env, n->instance, power, false, request_timeout_ns(d), &n->adapter);
+    if (!n->instance) {
+      build_end(env); /* a build that never ends holds up every teardown */
+      return ul__fail(s, "%s; no CPU Vulkan driver (lavapipe) found", first);
+    }
+    s = ul__request_adapter_with(env, w, n->instance, power, false, request_timeout_ns(d), &n->adapter);
   }
   n->adapter_ns = ul__now_ns() - t0;
   build_end(env);
   if (s) return s;
-  s = ul__adapter_describe(env, n->adapter, &n->info);
+  s = ul__adapter_describe_with(w, n->adapter, &n->info);
   if (s) goto fail;
   if (fallback && n->info.type != UL_ADAPTER_CPU) {
     s = ul__fail(UL_ERR_NO_ADAPTER, "the fallback request gave '%s', not a CPU adapter",
@@ -598,6 +632,7 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
   atomic_store(&n->ctx->refs, 2); /* ours, and the lost callback's */
   n->ctx->owner = d;
   n->ctx->epoch = epoch;
+  n->ctx->standby = standby;
 
   WGPUDeviceDescriptor dd = {0};
   /* Staging buffers mapped at creation are always written before use:
@@ -635,7 +670,7 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
   dd.uncapturedErrorCallbackInfo.callback = on_uncaptured_error;
   dd.uncapturedErrorCallbackInfo.userdata1 = n->ctx;
   build_begin(env, ul__device_release_deadline_ns(d));
-  s = ul__request_device(env, n->instance, n->adapter, &dd, request_timeout_ns(d), &n->device);
+  s = ul__request_device_with(env, w, n->instance, n->adapter, &dd, request_timeout_ns(d), &n->device);
   build_end(env);
   if (s) {
     /* No device: its lost callback was either never registered or has
@@ -645,7 +680,7 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
   }
   /* Faults of a fault schedule go to the device being built from here on,
    * so that a loss during recovery hits the device that recovery uses. */
-  if (env->chaos) ul__chaos_set_device(env->chaos, n->device);
+  if (env->chaos && !standby) ul__chaos_set_device(env->chaos, n->device);
   n->queue = w->DeviceGetQueue(n->device);
   memset(&n->limits, 0, sizeof n->limits);
   if (w->DeviceGetLimits(n->device, &n->limits) != WGPUStatus_Success) {
@@ -654,8 +689,13 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
   }
   return UL_OK;
 fail:
-  ul__native_release(d, n);
+  if (standby) standby_release(d, n);
+  else ul__native_release(d, n);
   return s;
+}
+
+ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__native *n) {
+  return native_build(d, d->wgpu, false, fallback, epoch, n);
 }
 
 /* Makes `n` the device's current native device (epoch already chosen). */
@@ -691,6 +731,210 @@ void ul__native_current(ul_device *d, ul__native *n) {
   n->ctx = d->native_ctx;
   n->synchronized = d->synchronized;
   n->hung = d->hung;
+}
+
+/* ---- the standby device ----------------------------------------------------
+ * A recovery spends most of its time asking for a new device (70-90 ms on
+ * an H200). The standby is that device asked for ahead, on a thread of its
+ * own, right after the device is created and after each recovery, so that
+ * the next recovery begins on it. It is built through the implementation's
+ * own table: fault schedules count the same calls whenever it is built, and
+ * a recovery always waits for a standby being built rather than building a
+ * second one beside it, so that a schedule sees the same calls every run.
+ * A loss that takes the whole GPU (a reset) takes the standby too: its lost
+ * callback marks it, and a recovery that finds it so builds as before (one
+ * that comes later shows as a loss during the rebuild: another attempt). */
+struct ul__standby {
+  pthread_mutex_t mu; /* leaf; guards all below */
+  pthread_cond_t cv;  /* the build ended */
+  int mode;           /* UNLOST_STANDBY: 0 none, 1 on any adapter, 2 on GPU adapters */
+  bool closed;        /* the device is being destroyed: none is started */
+  bool running;       /* a build was started and is not collected yet */
+  bool done;          /* it ended: `n` and `status` hold what it built */
+  bool joined;        /* its thread was joined */
+  pthread_t thread;
+  ul__native n;
+  ul_status status;
+  ul__standby_counts counts;
+};
+
+/* Releases a standby native device through the implementation's table:
+ * its objects (none) and the device, in the background where it may be. */
+static void standby_release(ul_device *d, ul__native *n) {
+  const ul__wgpu *raw = &d->env->lib.procs;
+  if (n->queue) raw->QueueRelease(n->queue);
+  n->queue = NULL;
+  async_release *j = n->synchronized ? calloc(1, sizeof *j) : NULL;
+  if (j) {
+    release_in_background(d, n, j, false);
+    return;
+  }
+  async_release here; /* a teardown like any other, here */
+  memset(&here, 0, sizeof here);
+  release_in_background(d, n, &here, true);
+}
+
+static void *standby_main(void *arg) {
+  ul_device *d = arg;
+  ul__standby *sb = d->standby;
+  ul__native n;
+  ul_status s = native_build(d, &d->env->lib.procs, true, false, 0, &n);
+  if (!s && (!n.synchronized || (sb->mode == 2 && n.info.type == UL_ADAPTER_CPU))) {
+    /* Not one a recovery may use: it could not be torn down beside the
+     * program's calls, or it is the CPU adapter where only GPUs get one. */
+    standby_release(d, &n);
+    s = ul__fail(UL_ERR_NO_ADAPTER, "the standby came from an adapter that does not get one");
+  }
+  if (s) ul__log(UL__LOG_INFO, "device '%s': no standby device: %s", d->label, ul_last_error());
+  pthread_mutex_lock(&sb->mu);
+  sb->n = n;
+  sb->status = s;
+  sb->done = true;
+  if (s) sb->counts.failed++;
+  else sb->counts.built++;
+  pthread_cond_broadcast(&sb->cv);
+  pthread_mutex_unlock(&sb->mu);
+  return NULL;
+}
+
+ul_status ul__standby_init(ul_device *d) {
+  ul__standby *sb = calloc(1, sizeof *sb);
+  if (!sb) return ul__fail(UL_ERR_OUT_OF_MEMORY, "standby: out of host memory");
+  pthread_mutex_init(&sb->mu, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&sb->cv, &ca);
+  pthread_condattr_destroy(&ca);
+  /* Dawn only: the standby is torn down beside the program's calls. */
+  sb->mode = d->env->lib.procs.DeviceForceLoss ? (int)ul__opt_number(UL__OPT_STANDBY) : 0;
+  d->standby = sb;
+  return UL_OK;
+}
+
+void ul__standby_start(ul_device *d) {
+  ul__standby *sb = d->standby;
+  if (!sb || !sb->mode || (sb->mode == 2 && d->info.type == UL_ADAPTER_CPU) || d->info.is_fallback) return;
+  pthread_mutex_lock(&sb->mu);
+  if (!sb->closed && !sb->running) {
+    sb->done = false;
+    sb->joined = false;
+    sb->running = pthread_create(&sb->thread, NULL, standby_main, d) == 0;
+  }
+  pthread_mutex_unlock(&sb->mu);
+}
+
+/* The standby thread's result once it ended, joined (under sb->mu): true
+ * with *n when it built one. Waits at most `ns` for a build under way. */
+static bool standby_collect_locked(ul_device *d, uint64_t ns, ul__native *n) {
+  ul__standby *sb = d->standby;
+  if (!sb->running) return false;
+  struct timespec until = ul__deadline(CLOCK_MONOTONIC, ns);
+  while (!sb->done && pthread_cond_timedwait(&sb->cv, &sb->mu, &until) == 0) {
+  }
+  if (!sb->done) return false; /* still asking: left to the next collect */
+  if (!sb->joined) pthread_join(sb->thread, NULL); /* it only returns now */
+  sb->joined = true;
+  sb->running = false;
+  sb->done = false;
+  if (sb->status) return false;
+  *n = sb->n;
+  memset(&sb->n, 0, sizeof sb->n);
+  return true;
+}
+
+static uint64_t standby_wait_ns(const ul_device *d) {
+  /* A build waits for a teardown at most the release deadline, then asks
+   * for an adapter and a device, each within the request timeout. */
+  return ul__device_release_deadline_ns(d) + 2 * request_timeout_ns(d);
+}
+
+bool ul__standby_take(ul_device *d, uint64_t epoch, ul__native *out) {
+  ul__standby *sb = d->standby;
+  if (!sb) return false;
+  ul__native n;
+  uint64_t t0 = ul__now_ns();
+  pthread_mutex_lock(&sb->mu);
+  bool got = standby_collect_locked(d, standby_wait_ns(d), &n);
+  pthread_mutex_unlock(&sb->mu);
+  ul__log(UL__LOG_INFO, "device '%s': %s the standby device after %.1f ms", d->label, got ? "took" : "did not take",
+          (double)(ul__now_ns() - t0) / 1e6);
+  if (!got) return false;
+  pthread_mutex_lock(&g_lost_mu);
+  bool dead = n.ctx->lost;
+  if (!dead) {
+    n.ctx->standby = false; /* from here on its loss is the device's */
+    n.ctx->epoch = epoch;
+  }
+  pthread_mutex_unlock(&g_lost_mu);
+  pthread_mutex_lock(&sb->mu);
+  if (dead) sb->counts.dead++;
+  else sb->counts.used++;
+  pthread_mutex_unlock(&sb->mu);
+  if (dead) {
+    ul__log(UL__LOG_INFO, "device '%s': the standby device was lost as well; building a new one", d->label);
+    standby_release(d, &n);
+    return false;
+  }
+  *out = n;
+  return true;
+}
+
+void ul__standby_close(ul_device *d) {
+  ul__standby *sb = d->standby;
+  if (!sb) return;
+  ul__native n;
+  uint64_t t0 = ul__now_ns();
+  pthread_mutex_lock(&sb->mu);
+  sb->closed = true;
+  bool got = standby_collect_locked(d, standby_wait_ns(d), &n);
+  bool left = sb->running; /* a build that did not end in time keeps sb */
+  pthread_mutex_unlock(&sb->mu);
+  ul__log(UL__LOG_INFO, "device '%s': standby closed after %.1f ms", d->label, (double)(ul__now_ns() - t0) / 1e6);
+  if (got) standby_release(d, &n);
+  if (left) {
+    /* Its thread still asks the implementation for a device: it owns what
+     * it builds (and d stays valid for it only while the env does). */
+    ul__log(UL__LOG_WARN, "device '%s': the standby device's request did not end in time; abandoned", d->label);
+    pthread_detach(sb->thread);
+    atomic_fetch_add(&d->env->abandoned_devices, 1);
+    d->standby = NULL;
+    return;
+  }
+  pthread_cond_destroy(&sb->cv);
+  pthread_mutex_destroy(&sb->mu);
+  free(sb);
+  d->standby = NULL;
+}
+
+void ul__standby_get_counts(ul_device *d, ul__standby_counts *out) {
+  memset(out, 0, sizeof *out);
+  ul__standby *sb = d->standby;
+  if (!sb) return;
+  pthread_mutex_lock(&sb->mu);
+  *out = sb->counts;
+  out->mode = sb->mode;
+  out->ready = sb->running && sb->done && !sb->status;
+  pthread_mutex_unlock(&sb->mu);
+}
+
+ul_status ul__standby_lose(ul_device *d) {
+  ul__standby *sb = d->standby;
+  const ul__wgpu *raw = &d->env->lib.procs;
+  if (!sb || !raw->DeviceForceLoss) return ul__fail(UL_ERR_UNSUPPORTED, "standby: none to lose");
+  ul__native n;
+  pthread_mutex_lock(&sb->mu);
+  bool got = standby_collect_locked(d, standby_wait_ns(d), &n);
+  if (got) {
+    /* Put back as it was, lost: a reset that took every device. */
+    raw->DeviceForceLoss(n.device, WGPUDeviceLostReason_Unknown, ul__sv("unlost: the standby is lost too"));
+    sb->n = n;
+    sb->status = UL_OK;
+    sb->done = true;
+    sb->running = true; /* joined already */
+  }
+  pthread_mutex_unlock(&sb->mu);
+  return got ? UL_OK : ul__fail(UL_ERR_NO_ADAPTER, "standby: none was built");
 }
 
 /* ---- loss state for recovery (src/recover/gate.c) ---- */

@@ -129,7 +129,11 @@ ul_status ul_env_info_get(ul_env *env, ul_env_info *out) {
 
 ul_status ul__env_wait(ul_env *env, WGPUInstance inst, WGPUFuture future, _Atomic bool *done,
                        uint64_t timeout_ns) {
-  const ul__wgpu *w = env->wgpu;
+  return ul__env_wait_with(env, env->wgpu, inst, future, done, timeout_ns);
+}
+
+ul_status ul__env_wait_with(ul_env *env, const ul__wgpu *w, WGPUInstance inst, WGPUFuture future,
+                            _Atomic bool *done, uint64_t timeout_ns) {
   uint64_t start = ul__now_ns();
   if (env->timed_wait) {
     for (;;) {

@@ -85,13 +85,17 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
       /* No lock across the request: other callers wait on `recovered` for
        * at most their recovery wait, and state, health and metrics answer. */
       pthread_mutex_unlock(&d->mu);
-      s = ul__native_build(d, fallback, epoch, &n);
+      /* The first attempt after a loss begins on the standby device when
+       * there is one that was not lost as well. */
+      bool standby = target == UL__TO_ANY && !fallback && a == 1 && ul__standby_take(d, epoch, &n);
+      s = standby ? UL_OK : ul__native_build(d, fallback, epoch, &n);
       pthread_mutex_lock(&d->mu);
       memset(&d->phases, 0, sizeof d->phases);
       d->phases.device = ul__now_ns() - tb;
-      d->phases.adapter = n.adapter_ns;
-      ul__log(UL__LOG_INFO, "recovery of '%s': new adapter and device %.1f ms (%s)", d->label,
-              (double)(ul__now_ns() - tb) / 1e6, s ? "failed" : "ok");
+      d->phases.adapter = standby ? 0 : n.adapter_ns;
+      ul__log(UL__LOG_INFO, "recovery of '%s': %s %.1f ms (%s)", d->label,
+              standby ? "the standby device" : "new adapter and device", (double)(ul__now_ns() - tb) / 1e6,
+              s ? "failed" : "ok");
       if (!s) {
         /* Swap in the new device, then rebuild every live object on it. */
         ul__native_adopt(d, &n, epoch);
@@ -101,6 +105,7 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
           uint64_t tr = ul__now_ns();
           ul__native_release_async(d, &old);
           d->phases.release = ul__now_ns() - tr;
+          ul__standby_start(d); /* for the next loss */
           ul__device_count_recovery(d);
           ul_device_state st = fallback && !only_fallback ? UL_DEVICE_FALLBACK : UL_DEVICE_READY;
           atomic_store(&d->state, st);

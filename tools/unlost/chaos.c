@@ -131,6 +131,7 @@ typedef struct tally {
   long tested, applicable, passed, wrong, failed, hung;
   uint64_t injected, recoveries, leaked;
   double max_ms, total_ms;
+  char slowest[128]; /* the schedule of the slowest point */
   char failures[4096];
   size_t flen;
 } tally;
@@ -149,7 +150,10 @@ static void count_point(tally *t, const char *spec, const run_result *r, const r
   t->recoveries += r->recoveries;
   t->leaked += r->leaked_objects;
   t->total_ms += r->ms;
-  if (r->ms > t->max_ms) t->max_ms = r->ms;
+  if (r->ms > t->max_ms) {
+    t->max_ms = r->ms;
+    snprintf(t->slowest, sizeof t->slowest, "%s", spec);
+  }
   /* A pair whose second loss never came (its call did not happen this
    * time) tested one loss only: not applicable as a pair. */
   bool applicable = r->injected >= need_injected;
@@ -190,10 +194,10 @@ static void count_point(tally *t, const char *spec, const run_result *r, const r
 
 static void print_tally(const char *what, const tally *t) {
   printf("%s: %ld points tested, %ld applicable, %ld passed, %ld wrong, %ld failed, %ld hung, "
-         "%llu injected, %llu recoveries, %llu leaked objects, max %.1f ms per point\n",
+         "%llu injected, %llu recoveries, %llu leaked objects, max %.1f ms per point (%s)\n",
          what, t->tested, t->applicable, t->passed, t->wrong, t->failed, t->hung,
          (unsigned long long)t->injected, (unsigned long long)t->recoveries, (unsigned long long)t->leaked,
-         t->max_ms);
+         t->max_ms, t->slowest);
   if (t->flen) printf("failures:\n%s", t->failures);
 }
 
@@ -201,10 +205,11 @@ static void json_tally(FILE *f, const tally *t) {
   fprintf(f,
           "\"points_tested\":%ld,\"points_applicable\":%ld,\"points_passed\":%ld,\"points_wrong\":%ld,"
           "\"points_failed\":%ld,\"points_hung\":%ld,\"injected\":%llu,\"recoveries\":%llu,"
-          "\"leaked_objects\":%llu,\"max_point_ms\":%.1f,\"mean_point_ms\":%.1f",
+          "\"leaked_objects\":%llu,\"max_point_ms\":%.1f,\"mean_point_ms\":%.1f,\"slowest_point\":",
           t->tested, t->applicable, t->passed, t->wrong, t->failed, t->hung, (unsigned long long)t->injected,
           (unsigned long long)t->recoveries, (unsigned long long)t->leaked, t->max_ms,
           t->tested ? t->total_ms / (double)t->tested : 0);
+  cli_json_string(f, t->slowest);
 }
 
 /* ---- storms ---- */
