@@ -32,6 +32,38 @@ static void test_zoo_storm(void) {
   ASSERT_EQ(r.exit_code, 0);
 }
 
+/* The same with a standby device on the CPU adapter (UNLOST_STANDBY=1):
+ * the recoveries begin on it, faults still hit the device they use, and a
+ * second loss inside such a recovery builds a new device. */
+static void standby_on(bool on) {
+  if (on) setenv("UNLOST_STANDBY", "1", 1);
+  else unsetenv("UNLOST_STANDBY");
+}
+static void test_standby_loss_strided(void) {
+  standby_on(true);
+  chaos_run r;
+  chaos_cli(&r, "--every-call --stride 3 --fault loss");
+  standby_on(false);
+  long applicable = chaos_num(&r, "points_applicable");
+  ASSERT_GE(applicable, 100);
+  ASSERT_EQ(chaos_num(&r, "points_passed"), applicable);
+  ASSERT_EQ(chaos_num(&r, "points_wrong"), 0);
+  /* Every recovery of a point began on the standby, built in the background. */
+  ASSERT_GE(chaos_num(&r, "standby_recoveries"), applicable * 9 / 10);
+  ASSERT_EQ(chaos_num(&r, "leaked_objects"), 0);
+  ASSERT_EQ(r.exit_code, 0);
+}
+static void test_standby_pairs_strided(void) {
+  standby_on(true);
+  chaos_check_pairs("--pairs --stride 37 --pair-stride 7", 100);
+  standby_on(false);
+}
+static void test_standby_zoo_strided(void) {
+  standby_on(true);
+  chaos_check_workload("zoo", "loss", 29);
+  standby_on(false);
+}
+
 static void storm(const char *args) {
   chaos_run r;
   chaos_cli(&r, args);
@@ -71,6 +103,9 @@ int main(void) {
   RUN_TEST(test_validation_at_every_third_call);
   RUN_TEST(test_failed_request_at_every_third_call);
   RUN_TEST(test_pairs_strided);
+  RUN_TEST(test_standby_loss_strided);
+  RUN_TEST(test_standby_pairs_strided);
+  RUN_TEST(test_standby_zoo_strided);
   RUN_TEST(test_zoo_loss_strided);
   RUN_TEST(test_zoo_oom_strided);
   RUN_TEST(test_zoo_validation_strided);

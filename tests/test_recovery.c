@@ -388,6 +388,7 @@ static bool standby_ready(ul_device *d) {
     ul__standby_counts c;
     ul__standby_get_counts(d, &c);
     if (c.ready) return true;
+    if (!c.pending) return false;
     ul__sleep_ns(1000000);
   }
   return false;

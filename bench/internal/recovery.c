@@ -217,7 +217,7 @@ static bool standby_ready(ul_device *dev) {
     ul__standby_counts sc;
     ul__standby_get_counts(dev, &sc);
     if (sc.ready) return true;
-    if (!sc.mode) return false;
+    if (!sc.pending) return false; /* none asked for (or its build failed) */
     ul__sleep_ns(1000000);
   }
   return false;

@@ -293,6 +293,7 @@ typedef struct ul__standby ul__standby;
 typedef struct ul__standby_counts {
   int mode;
   bool ready;      /* one is built and not taken */
+  bool pending;    /* one is being built or ready: a take gets its result */
   uint64_t built;  /* builds that gave one */
   uint64_t failed; /* builds that gave none */
   uint64_t used;   /* recoveries that began on one */

@@ -915,6 +915,7 @@ void ul__standby_get_counts(ul_device *d, ul__standby_counts *out) {
   *out = sb->counts;
   out->mode = sb->mode;
   out->ready = sb->running && sb->done && !sb->status;
+  out->pending = sb->running;
   pthread_mutex_unlock(&sb->mu);
 }
 

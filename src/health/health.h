@@ -306,6 +306,7 @@ typedef struct ul__metrics_device {
   const ul__health_snapshot *health;   /* NULL: health series are left out */
   uint64_t losses_total;
   uint64_t recoveries_total;
+  uint64_t standby_recoveries_total;   /* recoveries that began on the standby device */
   const ul__prom_hist *recovery_seconds; /* NULL: an empty histogram */
   uint64_t live_objects;
   uint64_t live_bytes;

@@ -321,6 +321,9 @@ ul_status ul_metrics(ul_device *const *devs, size_t n, ul_metrics_format fmt, ch
       md[i].recovery_seconds = &hists[i];
     }
     ul__lost_unlock();
+    ul__standby_counts sc;
+    ul__standby_get_counts(d, &sc);
+    md[i].standby_recoveries_total = sc.used;
     if (d->res) {
       ul__track_stats st;
       ul__track_get_stats(d->res->tracker, &st);

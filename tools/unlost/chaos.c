@@ -63,8 +63,21 @@ typedef struct run_result {
   uint64_t injected;
   uint64_t leaked_objects;
   uint64_t recoveries;
+  uint64_t standby_recoveries; /* of those, begun on the standby device */
   double ms;
 } run_result;
+
+/* The device's unlost_standby_recoveries_total, from its metrics text. */
+static uint64_t standby_recoveries(ul_device *dev) {
+  char *text = NULL;
+  uint64_t n = 0;
+  if (ul_metrics(&dev, 1, UL_METRICS_PROMETHEUS, &text)) return 0;
+  static const char key[] = "\nunlost_standby_recoveries_total{";
+  const char *p = strstr(text, key);
+  if (p && (p = strchr(p + 1, '}'))) n = strtoull(p + 1, NULL, 10);
+  ul_free(text);
+  return n;
+}
 
 
 /* A point that takes longer than this is reported as hung. */
@@ -119,6 +132,7 @@ static void run_once(ul_env *env, workload_fn fn, const char *spec, run_result *
     ul_memory_stats st;
     if (!ul_device_memory_stats(dev, &st)) r->leaked_objects = st.live_objects;
     r->recoveries = ul_device_recoveries(dev);
+    r->standby_recoveries = standby_recoveries(dev);
   }
   r->calls = chaos_calls(env);
   r->injected = chaos_injected(env);
@@ -129,7 +143,7 @@ static void run_once(ul_env *env, workload_fn fn, const char *spec, run_result *
 
 typedef struct tally {
   long tested, applicable, passed, wrong, failed, hung;
-  uint64_t injected, recoveries, leaked;
+  uint64_t injected, recoveries, standby_recoveries, leaked;
   double max_ms, total_ms;
   char slowest[128]; /* the schedule of the slowest point */
   char failures[4096];
@@ -148,6 +162,7 @@ static void count_point(tally *t, const char *spec, const run_result *r, const r
   t->tested++;
   t->injected += r->injected;
   t->recoveries += r->recoveries;
+  t->standby_recoveries += r->standby_recoveries;
   t->leaked += r->leaked_objects;
   t->total_ms += r->ms;
   if (r->ms > t->max_ms) {
@@ -205,9 +220,11 @@ static void json_tally(FILE *f, const tally *t) {
   fprintf(f,
           "\"points_tested\":%ld,\"points_applicable\":%ld,\"points_passed\":%ld,\"points_wrong\":%ld,"
           "\"points_failed\":%ld,\"points_hung\":%ld,\"injected\":%llu,\"recoveries\":%llu,"
-          "\"leaked_objects\":%llu,\"max_point_ms\":%.1f,\"mean_point_ms\":%.1f,\"slowest_point\":",
+          "\"standby_recoveries\":%llu,\"leaked_objects\":%llu,\"max_point_ms\":%.1f,\"mean_point_ms\":%.1f,"
+          "\"slowest_point\":",
           t->tested, t->applicable, t->passed, t->wrong, t->failed, t->hung, (unsigned long long)t->injected,
-          (unsigned long long)t->recoveries, (unsigned long long)t->leaked, t->max_ms,
+          (unsigned long long)t->recoveries, (unsigned long long)t->standby_recoveries,
+          (unsigned long long)t->leaked, t->max_ms,
           t->tested ? t->total_ms / (double)t->tested : 0);
   cli_json_string(f, t->slowest);
 }
