@@ -755,6 +755,9 @@ struct ul__standby {
   pthread_t thread;
   ul__native n;
   ul_status status;
+  /* A standby found lost by a recovery: released once that recovery is
+   * over (a build waits for every teardown, so not before it builds). */
+  ul__native corpse;
   ul__standby_counts counts;
 };
 
@@ -812,9 +815,21 @@ ul_status ul__standby_init(ul_device *d) {
   return UL_OK;
 }
 
+/* The lost standby a recovery left, if any, released now. */
+static void standby_bury(ul_device *d) {
+  ul__standby *sb = d->standby;
+  pthread_mutex_lock(&sb->mu);
+  ul__native corpse = sb->corpse;
+  memset(&sb->corpse, 0, sizeof sb->corpse);
+  pthread_mutex_unlock(&sb->mu);
+  if (corpse.device || corpse.adapter) standby_release(d, &corpse);
+}
+
 void ul__standby_start(ul_device *d) {
   ul__standby *sb = d->standby;
-  if (!sb || !sb->mode || (sb->mode == 2 && d->info.type == UL_ADAPTER_CPU) || d->info.is_fallback) return;
+  if (!sb) return;
+  standby_bury(d);
+  if (!sb->mode || (sb->mode == 2 && d->info.type == UL_ADAPTER_CPU) || d->info.is_fallback) return;
   pthread_mutex_lock(&sb->mu);
   if (!sb->closed && !sb->running) {
     sb->done = false;
@@ -867,13 +882,19 @@ bool ul__standby_take(ul_device *d, uint64_t epoch, ul__native *out) {
     n.ctx->epoch = epoch;
   }
   pthread_mutex_unlock(&g_lost_mu);
+  ul__native earlier = {0};
   pthread_mutex_lock(&sb->mu);
-  if (dead) sb->counts.dead++;
-  else sb->counts.used++;
+  if (dead) {
+    sb->counts.dead++;
+    earlier = sb->corpse; /* none: the last recovery's was released at its end */
+    sb->corpse = n;
+  } else {
+    sb->counts.used++;
+  }
   pthread_mutex_unlock(&sb->mu);
+  if (earlier.device || earlier.adapter) standby_release(d, &earlier);
   if (dead) {
     ul__log(UL__LOG_INFO, "device '%s': the standby device was lost as well; building a new one", d->label);
-    standby_release(d, &n);
     return false;
   }
   *out = n;
@@ -890,6 +911,7 @@ void ul__standby_close(ul_device *d) {
   bool got = standby_collect_locked(d, standby_wait_ns(d), &n);
   bool left = sb->running; /* a build that did not end in time keeps sb */
   pthread_mutex_unlock(&sb->mu);
+  standby_bury(d);
   ul__log(UL__LOG_INFO, "device '%s': standby closed after %.1f ms", d->label, (double)(ul__now_ns() - t0) / 1e6);
   if (got) standby_release(d, &n);
   if (left) {
