@@ -382,18 +382,6 @@ static void count_retries(ul_device *d, const ul_event *ev, void *user) {
   if (ev->kind == UL_EVENT_RETRY) ++*(int *)user;
 }
 
-/* Waits (bounded) until the standby is built; false if it never is. */
-static bool standby_ready(ul_device *d) {
-  for (int i = 0; i < 10000; i++) {
-    ul__standby_counts c;
-    ul__standby_get_counts(d, &c);
-    if (c.ready) return true;
-    if (!c.pending) return false;
-    ul__sleep_ns(1000000);
-  }
-  return false;
-}
-
 /* One step, a loss, one more step: the data is the CPU's after `steps`. */
 static bool step_loss_step(rig *r, int steps, const char *why) {
   uint32_t got[N], want[N];
@@ -415,7 +403,7 @@ static void test_standby_begins_the_recovery(void) {
   ul__standby_counts c;
   /* 1. A loss of this device only: the recovery begins on the standby,
    * asks for no new device, and the results are the CPU's. */
-  ASSERT_TRUE(standby_ready(r.dev));
+  ASSERT_TRUE(ul__standby_wait_ready(r.dev, 10000000000ull));
   ASSERT_TRUE(step_loss_step(&r, 2, "test: the standby takes over"));
   ul__standby_get_counts(r.dev, &c);
   ASSERT_EQ(c.used, 1);
@@ -425,7 +413,7 @@ static void test_standby_begins_the_recovery(void) {
   /* 2. The next standby is asked for after the recovery. A reset of the
    * whole GPU takes it too: the recovery sees it lost before using it,
    * builds a new device in one attempt, and the results are the CPU's. */
-  ASSERT_TRUE(standby_ready(r.dev));
+  ASSERT_TRUE(ul__standby_wait_ready(r.dev, 10000000000ull));
   ul__standby_get_counts(r.dev, &c);
   ASSERT_EQ(c.built, 2);
   ASSERT_OK(ul__standby_lose(r.dev));

@@ -209,20 +209,6 @@ static double cuda_pinned_limit(uint64_t bytes) {
   return gbps;
 }
 
-/* Waits until the standby device is built (a program's losses come later
- * than this benchmark's, which follow each other at once): true when
- * there is one. */
-static bool standby_ready(ul_device *dev) {
-  for (int i = 0; i < 20000; i++) {
-    ul__standby_counts sc;
-    ul__standby_get_counts(dev, &sc);
-    if (sc.ready) return true;
-    if (!sc.pending) return false; /* none asked for (or its build failed) */
-    ul__sleep_ns(1000000);
-  }
-  return false;
-}
-
 enum { PH_LOSS, PH_ADAPTER, PH_DEVICE, PH_OBJECTS, PH_CONTENTS, PH_CALLBACKS, PH_REPLAY, PH_RELEASE, PH_OTHER,
        PH_FIRST, PH_COUNT };
 static const char *const g_phase_names[PH_COUNT] = {"loss",   "adapter", "device",  "objects", "contents",
@@ -291,7 +277,9 @@ int bench_recovery(int argc, char **argv, bool json) {
      * recovery as unlost times it (adapter, device, objects and pipeline
      * compilation, contents, callbacks, replay, and the rest: loss
      * handling, events), then the first dispatch and its wait. */
-    standby_ready(dev);
+    /* The standby built first: a program's losses come later than this
+     * benchmark's, which follow each other at once. */
+    ul__standby_wait_ready(dev, 20000000000ull);
     uint64_t t0 = ul__now_ns();
     s = ul_device_force_loss(dev, "bench");
     uint64_t t1 = ul__now_ns();
@@ -336,7 +324,7 @@ int bench_recovery(int argc, char **argv, bool json) {
     }
     /* Once more with the standby device lost as well, as a reset of the
      * whole GPU takes every device: the recovery builds a new one. */
-    if (!s && standby_ready(dev) && !ul__standby_lose(dev)) {
+    if (!s && ul__standby_wait_ready(dev, 20000000000ull) && !ul__standby_lose(dev)) {
       t0 = ul__now_ns();
       s = ul_device_force_loss(dev, "bench");
       if (!s) s = ul_device_recover(dev);

@@ -311,6 +311,9 @@ bool ul__standby_take(ul_device *d, uint64_t epoch, ul__native *n);
 /* At destroy, no lock held: waits for a build under way, releases it. */
 void ul__standby_close(ul_device *d);
 void ul__standby_get_counts(ul_device *d, ul__standby_counts *out);
+/* For tests and benchmarks: waits up to `ns` for a standby being built;
+ * true when one is built and not taken (false at once when none is). */
+bool ul__standby_wait_ready(ul_device *d, uint64_t ns);
 /* For tests and benchmarks: makes the standby lost (waiting for its
  * build), as a reset of the whole GPU would. */
 ul_status ul__standby_lose(ul_device *d);

@@ -319,6 +319,15 @@ static void teardown_end(ul_env *env, ul__teardown *t) {
   pthread_mutex_unlock(&env->rel_mu);
 }
 
+/* A condition variable whose timed waits take CLOCK_MONOTONIC deadlines. */
+static void cond_init_monotonic(pthread_cond_t *cv) {
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(cv, &ca);
+  pthread_condattr_destroy(&ca);
+}
+
 /* Destroying a device waits for its queue: work that never ends (an
  * endless loop in a kernel, a hung driver) would block the caller for good.
  * The release runs on a thread of its own; after the deadline the caller
@@ -368,11 +377,7 @@ static bool release_device_bounded(ul_device *d, WGPUDevice dev) {
     j->w = d->wgpu;
     j->device = dev;
     pthread_mutex_init(&j->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&j->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    cond_init_monotonic(&j->cv);
   }
   if (!j || pthread_create(&t, NULL, release_main, j) != 0) {
     if (j) {
@@ -777,12 +782,17 @@ static void standby_release(ul_device *d, ul__native *n) {
   release_in_background(d, n, &here, true);
 }
 
+/* Whether a device on adapter `info` gets a standby under this mode. */
+static bool standby_wanted(const ul__standby *sb, const ul_adapter_info *info) {
+  return sb->mode && !(sb->mode == 2 && info->type == UL_ADAPTER_CPU) && !info->is_fallback;
+}
+
 static void *standby_main(void *arg) {
   ul_device *d = arg;
   ul__standby *sb = d->standby;
   ul__native n;
   ul_status s = native_build(d, &d->env->lib.procs, true, false, 0, &n);
-  if (!s && (!n.synchronized || (sb->mode == 2 && n.info.type == UL_ADAPTER_CPU))) {
+  if (!s && (!n.synchronized || !standby_wanted(sb, &n.info))) {
     /* Not one a recovery may use: it could not be torn down beside the
      * program's calls, or it is the CPU adapter where only GPUs get one. */
     standby_release(d, &n);
@@ -804,11 +814,7 @@ ul_status ul__standby_init(ul_device *d) {
   ul__standby *sb = calloc(1, sizeof *sb);
   if (!sb) return ul__fail(UL_ERR_OUT_OF_MEMORY, "standby: out of host memory");
   pthread_mutex_init(&sb->mu, NULL);
-  pthread_condattr_t ca;
-  pthread_condattr_init(&ca);
-  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-  pthread_cond_init(&sb->cv, &ca);
-  pthread_condattr_destroy(&ca);
+  cond_init_monotonic(&sb->cv);
   /* Dawn only: the standby is torn down beside the program's calls. */
   sb->mode = d->env->lib.procs.DeviceForceLoss ? (int)ul__opt_number(UL__OPT_STANDBY) : 0;
   d->standby = sb;
@@ -829,7 +835,7 @@ void ul__standby_start(ul_device *d) {
   ul__standby *sb = d->standby;
   if (!sb) return;
   standby_bury(d);
-  if (!sb->mode || (sb->mode == 2 && d->info.type == UL_ADAPTER_CPU) || d->info.is_fallback) return;
+  if (!standby_wanted(sb, &d->info)) return;
   pthread_mutex_lock(&sb->mu);
   if (!sb->closed && !sb->running) {
     sb->done = false;
@@ -870,10 +876,12 @@ bool ul__standby_take(ul_device *d, uint64_t epoch, ul__native *out) {
   ul__native n;
   uint64_t t0 = ul__now_ns();
   pthread_mutex_lock(&sb->mu);
+  bool asked = sb->running;
   bool got = standby_collect_locked(d, standby_wait_ns(d), &n);
   pthread_mutex_unlock(&sb->mu);
-  ul__log(UL__LOG_INFO, "device '%s': %s the standby device after %.1f ms", d->label, got ? "took" : "did not take",
-          (double)(ul__now_ns() - t0) / 1e6);
+  if (asked)
+    ul__log(UL__LOG_INFO, "device '%s': %s the standby device after %.1f ms", d->label,
+            got ? "took" : "did not take", (double)(ul__now_ns() - t0) / 1e6);
   if (!got) return false;
   pthread_mutex_lock(&g_lost_mu);
   bool dead = n.ctx->lost;
@@ -908,11 +916,13 @@ void ul__standby_close(ul_device *d) {
   uint64_t t0 = ul__now_ns();
   pthread_mutex_lock(&sb->mu);
   sb->closed = true;
+  bool asked = sb->running;
   bool got = standby_collect_locked(d, standby_wait_ns(d), &n);
   bool left = sb->running; /* a build that did not end in time keeps sb */
   pthread_mutex_unlock(&sb->mu);
   standby_bury(d);
-  ul__log(UL__LOG_INFO, "device '%s': standby closed after %.1f ms", d->label, (double)(ul__now_ns() - t0) / 1e6);
+  if (asked)
+    ul__log(UL__LOG_INFO, "device '%s': standby closed after %.1f ms", d->label, (double)(ul__now_ns() - t0) / 1e6);
   if (got) standby_release(d, &n);
   if (left) {
     /* Its thread still asks the implementation for a device: it owns what
@@ -939,6 +949,18 @@ void ul__standby_get_counts(ul_device *d, ul__standby_counts *out) {
   out->ready = sb->running && sb->done && !sb->status;
   out->pending = sb->running;
   pthread_mutex_unlock(&sb->mu);
+}
+
+bool ul__standby_wait_ready(ul_device *d, uint64_t ns) {
+  ul__standby *sb = d->standby;
+  if (!sb) return false;
+  struct timespec until = ul__deadline(CLOCK_MONOTONIC, ns);
+  pthread_mutex_lock(&sb->mu);
+  while (sb->running && !sb->done && pthread_cond_timedwait(&sb->cv, &sb->mu, &until) == 0) {
+  }
+  bool ready = sb->running && sb->done && !sb->status;
+  pthread_mutex_unlock(&sb->mu);
+  return ready;
 }
 
 ul_status ul__standby_lose(ul_device *d) {
