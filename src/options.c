@@ -37,6 +37,9 @@ static const opt_info options[UL__OPT_COUNT] = {
     [UL__OPT_PIPELINE_CACHE_MB] = {"UNLOST_PIPELINE_CACHE_MB", OPT_NUMBER, 0, 1u << 16, 64,
                                    "memory for compiled pipelines kept across devices, MiB; 0: none "
                                    "(read at ul_env_create)"},
+    [UL__OPT_STANDBY_PREFILL_MB] = {"UNLOST_STANDBY_PREFILL_MB", OPT_NUMBER, 0, 1u << 24, 2048,
+                                    "device memory a standby device may fill ahead with copies of large SOURCE "
+                                    "buffers, MiB; 0: none (read when a standby is built)"},
 };
 
 static atomic_bool warned[UL__OPT_COUNT];

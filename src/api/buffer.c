@@ -109,6 +109,11 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
     }
     memcpy(b->checkpoint, b->shadow, (size_t)b->size);
   }
+  /* Large SOURCE files: the standby makes and fills these ahead
+   * (ul__obj_free forgets it, on a failed create too). */
+  if (b->source_path && b->size > UL__STAGING_THRESHOLD && (b->wgpu_usage & WGPUBufferUsage_CopyDst))
+    ul__standby_source_add(d, o->id, o->label, b->wgpu_usage, b->size, b->source_path, b->source_offset,
+                           b->source_file_size, b->source_mtime_ns);
   ul__track_desc td = {0};
   td.kind = UL__TRACK_BUFFER;
   td.size = b->size;

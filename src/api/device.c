@@ -126,6 +126,7 @@ ul_status ul_device_destroy(ul_device *d) {
   ul__queue_free_reads(d);
   ul__oplog_destroy(d);
   ul_status s = ul__res_destroy(d);
+  ul__prefills_drop(d);
   ul__native cur;
   ul__native_current(d, &cur);
   /* Only this device stops being the fault target: another one that is

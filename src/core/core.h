@@ -168,6 +168,11 @@ struct ul_device {
   uint32_t maps_kept;
   /* The device asked for ahead, for the next recovery (device.c). */
   struct ul__standby *standby;
+  /* SOURCE buffers made and filled on the standby the current device came
+   * from, for its first rebuild (ul__prefill_take; under mu). */
+  struct ul__prefill *prefills;
+  uint64_t prefill_taken;  /* rebuilt buffers that took one */
+  uint64_t prefill_used;   /* ... whose contents were the file's still: no restore */
 };
 
 /* ---- callback records (src/core/callback.c) ----
@@ -264,6 +269,8 @@ typedef struct ul__native {
   /* Declared hung: its teardown waits for work that never ends, so no
    * build waits for it. */
   bool hung;
+  /* A standby's: SOURCE buffers made and filled on it ahead (prefill.h). */
+  struct ul__prefill *prefills;
 } ul__native;
 /* Requests an adapter (the fallback one when asked) and a device for
  * epoch `epoch`, bounded by the recovery config's request timeout. On
@@ -298,6 +305,9 @@ typedef struct ul__standby_counts {
   uint64_t failed; /* builds that gave none */
   uint64_t used;   /* recoveries that began on one */
   uint64_t dead;   /* recoveries that found it lost as well */
+  uint64_t prefilled;       /* SOURCE buffers made and filled ahead on standbys */
+  uint64_t prefilled_bytes; /* their bytes, in all */
+  uint64_t ready_bytes;     /* those on the standby built and not taken */
 } ul__standby_counts;
 /* At create (the option read), before the first start. */
 ul_status ul__standby_init(ul_device *d);
@@ -317,6 +327,17 @@ bool ul__standby_wait_ready(ul_device *d, uint64_t ns);
 /* For tests and benchmarks: makes the standby lost (waiting for its
  * build), as a reset of the whole GPU would. */
 ul_status ul__standby_lose(ul_device *d);
+/* The SOURCE buffers a standby makes and fills ahead, within
+ * UNLOST_STANDBY_PREFILL_MB: registered at a buffer's create, gone when it
+ * is freed. Best effort (out of memory: none made ahead). A leaf lock. */
+void ul__standby_source_add(ul_device *d, uint32_t id, const char *label, uint64_t usage, uint64_t size,
+                            const char *path, uint64_t offset, uint64_t file_size, int64_t mtime_ns);
+void ul__standby_source_remove(ul_device *d, uint32_t id);
+/* The buffer made ahead for object `id` on the current device, unlinked
+ * (the caller frees it), or NULL. Under mu. */
+struct ul__prefill *ul__prefill_take(ul_device *d, uint32_t id);
+/* Frees those left on the device (after a rebuild's objects; at destroy). */
+void ul__prefills_drop(ul_device *d);
 
 /* The recorded loss's reason and message; marking the device lost (a
  * failed move); counting a recovery (for metrics). Under the loss lock. */

@@ -3,6 +3,7 @@
  * else), and the device's events. Recovery itself is src/recover/gate.c;
  * the public device calls are src/api/device.c. */
 #include "core/adapter.h"
+#include "core/prefill.h"
 #include "core/core.h"
 #include "chaos/chaos.h"
 
@@ -28,6 +29,8 @@ typedef struct ul__native_ctx {
   uint32_t lost_reason;
   uint64_t lost_at_ns;
   char lost_message[256];
+  /* A standby's errors (its prefills listen for them), never the device's. */
+  _Atomic unsigned standby_errors;
 } ul__native_ctx;
 
 static pthread_mutex_t g_lost_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -86,6 +89,12 @@ static void on_uncaptured_error(WGPUDevice const *device, uint32_t type, WGPUStr
   ul__sv_copy(message, msg, sizeof msg);
   pthread_mutex_lock(&g_lost_mu);
   ul_device *d = c->owner;
+  if (c->standby) {
+    atomic_fetch_add(&c->standby_errors, 1);
+    pthread_mutex_unlock(&g_lost_mu);
+    ul__log(UL__LOG_INFO, "WebGPU error on the standby device (type %u): %s", type, msg);
+    return;
+  }
   /* During an error scope the call in it reports the error as its status;
    * its health outcome is the call's own, not a late one of a submission. */
   bool scoped = d && atomic_load(&d->in_scope);
@@ -413,6 +422,7 @@ static bool release_device_bounded(ul_device *d, WGPUDevice dev) {
 
 void ul__native_release(ul_device *d, ul__native *n) {
   const ul__wgpu *w = d->wgpu;
+  ul__prefills_free(&d->env->lib.procs, &n->prefills);
   /* Chaos must not inject into a device being released. */
   if (d->env->chaos && n->device) ul__chaos_forget_device(d->env->chaos, n->device);
   if (n->ctx) {
@@ -505,6 +515,7 @@ void ul__native_release_async(ul_device *d, ul__native *n) {
     ul__native_release(d, n);
     return;
   }
+  ul__prefills_free(&d->env->lib.procs, &n->prefills);
   if (n->queue) d->wgpu->QueueRelease(n->queue);
   n->queue = NULL;
   release_in_background(d, n, j, false);
@@ -722,6 +733,10 @@ void ul__native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
   pthread_mutex_unlock(&g_lost_mu);
   d->on_fallback = n->info.is_fallback;
   d->synchronized = n->synchronized;
+  /* Buffers made ahead are for the device they were made on. */
+  ul__prefills_drop(d);
+  d->prefills = n->prefills;
+  n->prefills = NULL;
   d->hung = false;
   if (d->env->chaos) ul__chaos_set_device(d->env->chaos, n->device);
 }
@@ -735,6 +750,7 @@ void ul__native_current(ul_device *d, ul__native *n) {
   n->info = d->info;
   n->ctx = d->native_ctx;
   n->synchronized = d->synchronized;
+  n->prefills = NULL; /* they stay the device's (ul__prefills_drop) */
   n->hung = d->hung;
 }
 
@@ -764,12 +780,18 @@ struct ul__standby {
    * over (a build waits for every teardown, so not before it builds). */
   ul__native corpse;
   ul__standby_counts counts;
+  /* The SOURCE buffers to make ahead (ul__standby_source_*). */
+  ul__prefill_src *sources;
+  uint32_t nsources, sources_cap;
+  /* A take or a close waits: a fill under way stops at its next chunk. */
+  _Atomic bool wanted;
 };
 
 /* Releases a standby native device through the implementation's table:
  * its objects (none) and the device, in the background where it may be. */
 static void standby_release(ul_device *d, ul__native *n) {
   const ul__wgpu *raw = &d->env->lib.procs;
+  ul__prefills_free(raw, &n->prefills);
   if (n->queue) raw->QueueRelease(n->queue);
   n->queue = NULL;
   async_release *j = n->synchronized ? calloc(1, sizeof *j) : NULL;
@@ -787,6 +809,67 @@ static bool standby_wanted(const ul__standby *sb, const ul_adapter_info *info) {
   return sb->mode && !(sb->mode == 2 && info->type == UL_ADAPTER_CPU) && !info->is_fallback;
 }
 
+static bool ctx_lost(ul__native_ctx *c) {
+  pthread_mutex_lock(&g_lost_mu);
+  bool lost = c->lost;
+  pthread_mutex_unlock(&g_lost_mu);
+  return lost;
+}
+
+/* Makes and fills the registered SOURCE buffers on standby `n`, within
+ * UNLOST_STANDBY_PREFILL_MB of device memory, until a take or a close
+ * wants the standby. A failed one is left out: its rebuild restores it. */
+static void standby_prefill(ul_device *d, ul__standby *sb, ul__native *n) {
+  const ul__wgpu *raw = &d->env->lib.procs;
+  uint64_t budget = ul__opt_number(UL__OPT_STANDBY_PREFILL_MB) << 20, used = 0;
+  if (!budget) return;
+  pthread_mutex_lock(&sb->mu);
+  uint32_t count = sb->nsources;
+  ul__prefill_src *list = count ? calloc(count, sizeof *list) : NULL;
+  for (uint32_t i = 0; list && i < count; i++) {
+    list[i] = sb->sources[i];
+    list[i].path = ul__strdup(sb->sources[i].path);
+    list[i].label = sb->sources[i].label ? ul__strdup(sb->sources[i].label) : NULL;
+  }
+  pthread_mutex_unlock(&sb->mu);
+  uint64_t t0 = ul__now_ns(), made = 0;
+  for (uint32_t i = 0; list && i < count && !atomic_load(&sb->wanted); i++) {
+    ul__prefill_src *src = &list[i];
+    if (!src->path || src->size > budget - used) continue;
+    unsigned errors = atomic_load(&n->ctx->standby_errors);
+    ul__prefill *p = NULL;
+    ul_status s = ul__prefill_make(raw, d->env, n->instance, n->device, n->queue, src, &sb->wanted, &p);
+    if (!s && (atomic_load(&n->ctx->standby_errors) != errors || ctx_lost(n->ctx))) {
+      ul__prefill_free(raw, p);
+      s = UL_ERR_INTERNAL;
+    }
+    if (s) {
+      ul__log(UL__LOG_DEBUG, "device '%s': buffer %u not made ahead: %s", d->label, src->id, ul_last_error());
+      if (ctx_lost(n->ctx)) break;
+      continue;
+    }
+    p->next = n->prefills;
+    n->prefills = p;
+    used += p->src.size;
+    made++;
+  }
+  for (uint32_t i = 0; list && i < count; i++) ul__prefill_src_clear(&list[i]);
+  free(list);
+  if (made)
+    ul__log(UL__LOG_INFO, "device '%s': %llu SOURCE buffer(s), %.1f MiB, made and filled on the standby in %.1f ms",
+            d->label, (unsigned long long)made, (double)used / 1048576.0, (double)(ul__now_ns() - t0) / 1e6);
+  pthread_mutex_lock(&sb->mu);
+  sb->counts.prefilled += made;
+  sb->counts.prefilled_bytes += used;
+  pthread_mutex_unlock(&sb->mu);
+}
+
+static uint64_t prefills_bytes(const ul__prefill *p) {
+  uint64_t n = 0;
+  for (; p; p = p->next) n += p->src.size;
+  return n;
+}
+
 static void *standby_main(void *arg) {
   ul_device *d = arg;
   ul__standby *sb = d->standby;
@@ -798,6 +881,7 @@ static void *standby_main(void *arg) {
     standby_release(d, &n);
     s = ul__fail(UL_ERR_NO_ADAPTER, "the standby came from an adapter that does not get one");
   }
+  if (!s) standby_prefill(d, sb, &n);
   if (s) ul__log(UL__LOG_INFO, "device '%s': no standby device: %s", d->label, ul_last_error());
   pthread_mutex_lock(&sb->mu);
   sb->n = n;
@@ -840,6 +924,7 @@ void ul__standby_start(ul_device *d) {
   if (!sb->closed && !sb->running) {
     sb->done = false;
     sb->joined = false;
+    atomic_store(&sb->wanted, false);
     sb->running = pthread_create(&sb->thread, NULL, standby_main, d) == 0;
   }
   pthread_mutex_unlock(&sb->mu);
@@ -875,6 +960,7 @@ bool ul__standby_take(ul_device *d, uint64_t epoch, ul__native *out) {
   if (!sb) return false;
   ul__native n;
   uint64_t t0 = ul__now_ns();
+  atomic_store(&sb->wanted, true);
   pthread_mutex_lock(&sb->mu);
   bool asked = sb->running;
   bool got = standby_collect_locked(d, standby_wait_ns(d), &n);
@@ -914,6 +1000,7 @@ void ul__standby_close(ul_device *d) {
   if (!sb) return;
   ul__native n;
   uint64_t t0 = ul__now_ns();
+  atomic_store(&sb->wanted, true);
   pthread_mutex_lock(&sb->mu);
   sb->closed = true;
   bool asked = sb->running;
@@ -933,6 +1020,8 @@ void ul__standby_close(ul_device *d) {
     d->standby = NULL;
     return;
   }
+  for (uint32_t i = 0; i < sb->nsources; i++) ul__prefill_src_clear(&sb->sources[i]);
+  free(sb->sources);
   pthread_cond_destroy(&sb->cv);
   pthread_mutex_destroy(&sb->mu);
   free(sb);
@@ -947,6 +1036,7 @@ void ul__standby_get_counts(ul_device *d, ul__standby_counts *out) {
   *out = sb->counts;
   out->mode = sb->mode;
   out->ready = sb->running && sb->done && !sb->status;
+  out->ready_bytes = out->ready ? prefills_bytes(sb->n.prefills) : 0;
   out->pending = sb->running;
   pthread_mutex_unlock(&sb->mu);
 }
@@ -981,6 +1071,63 @@ ul_status ul__standby_lose(ul_device *d) {
   pthread_mutex_unlock(&sb->mu);
   return got ? UL_OK : ul__fail(UL_ERR_NO_ADAPTER, "standby: none was built");
 }
+
+void ul__standby_source_add(ul_device *d, uint32_t id, const char *label, uint64_t usage, uint64_t size,
+                            const char *path, uint64_t offset, uint64_t file_size, int64_t mtime_ns) {
+  ul__standby *sb = d->standby;
+  if (!sb || !sb->mode) return;
+  ul__prefill_src src = {id, ul__strdup(path), label ? ul__strdup(label) : NULL, usage, size, offset,
+                         file_size, mtime_ns};
+  if (!src.path || (label && !src.label)) {
+    ul__prefill_src_clear(&src);
+    return;
+  }
+  pthread_mutex_lock(&sb->mu);
+  if (sb->nsources == sb->sources_cap) {
+    uint32_t cap = sb->sources_cap ? sb->sources_cap * 2 : 8;
+    ul__prefill_src *grown = realloc(sb->sources, cap * sizeof *grown);
+    if (grown) {
+      sb->sources = grown;
+      sb->sources_cap = cap;
+    }
+  }
+  if (sb->nsources < sb->sources_cap) {
+    sb->sources[sb->nsources++] = src;
+    memset(&src, 0, sizeof src);
+  }
+  pthread_mutex_unlock(&sb->mu);
+  ul__prefill_src_clear(&src);
+}
+
+void ul__standby_source_remove(ul_device *d, uint32_t id) {
+  ul__standby *sb = d->standby;
+  if (!sb) return;
+  ul__prefill_src gone = {0};
+  pthread_mutex_lock(&sb->mu);
+  for (uint32_t i = 0; i < sb->nsources; i++) {
+    if (sb->sources[i].id != id) continue;
+    gone = sb->sources[i];
+    sb->sources[i] = sb->sources[--sb->nsources];
+    break;
+  }
+  pthread_mutex_unlock(&sb->mu);
+  ul__prefill_src_clear(&gone);
+}
+
+ul__prefill *ul__prefill_take(ul_device *d, uint32_t id) {
+  for (ul__prefill **pp = &d->prefills; *pp; pp = &(*pp)->next) {
+    if ((*pp)->src.id != id) continue;
+    ul__prefill *p = *pp;
+    *pp = p->next;
+    p->next = NULL;
+    return p;
+  }
+  return NULL;
+}
+
+/* Through the implementation's own table, made ahead or not: a fault
+ * schedule counts the same calls either way. */
+void ul__prefills_drop(ul_device *d) { ul__prefills_free(&d->env->lib.procs, &d->prefills); }
 
 /* ---- loss state for recovery (src/recover/gate.c) ---- */
 

@@ -307,6 +307,7 @@ typedef struct ul__metrics_device {
   uint64_t losses_total;
   uint64_t recoveries_total;
   uint64_t standby_recoveries_total;   /* recoveries that began on the standby device */
+  uint64_t standby_prefill_bytes;      /* SOURCE buffers filled ahead on the standby now */
   const ul__prom_hist *recovery_seconds; /* NULL: an empty histogram */
   uint64_t live_objects;
   uint64_t live_bytes;

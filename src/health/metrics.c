@@ -201,6 +201,10 @@ ul_status ul__metrics_prometheus(const ul__metrics_device *devs, size_t n, char 
                   "Recoveries that began on the standby device (no new device asked for).");
   for (size_t i = 0; i < n; i++)
     ul__prom_u64(&b, "unlost_standby_recoveries_total", devs[i].device, devs[i].standby_recoveries_total);
+  ul__prom_family(&b, "unlost_standby_prefill_bytes", "gauge",
+                  "Device memory the standby holds as SOURCE buffers filled ahead.");
+  for (size_t i = 0; i < n; i++)
+    ul__prom_u64(&b, "unlost_standby_prefill_bytes", devs[i].device, devs[i].standby_prefill_bytes);
   ul__prom_family(&b, "unlost_recovery_seconds", "histogram",
                   "Time from a loss to a working device.");
   for (size_t i = 0; i < n; i++)
@@ -361,10 +365,12 @@ ul_status ul__metrics_json(const ul__metrics_device *devs, size_t n, char **out,
     ul__json_str(&b, d->device);
     ul__sb_printf(&b,
                   ",\"losses_total\":%" PRIu64 ",\"recoveries_total\":%" PRIu64
-                  ",\"standby_recoveries_total\":%" PRIu64 ",\"live_objects\":%" PRIu64 ",\"live_bytes\":%" PRIu64
+                  ",\"standby_recoveries_total\":%" PRIu64 ",\"standby_prefill_bytes\":%" PRIu64
+                  ",\"live_objects\":%" PRIu64 ",\"live_bytes\":%" PRIu64
                   ",\"last_loss_in_flight\":%" PRIu64 ",\"last_loss_oldest_in_flight_seconds\":%.6f"
                   ",\"recovery_seconds\":",
-                  d->losses_total, d->recoveries_total, d->standby_recoveries_total, d->live_objects, d->live_bytes, d->last_loss_in_flight,
+                  d->losses_total, d->recoveries_total, d->standby_recoveries_total, d->standby_prefill_bytes,
+                  d->live_objects, d->live_bytes, d->last_loss_in_flight,
                   d->last_loss_oldest_seconds);
     ul__json_hist(&b, d->recovery_seconds ? d->recovery_seconds : &empty);
     ul__sb_puts(&b, ",\"health\":");

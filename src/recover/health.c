@@ -324,6 +324,7 @@ ul_status ul_metrics(ul_device *const *devs, size_t n, ul_metrics_format fmt, ch
     ul__standby_counts sc;
     ul__standby_get_counts(d, &sc);
     md[i].standby_recoveries_total = sc.used;
+    md[i].standby_prefill_bytes = sc.ready_bytes;
     if (d->res) {
       ul__track_stats st;
       ul__track_get_stats(d->res->tracker, &st);

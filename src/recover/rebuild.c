@@ -37,6 +37,8 @@ ul_status ul__recover_rebuild(ul_device *d) {
     }
   }
   ul_status sp = ul__scope_pop(d, "rebuild");
+  /* Buffers made ahead on the standby that no object took go now. */
+  ul__prefills_drop(d);
   if (!s) s = sp;
   if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost during rebuild");
   if (s) {

@@ -1,5 +1,6 @@
 /* Buffers below the public calls (src/api/buffer.c): the native buffer,
  * upload and download, and the restore after a loss by policy. */
+#include "core/prefill.h"
 #include "core/transfer.h"
 #include "res/obj.h"
 
@@ -26,6 +27,27 @@ bool ul__buffer_filled_at_creation(const ul__buffer_data *b) {
   return (b->usage & UL_BUFFER_MAP_WRITE) && b->shadow;
 }
 
+/* The buffer a standby made and filled for `o`, when it is of this
+ * descriptor and this file: taken as o's native buffer. */
+static bool take_prefilled(ul_device *d, ul__obj *o, const WGPUBufferDescriptor *bd) {
+  ul__prefill *p = ul__prefill_take(d, o->id);
+  if (!p) return false;
+  const ul__buffer_data *b = &o->u.buf;
+  bool same = p->src.usage == bd->usage && p->src.size == bd->size && !bd->mappedAtCreation && b->source_path &&
+              !strcmp(p->src.path, b->source_path) && p->src.offset == b->source_offset &&
+              p->src.file_size == b->source_file_size && p->src.mtime_ns == b->source_mtime_ns;
+  if (same) {
+    o->native = p->buffer;
+    p->buffer = NULL;
+    ul__prefill_handed_over();
+    o->u.buf.prefilled = true;
+    o->u.buf.prefill_hash = p->hash;
+    d->prefill_taken++;
+  }
+  ul__prefill_free(&d->env->lib.procs, p);
+  return same;
+}
+
 ul_status ul__buffer_create_native(ul_device *d, ul__obj *o) {
   WGPUBufferDescriptor bd = {0};
   bd.label = ul__sv(o->label);
@@ -33,6 +55,8 @@ ul_status ul__buffer_create_native(ul_device *d, ul__obj *o) {
   bd.size = o->u.buf.size;
   bool fill = ul__buffer_filled_at_creation(&o->u.buf);
   bd.mappedAtCreation = fill;
+  o->u.buf.prefilled = false;
+  if (d->prefills && take_prefilled(d, o, &bd)) return UL_OK;
   o->native = d->wgpu->DeviceCreateBuffer(d->device, &bd);
   if (fill && o->native) {
     void *p = d->wgpu->BufferGetMappedRange(o->native, 0, (size_t)o->u.buf.size);
@@ -106,23 +130,11 @@ ul_status ul__buffer_download(ul_device *d, ul__obj *o, uint64_t offset, void *d
 
 /* ---- restore ---- */
 
-/* A large SOURCE's content hash reads this many blocks of 4 KiB, spread
- * evenly from its first byte to its last. */
-#define UL__SOURCE_SAMPLES 64
-#define UL__SOURCE_BLOCK 4096
-
+/* A large SOURCE's content hash (UL__SOURCE_SAMPLES blocks, prefill.h). */
 static ul_status source_sample_hash(int fd, const ul__buffer_data *b, uint64_t *out) {
-  unsigned char block[UL__SOURCE_BLOCK];
-  uint64_t h = 0, span = b->size - UL__SOURCE_BLOCK;
-  for (uint64_t i = 0; i < UL__SOURCE_SAMPLES; i++) {
-    uint64_t at = b->source_offset + span / (UL__SOURCE_SAMPLES - 1) * i;
-    if (i == UL__SOURCE_SAMPLES - 1) at = b->source_offset + span;
-    if (pread(fd, block, sizeof block, (off_t)at) != (ssize_t)sizeof block)
-      return ul__fail(UL_ERR_IO, "source '%s': short read", b->source_path);
-    h = ul__hash64(h, block, sizeof block);
-  }
-  *out = h;
-  return UL_OK;
+  return ul__source_hash_fd(fd, b->source_offset, b->size, out) ? ul__fail(UL_ERR_IO, "source '%s': short read",
+                                                                          b->source_path)
+                                                                : UL_OK;
 }
 
 /* The first read of a source records its hash; every later one must
@@ -141,6 +153,8 @@ static ul_status source_check(ul__buffer_data *b, uint64_t h) {
 }
 static ul_status upload_file_range(ul_device *d, ul__obj *o) {
   ul__buffer_data *b = &o->u.buf;
+  bool prefilled = b->prefilled;
+  b->prefilled = false;
   /* Non-blocking: a FIFO put in the file's place must not hang recovery. */
   int fd = open(b->source_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return ul__fail(UL_ERR_IO, "source '%s': %s", b->source_path, strerror(errno));
@@ -176,9 +190,13 @@ static ul_status upload_file_range(ul_device *d, ul__obj *o) {
     /* Large: read straight into the mapped staging memory. The hash
      * samples it (UL__SOURCE_SAMPLES blocks): cheap next to the upload,
      * and it catches a rewrite that kept the size and the time. */
-    posix_fadvise(fd, (off_t)b->source_offset, (off_t)b->size, POSIX_FADV_SEQUENTIAL);
-    ul__fill f = {NULL, fd, b->source_offset};
-    s = ul__staging_upload_from(d, o->native, 0, &f, b->size);
+    if (prefilled && b->prefill_hash == h) {
+      d->prefill_used++; /* filled ahead from these bytes: nothing to copy */
+    } else {
+      posix_fadvise(fd, (off_t)b->source_offset, (off_t)b->size, POSIX_FADV_SEQUENTIAL);
+      ul__fill f = {NULL, fd, b->source_offset};
+      s = ul__staging_upload_from(d, o->native, 0, &f, b->size);
+    }
   }
   close(fd);
   return s ? ul__wrap(s, "restore '%s' from '%s'", o->label ? o->label : "", b->source_path) : UL_OK;

@@ -41,6 +41,11 @@ typedef struct ul__buffer_data {
   int64_t source_mtime_ns;   /* create; a restore refuses a file that changed */
   uint64_t source_hash;      /* SOURCE file: hash of what the first read read */
   bool source_hashed;        /* (all of it to 1 MiB, else UL__SOURCE_SAMPLES blocks) */
+  /* Its native buffer was made and filled ahead on the standby, from the
+   * file whose sample hash was prefill_hash: the restore checks the file
+   * as always and, the same, copies nothing (ul__buffer_restore). */
+  bool prefilled;
+  uint64_t prefill_hash;
   ul_restore_fn restore_fn;
   void *restore_user;
   uint8_t *shadow;         /* SHADOW: host copy of every write */
@@ -243,6 +248,10 @@ bool ul__buffer_filled_at_creation(const ul__buffer_data *b);
 /* Restores the contents of a rebuilt buffer or texture by its policy. */
 ul_status ul__buffer_restore(ul_device *d, ul__obj *o);
 ul_status ul__texture_restore(ul_device *d, ul__obj *o);
+/* Writes up to this size go through wgpuQueueWriteBuffer; larger ones
+ * through the device's staging ring (or, a large SOURCE file, a buffer over
+ * its pages). */
+#define UL__STAGING_THRESHOLD (1ull << 20)
 /* Uploads `size` bytes at `offset` through the queue (staging for large). */
 ul_status ul__buffer_upload(ul_device *d, ul__obj *o, uint64_t offset, const void *data,
                             uint64_t size);

@@ -192,6 +192,7 @@ void ul__obj_free(ul_device *d, ul__obj *o) {
   if (!o->destroyed) r->live[o->kind]--;
   else r->deferred--;
   if (o->track_id) ul__track_free(r->tracker, o->track_id);
+  if (o->kind == UL__OBJ_BUFFER && o->u.buf.source_path) ul__standby_source_remove(d, o->id);
   release_parents(d, o);
   ul__obj_free_data(o);
   free(o->lost_why);

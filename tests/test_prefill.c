@@ -1,0 +1,202 @@
+// ctest-labels: threads
+/* SOURCE buffers made and filled ahead on the standby device: the
+ * recovery that begins on the standby takes each as the object's native
+ * buffer and copies nothing, and the contents are the file's bytes (read
+ * by the test itself); a file changed since is still caught (the buffer is
+ * LOST, never the old bytes returned as OK); a buffer made ahead for an
+ * object since destroyed is not taken by the object that reuses its
+ * handle; none is left behind. On the CPU adapter, with UNLOST_STANDBY=1. */
+#include "internal.h"
+#include "core/prefill.h"
+#include "ul_test.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FILE_BYTES (8u << 20)
+#define OFFSET 4100u              /* not on a page boundary */
+#define SIZE ((3u << 20) + 1028u) /* not a whole number of pages */
+#define OFFSET2 (4u << 20)
+
+static uint8_t *g_file;
+static char g_dir[64], g_path[128];
+
+static void write_all(const uint8_t *bytes) {
+  int fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_TRUE(fd >= 0);
+  ASSERT_EQ(write(fd, bytes, FILE_BYTES), (ssize_t)FILE_BYTES);
+  close(fd);
+}
+
+static void make_file(void) {
+  snprintf(g_dir, sizeof g_dir, "/tmp/unlost-prefill-XXXXXX");
+  ASSERT_TRUE(mkdtemp(g_dir) != NULL);
+  snprintf(g_path, sizeof g_path, "%s/weights.bin", g_dir);
+  g_file = malloc(FILE_BYTES);
+  ASSERT_TRUE(g_file != NULL);
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (size_t i = 0; i < FILE_BYTES; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    g_file[i] = (uint8_t)x;
+  }
+  write_all(g_file);
+}
+
+typedef struct rig {
+  ul_env *env;
+  ul_device *dev;
+  ul_buffer w;
+} rig;
+
+static ul_status make_weights(rig *r, uint64_t offset, ul_buffer *out) {
+  return ul_buffer_create(r->dev, &(ul_buffer_desc){.label = "weights", .size = SIZE,
+      .restore = UL_RESTORE_SOURCE, .source_path = g_path, .source_offset = offset}, out);
+}
+
+static void rig_open(rig *r) {
+  memset(r, 0, sizeof *r);
+  ul_device_desc dd = {.label = "prefill"};
+  dd.recovery.backoff_initial_ms = 1;
+  dd.recovery.backoff_max_ms = 2;
+  ASSERT_OK(ul_env_create(NULL, &r->env));
+  ASSERT_OK(ul_device_create(r->env, &dd, &r->dev));
+  ASSERT_OK(make_weights(r, OFFSET, &r->w));
+}
+
+/* The buffer holds the file's bytes [offset, offset + SIZE). */
+static void expect_contents(rig *r, ul_buffer b, uint64_t offset) {
+  uint8_t *got = malloc(SIZE);
+  ASSERT_TRUE(got != NULL);
+  memset(got, 0xee, SIZE);
+  ASSERT_OK(ul_buffer_read(r->dev, b, 0, got, SIZE, 0));
+  EXPECT_EQ(memcmp(got, g_file + offset, SIZE), 0);
+  free(got);
+}
+
+/* A standby built after the buffer was registered, made ahead for it. */
+static void ready_with_prefill(rig *r) {
+  ASSERT_TRUE(ul__standby_wait_ready(r->dev, 20000000000ull));
+  ul__standby_counts c;
+  ul__standby_get_counts(r->dev, &c);
+  if (c.ready_bytes == 0) { /* the first standby may have been built before the buffer */
+    ASSERT_OK(ul_device_force_loss(r->dev, "test: a standby that sees the buffer"));
+    expect_contents(r, r->w, OFFSET);
+    ASSERT_TRUE(ul__standby_wait_ready(r->dev, 20000000000ull));
+    ul__standby_get_counts(r->dev, &c);
+  }
+  ASSERT_EQ(c.ready_bytes, SIZE);
+}
+
+/* The device's unlost_standby_prefill_bytes, from its metrics text. */
+static uint64_t metric_prefill_bytes(rig *r) {
+  char *text = NULL;
+  uint64_t n = UINT64_MAX;
+  if (ul_metrics(&r->dev, 1, UL_METRICS_PROMETHEUS, &text)) return n;
+  const char *p = strstr(text, "\nunlost_standby_prefill_bytes{");
+  if (p && (p = strchr(p + 1, '}'))) n = strtoull(p + 1, NULL, 10);
+  ul_free(text);
+  return n;
+}
+
+static void rig_close(rig *r) {
+  EXPECT_EQ(ul_device_destroy(r->dev), UL_OK);
+  EXPECT_EQ(ul_env_destroy(r->env), UL_OK);
+  EXPECT_EQ(ul__prefills_live(), 0);
+}
+
+/* Taken by the recovery: no restore copy, the file's bytes; with the
+ * standby lost too (a reset of the whole GPU), restored through staging. */
+static void test_taken_by_the_recovery(void) {
+  rig r;
+  rig_open(&r);
+  expect_contents(&r, r.w, OFFSET);
+  ready_with_prefill(&r);
+  EXPECT_EQ(metric_prefill_bytes(&r), SIZE);
+  uint64_t taken = r.dev->prefill_taken, used = r.dev->prefill_used;
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: taken"));
+  expect_contents(&r, r.w, OFFSET);
+  EXPECT_EQ(r.dev->prefill_taken, taken + 1);
+  EXPECT_EQ(r.dev->prefill_used, used + 1);
+  ready_with_prefill(&r);
+  ASSERT_OK(ul__standby_lose(r.dev));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: the standby is lost as well"));
+  expect_contents(&r, r.w, OFFSET);
+  EXPECT_EQ(r.dev->prefill_used, used + 1);
+  ASSERT_OK(ul_buffer_destroy(r.dev, r.w));
+  rig_close(&r);
+}
+
+/* The file rewritten in place after the standby filled the buffer, size
+ * and times kept: the buffer is LOST, as without a standby. */
+static void test_changed_file_is_still_caught(void) {
+  rig r;
+  rig_open(&r);
+  ready_with_prefill(&r);
+  struct stat st;
+  ASSERT_EQ(stat(g_path, &st), 0);
+  uint8_t *zero = calloc(1, FILE_BYTES);
+  ASSERT_TRUE(zero != NULL);
+  write_all(zero);
+  struct timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(utimensat(AT_FDCWD, g_path, times, 0), 0);
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: after a rewrite"));
+  uint8_t *got = malloc(SIZE);
+  ASSERT_TRUE(got != NULL);
+  ASSERT_STATUS(ul_buffer_read(r.dev, r.w, 0, got, SIZE, 0), UL_ERR_DEVICE_LOST);
+  EXPECT_TRUE(strstr(ul_last_error(), "changed") != NULL);
+  EXPECT_EQ(r.dev->prefill_used, 0);
+  write_all(g_file);
+  free(got);
+  free(zero);
+  ASSERT_OK(ul_buffer_destroy(r.dev, r.w));
+  rig_close(&r);
+}
+
+/* Destroyed after the standby filled it: the buffer made in its place, of
+ * another range of the same file, gets its own bytes, and the one made
+ * ahead goes (handles carry a generation; the file range is checked too). */
+static void test_destroyed_one_is_not_taken(void) {
+  rig r;
+  rig_open(&r);
+  ready_with_prefill(&r);
+  ASSERT_OK(ul_buffer_destroy(r.dev, r.w));
+  ul_buffer w2;
+  ASSERT_OK(make_weights(&r, OFFSET2, &w2));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: another buffer in the slot"));
+  expect_contents(&r, w2, OFFSET2);
+  EXPECT_EQ(r.dev->prefill_used, 0);
+  ASSERT_OK(ul_buffer_destroy(r.dev, w2));
+  rig_close(&r);
+}
+
+/* UNLOST_STANDBY_PREFILL_MB=0: none made ahead. */
+static void test_budget_zero_makes_none(void) {
+  setenv("UNLOST_STANDBY_PREFILL_MB", "0", 1);
+  rig r;
+  rig_open(&r);
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: no budget"));
+  ASSERT_TRUE(ul__standby_wait_ready(r.dev, 20000000000ull));
+  ul__standby_counts c;
+  ul__standby_get_counts(r.dev, &c);
+  EXPECT_EQ(c.ready_bytes, 0);
+  EXPECT_EQ(c.prefilled, 0);
+  EXPECT_EQ(metric_prefill_bytes(&r), 0);
+  expect_contents(&r, r.w, OFFSET);
+  ASSERT_OK(ul_buffer_destroy(r.dev, r.w));
+  rig_close(&r);
+  unsetenv("UNLOST_STANDBY_PREFILL_MB");
+}
+
+int main(void) {
+  setenv("UNLOST_STANDBY", "1", 1); /* the CPU adapter gets one too */
+  make_file();
+  RUN_TEST(test_taken_by_the_recovery);
+  RUN_TEST(test_changed_file_is_still_caught);
+  RUN_TEST(test_destroyed_one_is_not_taken);
+  RUN_TEST(test_budget_zero_makes_none);
+  unlink(g_path);
+  rmdir(g_dir);
+  free(g_file);
+  TEST_MAIN_END();
+}
