@@ -14,6 +14,8 @@ run recovery_1G $B bench recovery --bytes 1G --json
 # The same without the standby device (UNLOST_STANDBY=0): every recovery
 # asks for a new device, as one after a reset of the whole GPU does.
 UNLOST_STANDBY=0 run recovery_1G_no_standby $B bench recovery --bytes 1G --json
+# With the standby but nothing filled on it ahead (UNLOST_STANDBY_PREFILL_MB=0).
+UNLOST_STANDBY_PREFILL_MB=0 run recovery_1G_no_prefill $B bench recovery --bytes 1G --json
 run decode_default $B bench decode --json
 run decode_stories15M $B bench decode --shape stories15M --json
 run track $B bench track --json

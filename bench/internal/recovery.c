@@ -246,7 +246,7 @@ int bench_recovery(int argc, char **argv, bool json) {
   ul_cmd *cmd = NULL;
   void *map = MAP_FAILED;
   double rec[16], naive[16], restore_gbps[16], upload_gbps[16], qw_gbps[16], limit_gbps[16], phase[PH_COUNT][16];
-  double lost_rec[16], lost_device[16];
+  double lost_rec[16], lost_device[16], lost_restore_gbps[16];
   int lost_reps = 0;
   if (reps > 16) reps = 16;
   ul_status s = make_file(path, bytes);
@@ -332,10 +332,13 @@ int bench_recovery(int argc, char **argv, bool json) {
       t0 = ul__now_ns();
       s = ul_device_force_loss(dev, "bench");
       if (!s) s = ul_device_recover(dev);
+      uint64_t tr = ul__now_ns();
       if (!s) s = ul_cmd_submit(dev, cmd, NULL);
       if (!s) s = ul_device_wait_idle(dev, 60000);
       lost_rec[lost_reps] = ms_since(t0);
       ul__device_lock(dev);
+      /* Nothing made ahead survived: the bytes cross the bus now. */
+      lost_restore_gbps[lost_reps] = (double)bytes / ((double)dev->phases.contents + (double)(ul__now_ns() - tr));
       lost_device[lost_reps++] = (double)dev->phases.device / 1e6;
       ul__device_unlock(dev);
     }
@@ -357,6 +360,7 @@ int bench_recovery(int argc, char **argv, bool json) {
     for (int k = 0; k < PH_COUNT; k++) bench_sort(phase[k], reps);
     bench_sort(lost_rec, lost_reps);
     bench_sort(lost_device, lost_reps);
+    bench_sort(lost_restore_gbps, lost_reps);
     ul__standby_counts sc;
     ul__standby_get_counts(dev, &sc);
     double cuda = cuda_pinned_limit(bytes);
@@ -392,9 +396,10 @@ int bench_recovery(int argc, char **argv, bool json) {
              (unsigned long long)sc.failed, (unsigned long long)sc.prefilled, (unsigned long long)sc.prefilled_bytes);
       if (lost_reps)
         printf(",\"recovery_ms_standby_lost\":%.1f,\"recovery_ms_standby_lost_min\":%.1f,"
-               "\"recovery_ms_standby_lost_max\":%.1f,\"device_ms_standby_lost\":%.2f",
+               "\"recovery_ms_standby_lost_max\":%.1f,\"device_ms_standby_lost\":%.2f,"
+               "\"restore_gbps_standby_lost\":%.2f",
                bench_quantile(lost_rec, lost_reps, 0.5), lost_rec[0], lost_rec[lost_reps - 1],
-               bench_quantile(lost_device, lost_reps, 0.5));
+               bench_quantile(lost_device, lost_reps, 0.5), bench_quantile(lost_restore_gbps, lost_reps, 0.5));
       printf("}}\n");
     } else {
       printf("adapter            %s\n", ai.name);
