@@ -322,6 +322,48 @@ static void test_groups_by_label_and_site(void) {
   ul__track_destroy(tr); /* live objects and long labels are freed (ASan) */
 }
 
+/* The last site and label are remembered (a fast path): a label buffer
+ * reused with other text, a label that is a prefix of the last one, the
+ * same line in another function and the same site for another kind each
+ * still get their own group. */
+static void test_last_site_and_label_are_not_confused(void) {
+  ul__tracker *tr = new_tracker(0);
+  ASSERT_TRUE(tr);
+  uint64_t id;
+  char label[16] = "weights";
+  ul__track_desc a = buf(100, label, "m.c", 5, "f");
+  ASSERT_OK(ul__track_alloc(tr, &a, &id));
+  ASSERT_OK(ul__track_alloc(tr, &a, &id));
+  ul__track_desc p = buf(10, "weight", "m.c", 5, "f"); /* a prefix of the last */
+  ASSERT_OK(ul__track_alloc(tr, &p, &id));
+  ASSERT_OK(ul__track_alloc(tr, &a, &id)); /* "weights" again */
+  strcpy(label, "kv"); /* the same pointer, other text */
+  ASSERT_OK(ul__track_alloc(tr, &a, &id));
+  ul__track_desc g2 = buf(1, "kv", "m.c", 5, "g"); /* the same line, another function */
+  ASSERT_OK(ul__track_alloc(tr, &g2, &id));
+  ul__track_desc t = g2;
+  t.kind = UL__TRACK_TEXTURE; /* the same site, another kind */
+  ASSERT_OK(ul__track_alloc(tr, &t, &id));
+  ul__track_group *g;
+  size_t n;
+  ASSERT_OK(ul__track_groups(tr, UL__TRACK_BY_LABEL, &g, &n));
+  ASSERT_EQ_U(n, 3);
+  const ul__track_group *w = find_group(g, n, "weights", 0), *k = find_group(g, n, "kv", 0),
+                        *pr = find_group(g, n, "weight", 0);
+  ASSERT_TRUE(w && k && pr);
+  ASSERT_EQ_U(w->agg.live_bytes, 300);
+  ASSERT_EQ_U(k->agg.live_bytes, 102);
+  ASSERT_EQ_U(pr->agg.live_bytes, 10);
+  free(g);
+  ASSERT_OK(ul__track_groups(tr, UL__TRACK_BY_SITE, &g, &n));
+  ASSERT_EQ_U(n, 3); /* m.c:5 f; m.c:5 g (buffer); m.c:5 g (texture) */
+  ul__track_stats st;
+  ul__track_get_stats(tr, &st);
+  ASSERT_EQ_U(st.by_kind[UL__TRACK_TEXTURE].live_bytes, 1);
+  free(g);
+  ul__track_destroy(tr);
+}
+
 static void test_budget_refusal(void) {
   const uint64_t MiB = 1024 * 1024;
   ul__tracker *tr = new_tracker(64 * MiB);
@@ -840,6 +882,7 @@ int main(void) {
   RUN_TEST(test_alloc_free_accounting);
   RUN_TEST(test_peak);
   RUN_TEST(test_groups_by_label_and_site);
+  RUN_TEST(test_last_site_and_label_are_not_confused);
   RUN_TEST(test_budget_refusal);
   RUN_TEST(test_churn_fake_clock);
   RUN_TEST(test_churn_window_slides);

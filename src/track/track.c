@@ -102,8 +102,21 @@ static uint64_t label_hash_of(const ul__tracker *tr, uint32_t e) {
   return tr->labels[e].hash ? tr->labels[e].hash : 1;
 }
 
+static uint32_t site_intern_slow(ul__tracker *tr, const ul__track_site *s, unsigned kind);
 static uint32_t site_intern(ul__tracker *tr, const ul__track_site *s,
                             unsigned kind) {
+  if (tr->last_site != UL__TRACK_NONE) {
+    const ul__track_site_ent *e = &tr->sites[tr->last_site];
+    if (e->site.file == s->file && e->site.line == s->line && e->site.function == s->function &&
+        e->kind == kind)
+      return tr->last_site;
+  }
+  uint32_t v = site_intern_slow(tr, s, kind);
+  if (v != UL__TRACK_NONE) tr->last_site = v;
+  return v;
+}
+
+static uint32_t site_intern_slow(ul__tracker *tr, const ul__track_site *s, unsigned kind) {
   if ((uint64_t)(tr->nsites + 1) * 2 > tr->site_index.cap &&
       !index_grow(&tr->site_index, tr->nsites, site_hash_of, tr))
     return UL__TRACK_NONE;
@@ -151,9 +164,19 @@ static uint32_t label_add_entry(ul__tracker *tr, char *owned, uint64_t h) {
 /* Never fails: without room or memory the object counts under "(other
  * labels)". Allocates the group's string, under the lock, only the first
  * time a label is seen. */
-static uint32_t label_intern(ul__tracker *tr, const char *label, size_t n,
-                             uint64_t h) {
+static uint32_t label_intern_slow(ul__tracker *tr, const char *label, size_t n, uint64_t h);
+static uint32_t label_intern(ul__tracker *tr, const char *label, size_t n) {
   if (!label) return UL__TRACK_LABEL_UNLABELED;
+  uint32_t last = tr->last_label;
+  if (last != UL__TRACK_NONE && last != UL__TRACK_LABEL_OTHER && tr->labels[last].label &&
+      !memcmp(tr->labels[last].label, label, n) && tr->labels[last].label[n] == '\0')
+    return last;
+  uint32_t v = label_intern_slow(tr, label, n, label_hash(label, n));
+  tr->last_label = v;
+  return v;
+}
+
+static uint32_t label_intern_slow(ul__tracker *tr, const char *label, size_t n, uint64_t h) {
   if (!h) h = 1;
   if (tr->label_index.cap) {
     uint32_t mask = tr->label_index.cap - 1;
@@ -196,6 +219,7 @@ ul_status ul__track_create(const ul__track_config *cfg, ul__tracker **out) {
   ul__tracker *tr = calloc(1, sizeof *tr);
   if (!tr) return ul__fail(UL_ERR_OUT_OF_MEMORY, "create tracker: out of host memory");
   tr->cfg.now_ns = c.now_ns ? c.now_ns : default_clock;
+  tr->last_site = tr->last_label = UL__TRACK_NONE;
   tr->cfg.clock_user = c.clock_user;
   tr->cfg.churn_count = c.churn_count ? c.churn_count : 32;
   tr->cfg.churn_window_ns = c.churn_window_ns ? c.churn_window_ns : 1000000000ull;
@@ -394,7 +418,6 @@ ul_status ul__track_alloc(ul__tracker *tr, const ul__track_desc *d,
                     (int)d->kind);
 
   size_t ln = d->label ? strnlen(d->label, UL__TRACK_LABEL_MAX) : 0;
-  uint64_t lh = d->label ? label_hash(d->label, ln) : 0;
   char *heap_label = NULL;
   if (d->label && ln >= UL__TRACK_LABEL_INLINE) {
     heap_label = malloc(ln + 1);
@@ -421,7 +444,7 @@ ul_status ul__track_alloc(ul__tracker *tr, const ul__track_desc *d,
     return ul__fail(UL_ERR_OUT_OF_MEMORY, "track %s: out of host memory",
                     ul__track_kind_name(d->kind));
   }
-  uint32_t lg = label_intern(tr, d->label, ln, lh);
+  uint32_t lg = label_intern(tr, d->label, ln);
   ul__track_rec *r = &tr->recs[slot];
   r->size = d->size;
   r->owner = d->owner;
@@ -513,7 +536,6 @@ ul_status ul__track_free(ul__tracker *tr, uint64_t id) {
 ul_status ul__track_set_label(ul__tracker *tr, uint64_t id, const char *label) {
   if (!tr) return ul__fail(UL_ERR_INVALID_ARGUMENT, "set label: tracker is NULL");
   size_t ln = label ? strnlen(label, UL__TRACK_LABEL_MAX) : 0;
-  uint64_t lh = label ? label_hash(label, ln) : 0;
   char *heap_label = NULL;
   if (label && ln >= UL__TRACK_LABEL_INLINE) {
     heap_label = malloc(ln + 1);
@@ -535,7 +557,7 @@ ul_status ul__track_set_label(ul__tracker *tr, uint64_t id, const char *label) {
   /* Counted as destroyed under the old label and created under the new one,
    * so that live = created - destroyed holds for every label. */
   agg_sub(&tr->labels[r->label_group].agg, r->size);
-  r->label_group = label_intern(tr, label, ln, lh);
+  r->label_group = label_intern(tr, label, ln);
   agg_add(&tr->labels[r->label_group].agg, r->size);
   rec_set_label(r, label, ln, heap_label);
   pthread_mutex_unlock(&tr->mu);

@@ -141,6 +141,10 @@ struct ul__tracker {
   ul__track_label_ent *labels;
   uint32_t nlabels, labels_cap;
   ul__track_index label_index;
+  /* The site and the label group of the last alloc: a program creates
+   * from a few places, often the same one many times in a row, and these
+   * skip the hashes and the probes then (under mu). */
+  uint32_t last_site, last_label; /* UL__TRACK_NONE: none yet */
 
   ul__track_stats stats;
   ul__tl tl;
