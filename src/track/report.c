@@ -90,7 +90,7 @@ static void snap_free(snap *s) {
 static ul_status snap_take(ul__tracker *tr, snap *s) {
   memset(s, 0, sizeof *s);
   uint64_t now = tr->cfg.now_ns(tr->cfg.clock_user);
-  pthread_mutex_lock(&tr->mu);
+  ul__track_lock(&tr->mu);
   s->stats = tr->stats;
   s->cfg = tr->cfg;
   size_t nlive = (size_t)tr->stats.total.live_objects;
@@ -145,7 +145,7 @@ static ul_status snap_take(ul__tracker *tr, snap *s) {
     s->cfg_tl.recs = NULL;
     s->now = now;
   }
-  pthread_mutex_unlock(&tr->mu);
+  ul__track_unlock(&tr->mu);
   free(keys);
   if (!ok) {
     snap_free(s);

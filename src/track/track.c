@@ -9,6 +9,12 @@
 #include "track_int.h"
 
 #include <execinfo.h>
+#include <sched.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 static const char *const kind_names[] = {
 #define UL__TRACK_KIND_TEXT(name, text) text,
@@ -27,6 +33,40 @@ const char *ul__track_kind_name(ul__track_kind kind) {
 static uint64_t default_clock(void *user) {
   UL__UNUSED(user);
   return ul__now_coarse_ns();
+}
+
+void ul__track_lock_slow(_Atomic int *w) {
+  /* A holder leaves soon (nothing blocks under this lock): spin a little. */
+  for (int i = 0; i < 64; i++) {
+    int free_ = 0;
+    if (atomic_load_explicit(w, memory_order_relaxed) == 0 &&
+        atomic_compare_exchange_weak_explicit(w, &free_, 1, memory_order_acquire, memory_order_relaxed))
+      return;
+  }
+  /* Marked contended, so that the unlock wakes a waiter. */
+  while (atomic_exchange_explicit(w, 2, memory_order_acquire) != 0) {
+#ifdef __linux__
+    syscall(SYS_futex, (int *)w, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+#else
+    sched_yield();
+#endif
+  }
+}
+
+void ul__track_unlock_wake(_Atomic int *w) {
+#ifdef __linux__
+  syscall(SYS_futex, (int *)w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+#else
+  (void)w;
+#endif
+}
+
+/* The tracker's clock: the default one read here, without two calls. */
+static inline uint64_t tr_now(const ul__tracker *tr) {
+  if (tr->cfg.now_ns != default_clock) return tr->cfg.now_ns(tr->cfg.clock_user);
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
 static uint64_t mix64(uint64_t x) {
@@ -168,11 +208,13 @@ static uint32_t label_intern_slow(ul__tracker *tr, const char *label, size_t n, 
 static uint32_t label_intern(ul__tracker *tr, const char *label, size_t n) {
   if (!label) return UL__TRACK_LABEL_UNLABELED;
   uint32_t last = tr->last_label;
-  if (last != UL__TRACK_NONE && last != UL__TRACK_LABEL_OTHER && tr->labels[last].label &&
-      !memcmp(tr->labels[last].label, label, n) && tr->labels[last].label[n] == '\0')
+  /* The length first: memcmp may read all n bytes of the kept label. */
+  if (last != UL__TRACK_NONE && n == tr->last_label_len && !memcmp(tr->labels[last].label, label, n))
     return last;
   uint32_t v = label_intern_slow(tr, label, n, label_hash(label, n));
-  tr->last_label = v;
+  bool kept = v != UL__TRACK_LABEL_OTHER && tr->labels[v].label;
+  tr->last_label = kept ? v : UL__TRACK_NONE;
+  tr->last_label_len = n;
   return v;
 }
 
@@ -240,7 +282,7 @@ ul_status ul__track_create(const ul__track_config *cfg, ul__tracker **out) {
   tr->tl.min_bytes = c.timeline_min_bytes ? c.timeline_min_bytes : 64u << 10;
   tr->tl.interval_ns = c.timeline_interval_ns ? c.timeline_interval_ns : 1000000ull;
   tr->tl.off = c.timeline_off;
-  tr->tl.t0_ns = tr->cfg.now_ns(tr->cfg.clock_user);
+  tr->tl.t0_ns = tr_now(tr);
 
   char *other = ul__strdup("(other labels)");
   if (!other || label_add_entry(tr, NULL, 0) != UL__TRACK_LABEL_UNLABELED ||
@@ -250,14 +292,7 @@ ul_status ul__track_create(const ul__track_config *cfg, ul__tracker **out) {
     free(tr);
     return ul__fail(UL_ERR_OUT_OF_MEMORY, "create tracker: out of host memory");
   }
-  int rc = pthread_mutex_init(&tr->mu, NULL);
-  if (rc != 0) {
-    free(other);
-    free(tr->labels);
-    free(tr);
-    return ul__fail(UL_ERR_INTERNAL, "create tracker: pthread_mutex_init: %s",
-                    strerror(rc));
-  }
+  atomic_init(&tr->mu, 0);
   *out = tr;
   return UL_OK;
 }
@@ -276,25 +311,24 @@ void ul__track_destroy(ul__tracker *tr) {
   free(tr->site_index.slots);
   free(tr->frames);
   free(tr->recs);
-  pthread_mutex_destroy(&tr->mu);
   free(tr);
 }
 
 void ul__track_set_budget(ul__tracker *tr, uint64_t bytes) {
   if (!tr) return;
-  pthread_mutex_lock(&tr->mu);
+  ul__track_lock(&tr->mu);
   tr->stats.budget_bytes = bytes;
-  pthread_mutex_unlock(&tr->mu);
+  ul__track_unlock(&tr->mu);
 }
 
 /* ---- the timeline's events from other layers ---- */
 
 void ul__track_note(ul__tracker *tr, uint64_t now, const ul__tl_event *ev) {
   if (!tr || !ev) return;
-  if (!now) now = tr->cfg.now_ns(tr->cfg.clock_user);
-  pthread_mutex_lock(&tr->mu);
+  if (!now) now = tr_now(tr);
+  ul__track_lock(&tr->mu);
   ul__tl_push(tr, now, ev);
-  pthread_mutex_unlock(&tr->mu);
+  ul__track_unlock(&tr->mu);
 }
 
 /* ---- budget ---- */
@@ -302,7 +336,7 @@ void ul__track_note(ul__tracker *tr, uint64_t now, const ul__tl_event *ev) {
 ul_status ul__track_reserve(ul__tracker *tr, const ul__track_desc *d) {
   if (!tr || !d)
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "reserve: tracker or descriptor is NULL");
-  pthread_mutex_lock(&tr->mu);
+  ul__track_lock(&tr->mu);
   uint64_t budget = tr->stats.budget_bytes;
   uint64_t live = tr->stats.total.live_bytes;
   uint64_t reserved = tr->stats.reserved_bytes;
@@ -315,7 +349,7 @@ ul_status ul__track_reserve(ul__tracker *tr, const ul__track_desc *d) {
   } else {
     tr->stats.budget_refusals++;
   }
-  pthread_mutex_unlock(&tr->mu);
+  ul__track_unlock(&tr->mu);
   if (fits) return UL_OK;
   /* The clock is read without the lock (see ul__track_config). */
   ul__track_note(tr, 0, &(ul__tl_event){.type = UL__TL_BUDGET, .kind = (uint8_t)d->kind, .bytes = d->size,
@@ -346,9 +380,9 @@ ul_status ul__track_reserve(ul__tracker *tr, const ul__track_desc *d) {
 
 void ul__track_unreserve(ul__tracker *tr, uint64_t bytes) {
   if (!tr) return;
-  pthread_mutex_lock(&tr->mu);
+  ul__track_lock(&tr->mu);
   tr->stats.reserved_bytes -= UL__MIN(bytes, tr->stats.reserved_bytes);
-  pthread_mutex_unlock(&tr->mu);
+  ul__track_unlock(&tr->mu);
 }
 
 /* ---- records ---- */
@@ -433,13 +467,13 @@ ul_status ul__track_alloc(ul__tracker *tr, const ul__track_desc *d,
     nframes = backtrace(frames, (int)tr->cfg.backtrace_depth + 1) - 1;
     if (nframes < 0) nframes = 0;
   }
-  uint64_t now = tr->cfg.now_ns(tr->cfg.clock_user);
+  uint64_t now = tr_now(tr);
 
-  pthread_mutex_lock(&tr->mu);
+  ul__track_lock(&tr->mu);
   uint32_t site = site_intern(tr, &d->site, (unsigned)d->kind);
   uint32_t slot = site == UL__TRACK_NONE ? UL__TRACK_NONE : slot_take(tr);
   if (slot == UL__TRACK_NONE) {
-    pthread_mutex_unlock(&tr->mu);
+    ul__track_unlock(&tr->mu);
     free(heap_label);
     return ul__fail(UL_ERR_OUT_OF_MEMORY, "track %s: out of host memory",
                     ul__track_kind_name(d->kind));
@@ -474,20 +508,20 @@ ul_status ul__track_alloc(ul__tracker *tr, const ul__track_desc *d,
                                          .text = d->label});
   else if (d->size)
     ul__tl_changed(tr, now);
-  pthread_mutex_unlock(&tr->mu);
+  ul__track_unlock(&tr->mu);
   return UL_OK;
 }
 
 ul_status ul__track_free(ul__tracker *tr, uint64_t id) {
   if (!tr) return ul__fail(UL_ERR_INVALID_ARGUMENT, "track free: tracker is NULL");
   if (id == 0) return UL_OK;
-  uint64_t now = tr->cfg.now_ns(tr->cfg.clock_user);
+  uint64_t now = tr_now(tr);
 
-  pthread_mutex_lock(&tr->mu);
+  ul__track_lock(&tr->mu);
   uint32_t slot;
   if (!id_slot(tr, id, &slot)) {
     tr->stats.misuse++;
-    pthread_mutex_unlock(&tr->mu);
+    ul__track_unlock(&tr->mu);
     ul__log(UL__LOG_WARN, "free of a stale, freed or unknown allocation record "
             "(id %#llx); ignored", (unsigned long long)id);
     return ul__fail(UL_ERR_INVALID_HANDLE,
@@ -521,7 +555,7 @@ ul_status ul__track_free(ul__tracker *tr, uint64_t id) {
     ul__tl_push(tr, now, &(ul__tl_event){.type = UL__TL_CHURN, .kind = r->kind, .text = where});
   }
   slot_give_back(tr, slot);
-  pthread_mutex_unlock(&tr->mu);
+  ul__track_unlock(&tr->mu);
 
   free(heap_label);
   if (churn_now && ul__log_enabled(UL__LOG_WARN)) {
@@ -543,10 +577,10 @@ ul_status ul__track_set_label(ul__tracker *tr, uint64_t id, const char *label) {
     memcpy(heap_label, label, ln);
     heap_label[ln] = '\0';
   }
-  pthread_mutex_lock(&tr->mu);
+  ul__track_lock(&tr->mu);
   uint32_t slot;
   if (!id_slot(tr, id, &slot)) {
-    pthread_mutex_unlock(&tr->mu);
+    ul__track_unlock(&tr->mu);
     free(heap_label);
     return ul__fail(UL_ERR_INVALID_HANDLE,
                     "set label of allocation record %#llx: stale, freed or unknown",
@@ -560,17 +594,17 @@ ul_status ul__track_set_label(ul__tracker *tr, uint64_t id, const char *label) {
   r->label_group = label_intern(tr, label, ln);
   agg_add(&tr->labels[r->label_group].agg, r->size);
   rec_set_label(r, label, ln, heap_label);
-  pthread_mutex_unlock(&tr->mu);
+  ul__track_unlock(&tr->mu);
   free(old);
   return UL_OK;
 }
 
 bool ul__track_is_live(ul__tracker *tr, uint64_t id) {
   if (!tr) return false;
-  pthread_mutex_lock(&tr->mu);
+  ul__track_lock(&tr->mu);
   uint32_t slot;
   bool live = id_slot(tr, id, &slot);
-  pthread_mutex_unlock(&tr->mu);
+  ul__track_unlock(&tr->mu);
   return live;
 }
 
@@ -580,9 +614,9 @@ void ul__track_get_stats(ul__tracker *tr, ul__track_stats *out) {
     memset(out, 0, sizeof *out);
     return;
   }
-  pthread_mutex_lock(&tr->mu);
+  ul__track_lock(&tr->mu);
   *out = tr->stats;
-  pthread_mutex_unlock(&tr->mu);
+  ul__track_unlock(&tr->mu);
 }
 
 /* ---- groups ---- */
@@ -603,7 +637,7 @@ ul_status ul__track_groups(ul__tracker *tr, ul__track_group_by by,
   if (!tr || !out || !count ||
       (by != UL__TRACK_BY_SITE && by != UL__TRACK_BY_LABEL))
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "track groups: invalid argument");
-  pthread_mutex_lock(&tr->mu);
+  ul__track_lock(&tr->mu);
   size_t n = 0;
   size_t strbytes = 0;
   if (by == UL__TRACK_BY_SITE) {
@@ -621,7 +655,7 @@ ul_status ul__track_groups(ul__tracker *tr, ul__track_group_by by,
   }
   ul__track_group *g = malloc(n * sizeof *g + strbytes + 1);
   if (!g) {
-    pthread_mutex_unlock(&tr->mu);
+    ul__track_unlock(&tr->mu);
     return ul__fail(UL_ERR_OUT_OF_MEMORY, "track groups: out of host memory");
   }
   char *str = (char *)(g + n);
@@ -652,7 +686,7 @@ ul_status ul__track_groups(ul__tracker *tr, ul__track_group_by by,
     }
     k++;
   }
-  pthread_mutex_unlock(&tr->mu);
+  ul__track_unlock(&tr->mu);
   qsort(g, n, sizeof *g, group_cmp);
   *out = g;
   *count = n;
