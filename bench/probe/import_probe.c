@@ -1,0 +1,380 @@
+/* A probe, not built by CMake: buffers over host memory (Dawn's
+ * HostMappedPointer) and the host's own read rates on the GPU machine, the
+ * measurements behind docs/BENCHMARKS.md (2026-12-02, later; outputs in
+ * docs/bench/2026-12-02/h200-import-probe/). bash bench/probe/run.sh [MiB]. */
+#define _GNU_SOURCE
+#include "core/adapter.h"
+#include "core/core.h"
+#include "core/transfer.h"
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define F_HOSTMAPPED 0x00050010u
+#define S_HOSTMAPPED 0x00050012u
+typedef struct {
+  WGPUChainedStruct chain;
+  void *pointer;
+  void (*dispose)(void *);
+  void *userdata;
+} host_mapped;
+
+static ul_env *env;
+static const ul__wgpu *w;
+static WGPUDevice dev;
+static WGPUQueue q;
+static char last_err[512];
+static void on_err(WGPUDevice const *d, uint32_t type, WGPUStringView m, void *a, void *b) {
+  (void)d; (void)a; (void)b;
+  snprintf(last_err, sizeof last_err, "type %u: %.*s", type, (int)(m.length == SIZE_MAX ? strlen(m.data) : m.length), m.data);
+}
+static _Atomic int lost;
+static void on_lost(WGPUDevice const *d, uint32_t reason, WGPUStringView m, void *a, void *b) {
+  (void)d; (void)a; (void)b;
+  lost = 1;
+  fprintf(stdout, "{\"probe\":\"lost\",\"reason\":%u,\"message\":\"%.*s\"}\n", reason,
+          (int)(m.length == SIZE_MAX ? strlen(m.data) : m.length), m.data);
+}
+static double ms(uint64_t t0) { return (double)(ul__now_ns() - t0) / 1e6; }
+static void wait_idle(void) {
+  ul__cb *c = ul__cb_new();
+  WGPUQueueWorkDoneCallbackInfo cb = {0};
+  cb.mode = WGPUCallbackMode_WaitAnyOnly;
+  cb.callback = ul__cb_on_status;
+  cb.userdata1 = c;
+  WGPUFuture f = w->QueueOnSubmittedWorkDone(q, cb);
+  ul__env_wait(env, env->instance, f, &c->done, 60000000000ull);
+  ul__cb_unref(c);
+}
+static void copy(WGPUBuffer s, uint64_t so, WGPUBuffer d, uint64_t dof, uint64_t n) {
+  WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(dev, NULL);
+  w->CommandEncoderCopyBufferToBuffer(e, s, so, d, dof, n);
+  WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);
+  w->QueueSubmit(q, 1, &cb);
+  w->CommandBufferRelease(cb);
+  w->CommandEncoderRelease(e);
+}
+static _Atomic int disposed;
+static void on_dispose(void *u) { (void)u; disposed++; }
+
+static WGPUBuffer import(void *p, uint64_t n, double *t) {
+  host_mapped hm = {{NULL, S_HOSTMAPPED}, p, on_dispose, NULL};
+  WGPUBufferDescriptor bd = {0};
+  bd.nextInChain = &hm.chain;
+  bd.usage = WGPUBufferUsage_CopySrc;
+  bd.size = n;
+  last_err[0] = 0;
+  uint64_t t0 = ul__now_ns();
+  WGPUBuffer b = w->DeviceCreateBuffer(dev, &bd);
+  w->InstanceProcessEvents(env->instance);
+  *t = ms(t0);
+  return b;
+}
+
+/* compare device buffer bytes at a few places with the expected host bytes */
+static int verify(WGPUBuffer dst, const uint8_t *want, uint64_t n) {
+  WGPUBufferDescriptor bd = {0};
+  bd.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+  bd.size = 3 * 65536;
+  WGPUBuffer rb = w->DeviceCreateBuffer(dev, &bd);
+  uint64_t at[3] = {0, n / 2 & ~4095ull, n - 65536};
+  for (int i = 0; i < 3; i++) copy(dst, at[i], rb, (uint64_t)i * 65536, 65536);
+  ul_device tmp = {0};
+  tmp.env = env; tmp.wgpu = w; tmp.instance = env->instance;
+  ul_status s = ul__wait_map(&tmp, rb, WGPUMapMode_Read, 0, 3 * 65536, 60000000000ull);
+  int ok = !s;
+  if (ok) {
+    const uint8_t *m = w->BufferGetConstMappedRange(rb, 0, 3 * 65536);
+    for (int i = 0; i < 3 && ok; i++) ok = m && !memcmp(m + i * 65536, want + at[i], 65536);
+    w->BufferUnmap(rb);
+  }
+  w->BufferDestroy(rb);
+  w->BufferRelease(rb);
+  return ok;
+}
+
+static void try_import(const char *name, void *p, uint64_t n, WGPUBuffer dst, const uint8_t *want) {
+  double ti;
+  WGPUBuffer b = import(p, n, &ti);
+  int errd = last_err[0] != 0;
+  printf("{\"probe\":\"import\",\"what\":\"%s\",\"bytes\":%llu,\"import_ms\":%.2f,\"error\":\"%s\"",
+         name, (unsigned long long)n, ti, errd ? last_err : "");
+  if (b && !errd) {
+    double best = 1e9, first = 0;
+    for (int r = 0; r < 3; r++) {
+      wait_idle();
+      uint64_t t0 = ul__now_ns();
+      copy(b, 0, dst, 0, n);
+      wait_idle();
+      double c = ms(t0);
+      if (!r) first = c;
+      if (c < best) best = c;
+    }
+    printf(",\"first_copy_ms\":%.2f", first);
+    printf(",\"copy_ms\":%.2f,\"copy_gbps\":%.2f,\"verified\":%d", best, (double)n / best / 1e6,
+           verify(dst, want, n));
+  }
+  if (b) {
+    uint64_t t0 = ul__now_ns();
+    w->BufferDestroy(b);
+    w->BufferRelease(b);
+    wait_idle();
+    w->InstanceProcessEvents(env->instance);
+    printf(",\"release_ms\":%.2f,\"disposed\":%d", ms(t0), (int)disposed);
+  }
+  printf("}\n");
+  fflush(stdout);
+}
+
+typedef struct { int fd; uint8_t *dst; const uint8_t *src; uint64_t off, n; } job;
+static void *rd(void *a) {
+  job *j = a;
+  for (uint64_t got = 0; got < j->n;) {
+    ssize_t r = j->src ? (memcpy(j->dst + got, j->src + j->off + got, j->n), (ssize_t)j->n)
+                       : pread(j->fd, j->dst + got, j->n - got, (off_t)(j->off + got));
+    if (r <= 0) break;
+    got += (uint64_t)r;
+  }
+  return NULL;
+}
+static double host_read(int fd, const uint8_t *src, uint8_t *dst, uint64_t n, int t) {
+  pthread_t th[32];
+  job jb[32];
+  uint64_t per = n / (uint64_t)t;
+  uint64_t t0 = ul__now_ns();
+  for (int i = 0; i < t; i++) {
+    jb[i] = (job){fd, dst + i * per, src, i * per, per};
+    pthread_create(&th[i], NULL, rd, &jb[i]);
+  }
+  for (int i = 0; i < t; i++) pthread_join(th[i], NULL);
+  return (double)n / (double)(ul__now_ns() - t0);
+}
+
+
+/* The staging ring as src/core/staging.c runs it, step by step, timed. */
+static void ring_bar(const uint8_t *src, uint64_t n, WGPUBuffer dst, uint64_t chunk, int pass) {
+  WGPUBuffer slot[4] = {0};
+  ul__cb *pend[4] = {0};
+  WGPUFuture fut[4];
+  static WGPUBuffer keep[4];
+  double t_create = 0, t_wait = 0, t_fill = 0, t_unmap = 0, t_submit = 0;
+  ul_device tmp = {0};
+  tmp.env = env; tmp.wgpu = w; tmp.instance = env->instance; tmp.device = dev; tmp.queue = q;
+  if (pass) for (int i = 0; i < 4; i++) slot[i] = keep[i];
+  wait_idle();
+  uint64_t T = ul__now_ns();
+  int k = 0;
+  for (uint64_t done = 0; done < n; done += chunk, k = (k + 1) % 4) {
+    uint64_t t0 = ul__now_ns();
+    if (!slot[k]) {
+      WGPUBufferDescriptor bd = {0};
+      bd.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
+      bd.size = chunk;
+      bd.mappedAtCreation = 1;
+      slot[k] = w->DeviceCreateBuffer(dev, &bd);
+      t_create += ms(t0);
+    } else {
+      if (!pend[k]) { /* kept from pass 0: map it */
+        fut[k] = ul__map_start(&tmp, slot[k], WGPUMapMode_Write, 0, chunk, WGPUCallbackMode_WaitAnyOnly, &pend[k]);
+      }
+      ul__env_wait(env, env->instance, fut[k], &pend[k]->done, 60000000000ull);
+      ul__cb_unref(pend[k]);
+      pend[k] = NULL;
+      t_wait += ms(t0);
+    }
+    t0 = ul__now_ns();
+    void *m = w->BufferGetMappedRange(slot[k], 0, chunk);
+    host_read(-1, src + done, m, chunk, 16);
+    t_fill += ms(t0);
+    t0 = ul__now_ns();
+    w->BufferUnmap(slot[k]);
+    t_unmap += ms(t0);
+    t0 = ul__now_ns();
+    copy(slot[k], 0, dst, done, chunk);
+    fut[k] = ul__map_start(&tmp, slot[k], WGPUMapMode_Write, 0, chunk, WGPUCallbackMode_WaitAnyOnly, &pend[k]);
+    t_submit += ms(t0);
+  }
+  wait_idle();
+  double tot = ms(T);
+  for (int i = 0; i < 4; i++) if (pend[i]) { ul__env_wait(env, env->instance, fut[i], &pend[i]->done, 60000000000ull); ul__cb_unref(pend[i]); }
+  for (int i = 0; i < 4; i++) { keep[i] = slot[i]; w->BufferUnmap(slot[i]); }
+  printf("{\"probe\":\"ring_bar\",\"pass\":%d,\"chunk_mb\":%llu,\"total_ms\":%.2f,\"gbps\":%.2f,\"create_ms\":%.2f,\"wait_ms\":%.2f,"
+         "\"fill_ms\":%.2f,\"unmap_ms\":%.2f,\"submit_ms\":%.2f,\"verified\":%d}\n", pass, (unsigned long long)(chunk >> 20), tot,
+         (double)n / tot / 1e6, t_create, t_wait, t_fill, t_unmap, t_submit, verify(dst, src, n));
+  fflush(stdout);
+  if (pass) for (int i = 0; i < 4; i++) { w->BufferDestroy(keep[i]); w->BufferRelease(keep[i]); keep[i] = NULL; }
+}
+
+/* A ring of host slots imported ahead (pinned once), filled by threads. */
+static void ring_host(const uint8_t *src, uint64_t n, WGPUBuffer dst, uint64_t chunk) {
+  uint8_t *mem[4];
+  WGPUBuffer b[4];
+  uint64_t t0 = ul__now_ns();
+  for (int i = 0; i < 4; i++) {
+    mem[i] = aligned_alloc(4096, chunk);
+    memset(mem[i], 0, chunk);
+    double ti;
+    b[i] = import(mem[i], chunk, &ti);
+  }
+  double t_imp = ms(t0);
+  ul__cb *pend[4] = {0};
+  WGPUFuture fut[4];
+  double t_wait = 0, t_fill = 0;
+  wait_idle();
+  uint64_t T = ul__now_ns();
+  int k = 0;
+  for (uint64_t done = 0; done < n; done += chunk, k = (k + 1) % 4) {
+    t0 = ul__now_ns();
+    if (pend[k]) {
+      ul__env_wait(env, env->instance, fut[k], &pend[k]->done, 60000000000ull);
+      ul__cb_unref(pend[k]);
+      pend[k] = NULL;
+    }
+    t_wait += ms(t0);
+    t0 = ul__now_ns();
+    host_read(-1, src + done, mem[k], chunk, 16);
+    t_fill += ms(t0);
+    copy(b[k], 0, dst, done, chunk);
+    pend[k] = ul__cb_new();
+    WGPUQueueWorkDoneCallbackInfo cb = {0};
+    cb.mode = WGPUCallbackMode_WaitAnyOnly;
+    cb.callback = ul__cb_on_status;
+    cb.userdata1 = pend[k];
+    fut[k] = w->QueueOnSubmittedWorkDone(q, cb);
+  }
+  wait_idle();
+  double tot = ms(T);
+  for (int i = 0; i < 4; i++) if (pend[i]) { ul__env_wait(env, env->instance, fut[i], &pend[i]->done, 60000000000ull); ul__cb_unref(pend[i]); }
+  printf("{\"probe\":\"ring_host\",\"chunk_mb\":%llu,\"import_4_ms\":%.2f,\"total_ms\":%.2f,\"gbps\":%.2f,\"wait_ms\":%.2f,\"fill_ms\":%.2f,\"verified\":%d}\n",
+         (unsigned long long)(chunk >> 20), t_imp, tot, (double)n / tot / 1e6, t_wait, t_fill, verify(dst, src, n));
+  fflush(stdout);
+  for (int i = 0; i < 4; i++) { w->BufferDestroy(b[i]); w->BufferRelease(b[i]); }
+  wait_idle();
+}
+
+int main(int argc, char **argv) {
+  uint64_t n = (argc > 1 ? strtoull(argv[1], NULL, 10) : 1024) << 20;
+  const char *path = "/tmp/probe-weights";
+  int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  uint8_t *host = aligned_alloc(4096, n);
+  for (uint64_t i = 0; i < n / 8; i++) ((uint64_t *)host)[i] = i * 0x9e3779b97f4a7c15ull;
+  if (write(fd, host, n) != (ssize_t)n) return 1;
+  fsync(fd);
+  close(fd);
+  fd = open(path, O_RDONLY);
+  uint8_t *dst = aligned_alloc(4096, n);
+  memset(dst, 1, n);
+  for (int t = 1; t <= 16; t *= 2)
+    printf("{\"probe\":\"host\",\"what\":\"pread page cache\",\"threads\":%d,\"gbps\":%.2f}\n", t, host_read(fd, NULL, dst, n, t));
+  uint8_t *fm = mmap(NULL, n, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+  for (int t = 1; t <= 16; t *= 2)
+    printf("{\"probe\":\"host\",\"what\":\"memcpy from populated file map\",\"threads\":%d,\"gbps\":%.2f}\n", t, host_read(-1, fm, dst, n, t));
+  munmap(fm, n);
+
+  if (ul_env_create(NULL, &env)) { printf("env: %s\n", ul_last_error()); return 1; }
+  w = env->wgpu;
+  static const char *const tg[] = {"allow_unsafe_apis"};
+  WGPUDawnTogglesDescriptor td = {{NULL, WGPUSType_DawnTogglesDescriptor}, 1, tg, 0, NULL};
+  WGPURequestAdapterOptions opt = {0};
+  opt.nextInChain = &td.chain;
+  opt.featureLevel = WGPUFeatureLevel_Core;
+  opt.powerPreference = WGPUPowerPreference_HighPerformance;
+  ul__cb *r = ul__cb_new();
+  WGPURequestAdapterCallbackInfo acb = {0};
+  extern void probe_on_adapter(uint32_t, WGPUAdapter, WGPUStringView, void *, void *);
+  acb.mode = WGPUCallbackMode_WaitAnyOnly;
+  acb.callback = probe_on_adapter;
+  acb.userdata1 = r;
+  WGPUFuture f = w->InstanceRequestAdapter(env->instance, &opt, acb);
+  ul__env_wait(env, env->instance, f, &r->done, 10000000000ull);
+  WGPUAdapter a = r->object;
+  if (!a) { printf("no adapter\n"); return 1; }
+  ul_adapter_info ai;
+  ul__adapter_describe(env, a, &ai);
+  int has = w->AdapterHasFeature(a, F_HOSTMAPPED);
+  printf("{\"probe\":\"adapter\",\"name\":\"%s\",\"host_mapped_feature\":%d}\n", ai.name, has);
+  if (!has) return 0;
+  WGPULimits al;
+  memset(&al, 0, sizeof al);
+  w->AdapterGetLimits(a, &al);
+  WGPULimits req;
+  ul_limits want = {.max_buffer_size = UL_LIMIT_ADAPTER, .max_storage_buffer_binding_size = UL_LIMIT_ADAPTER};
+  ul__limits_required(&want, &al, &req);
+  uint32_t feats[1] = {F_HOSTMAPPED};
+  WGPUDeviceDescriptor dd = {0};
+  dd.nextInChain = &td.chain;
+  dd.requiredFeatureCount = 1;
+  dd.requiredFeatures = feats;
+  dd.requiredLimits = &req;
+  dd.uncapturedErrorCallbackInfo.callback = on_err;
+  dd.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+  dd.deviceLostCallbackInfo.callback = on_lost;
+  uint64_t t0 = ul__now_ns();
+  WGPUBufferDescriptor bd = {0};
+  WGPUBuffer dstb = NULL;
+#define NEWDEV() do { \
+    if (dev) { w->BufferDestroy(dstb); w->BufferRelease(dstb); w->QueueRelease(q); w->DeviceDestroy(dev); w->DeviceRelease(dev); dev = NULL; } \
+    lost = 0; t0 = ul__now_ns(); \
+    if (ul__request_device(env, env->instance, a, &dd, 10000000000ull, &dev)) { printf("device: %s\n", ul_last_error()); return 1; } \
+    printf("{\"probe\":\"device\",\"ms\":%.2f}\n", ms(t0)); \
+    q = w->DeviceGetQueue(dev); \
+    memset(&bd, 0, sizeof bd); \
+    bd.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc; \
+    bd.size = n; \
+    dstb = w->DeviceCreateBuffer(dev, &bd); } while (0)
+  NEWDEV();
+
+  if (getenv("PROBE_RING"))
+    for (uint64_t c = 32ull << 20; c <= (256ull << 20) && c <= n / 4; c <<= 1) {
+      ring_bar(host, n, dstb, c, 0);
+      ring_bar(host, n, dstb, c, 1);
+      ring_host(host, n, dstb, c);
+    }
+  uint8_t *anon = aligned_alloc(4096, n);
+  memcpy(anon, host, n);
+  try_import("anonymous, touched", anon, n, dstb, host);
+  /* populate cost of a private writable file mapping (COW of every page) */
+  uint64_t tp = ul__now_ns();
+  fm = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  printf("{\"probe\":\"populate\",\"what\":\"MAP_PRIVATE RW MAP_POPULATE\",\"ms\":%.2f}\n", ms(tp));
+  try_import("file MAP_PRIVATE RW populated", fm, n, dstb, host);
+  munmap(fm, n);
+  tp = ul__now_ns();
+  fm = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  printf("{\"probe\":\"populate\",\"what\":\"MAP_PRIVATE RW no populate\",\"ms\":%.2f}\n", ms(tp));
+  try_import("file MAP_PRIVATE RW not populated (pin faults)", fm, n, dstb, host);
+  munmap(fm, n);
+  /* anonymous, transparent huge pages, filled by 16 threads from the page cache */
+  for (int thp = 0; thp < 2; thp++) {
+    tp = ul__now_ns();
+    uint8_t *a = mmap(NULL, n + (2u << 20), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t *al = (uint8_t *)(((uintptr_t)a + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1));
+    if (thp) madvise(al, n, MADV_HUGEPAGE);
+    double g = host_read(fd, NULL, al, n, 16);
+    printf("{\"probe\":\"fill\",\"thp\":%d,\"pread16_gbps\":%.2f,\"alloc_fill_ms\":%.2f}\n", thp, g, ms(tp));
+    try_import(thp ? "anonymous THP, pread by 16 threads" : "anonymous 4K, pread by 16 threads", al, n, dstb, host);
+    munmap(a, n + (2u << 20));
+  }
+  if (lost) NEWDEV();
+  /* the staging path today: BAR staging buffer filled by 16 threads */
+  bd.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
+  bd.size = 128ull << 20;
+  bd.mappedAtCreation = 1;
+  t0 = ul__now_ns();
+  WGPUBuffer st = w->DeviceCreateBuffer(dev, &bd);
+  double tc = ms(t0);
+  void *m = w->BufferGetMappedRange(st, 0, bd.size);
+  double g = host_read(-1, host, m, bd.size, 16);
+  double g1 = host_read(-1, host, m, bd.size, 1);
+  printf("{\"probe\":\"staging\",\"create_128M_ms\":%.2f,\"fill_16_gbps\":%.2f,\"fill_1_gbps\":%.2f}\n", tc, g, g1);
+  w->BufferUnmap(st);
+  return 0;
+}
+void probe_on_adapter(uint32_t status, WGPUAdapter adapter, WGPUStringView message, void *u1, void *u2) {
+  (void)u2;
+  ul__cb_finish(u1, status, 0, adapter, message);
+}
