@@ -7,6 +7,7 @@
  * object since destroyed is not taken by the object that reuses its
  * handle; none is left behind. On the CPU adapter, with UNLOST_STANDBY=1. */
 #include "internal.h"
+#include "chaos/chaos.h"
 #include "core/prefill.h"
 #include "ul_test.h"
 
@@ -54,15 +55,17 @@ static ul_status make_weights(rig *r, uint64_t offset, ul_buffer *out) {
       .restore = UL_RESTORE_SOURCE, .source_path = g_path, .source_offset = offset}, out);
 }
 
-static void rig_open(rig *r) {
+static void rig_open_chaos(rig *r, const char *chaos) {
   memset(r, 0, sizeof *r);
   ul_device_desc dd = {.label = "prefill"};
   dd.recovery.backoff_initial_ms = 1;
   dd.recovery.backoff_max_ms = 2;
-  ASSERT_OK(ul_env_create(NULL, &r->env));
+  ASSERT_OK(ul_env_create(&(ul_env_desc){.chaos = chaos}, &r->env));
   ASSERT_OK(ul_device_create(r->env, &dd, &r->dev));
   ASSERT_OK(make_weights(r, OFFSET, &r->w));
 }
+
+static void rig_open(rig *r) { rig_open_chaos(r, NULL); }
 
 /* The buffer holds the file's bytes [offset, offset + SIZE). */
 static void expect_contents(rig *r, ul_buffer b, uint64_t offset) {
@@ -170,6 +173,53 @@ static void test_destroyed_one_is_not_taken(void) {
   rig_close(&r);
 }
 
+/* A second loss at each call of a recovery that took a buffer made ahead:
+ * the next attempt builds a new device and restores the buffer from its
+ * file; every point ends with the file's bytes and a ready device. */
+static void test_second_loss_after_taking_one(void) {
+  rig r;
+  rig_open_chaos(&r, "seed=1");
+  /* Other objects, so that the rebuild makes calls of its own. */
+  uint32_t init[64];
+  for (int i = 0; i < 64; i++) init[i] = (uint32_t)i * 7u + 1u;
+  ul_buffer other;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "other", .size = sizeof init, .initial_data = init},
+                             &other));
+  int injected = 0, took = 0, errors = 0;
+  for (uint64_t j = 1; j <= 16; j++) {
+    ready_with_prefill(&r);
+    uint64_t taken = r.dev->prefill_taken;
+    ASSERT_OK(ul_device_force_loss(r.dev, "test: first loss"));
+    char spec[64];
+    snprintf(spec, sizeof spec, "count-recovery=1,loss@%llu", (unsigned long long)j);
+    ASSERT_OK(ul__chaos_reschedule(r.env->chaos, spec));
+    ul__chaos_reset_counters(r.env->chaos);
+    ul_status s = ul_device_recover(r.dev);
+    bool hit = ul__chaos_injected(r.env->chaos) > 0;
+    ul__chaos_reschedule(r.env->chaos, "seed=1");
+    if (!s) s = ul_device_recover(r.dev); /* a loss left for the next call */
+    injected += hit;
+    took += hit && r.dev->prefill_taken > taken;
+    if (s || ul_device_get_state(r.dev) != UL_DEVICE_READY) {
+      printf("  second loss at recovery call %llu: %s: %s\n", (unsigned long long)j, ul_status_name(s),
+             ul_last_error());
+      errors++;
+      continue;
+    }
+    expect_contents(&r, r.w, OFFSET);
+    uint32_t got[64];
+    ASSERT_OK(ul_buffer_read(r.dev, other, 0, got, sizeof got, 0));
+    EXPECT_EQ(memcmp(got, init, sizeof got), 0);
+  }
+  printf("  %d of 16 points injected, %d after a buffer made ahead was taken\n", injected, took);
+  EXPECT_TRUE((injected) >= (4));
+  EXPECT_TRUE((took) >= (1)); /* a second loss came after a buffer made ahead was taken */
+  EXPECT_EQ(errors, 0);
+  ASSERT_OK(ul_buffer_destroy(r.dev, other));
+  ASSERT_OK(ul_buffer_destroy(r.dev, r.w));
+  rig_close(&r);
+}
+
 /* UNLOST_STANDBY_PREFILL_MB=0: none made ahead. */
 static void test_budget_zero_makes_none(void) {
   setenv("UNLOST_STANDBY_PREFILL_MB", "0", 1);
@@ -194,6 +244,7 @@ int main(void) {
   RUN_TEST(test_taken_by_the_recovery);
   RUN_TEST(test_changed_file_is_still_caught);
   RUN_TEST(test_destroyed_one_is_not_taken);
+  RUN_TEST(test_second_loss_after_taking_one);
   RUN_TEST(test_budget_zero_makes_none);
   unlink(g_path);
   rmdir(g_dir);

@@ -73,6 +73,7 @@ static ul_status queue_wait(const ul__wgpu *w, ul_env *env, WGPUInstance inst, W
 }
 
 #define UL__PREFILL_CHUNK (32ull << 20)
+#define UL__PREFILL_CHUNKS_IN_FLIGHT 4
 
 ul_status ul__prefill_make(const ul__wgpu *w, ul_env *env, WGPUInstance inst, WGPUDevice device, WGPUQueue q,
                            ul__prefill_src *src, const _Atomic bool *stop, ul__prefill **out) {
@@ -112,6 +113,10 @@ ul_status ul__prefill_make(const ul__wgpu *w, ul_env *env, WGPUInstance inst, WG
     if (got < n) s = ul__fail(UL_ERR_IO, "prefill: short read of %s", src->path);
     else w->QueueWriteBuffer(q, p->buffer, done, chunk, (size_t)n); /* copied at the call */
     done += n;
+    /* The implementation keeps each write's staging until its copy is
+     * done: waited for every few chunks, so that it never holds the whole
+     * buffer's size of it. */
+    if (!s && (done / UL__PREFILL_CHUNK) % UL__PREFILL_CHUNKS_IN_FLIGHT == 0) s = queue_wait(w, env, inst, q);
   }
   if (!s) s = queue_wait(w, env, inst, q);
   /* The file the same at the end as at the start. */
