@@ -3,6 +3,7 @@
  * unmap (a MAP_WRITE mapping logged as a write), size. The buffer below
  * them is src/res/buffer.c. */
 #include "api/api.h"
+#include "core/prefill.h"
 #include "exec/oplog.h"
 #include "recover/recover.h"
 
@@ -88,7 +89,7 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
       goto fail;
     }
     b->source_file_size = (uint64_t)st.st_size;
-    b->source_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    b->source_mtime_ns = ul__stat_mtime_ns(&st);
   }
   /* A MAP_WRITE buffer changes only through the program's mappings, which
    * the log does not see: under LOG (the default) it keeps a host copy, as

@@ -8,11 +8,16 @@
  * first copy into a fresh buffer after a loss took 60 ms for 1 GiB, no
  * better than staging (docs/BENCHMARKS.md, 2026-12-02, later). */
 #include "core/prefill.h"
+#include "core/transfer.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+int64_t ul__stat_mtime_ns(const struct stat *st) {
+  return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
 
 ul_status ul__source_hash_fd(int fd, uint64_t offset, uint64_t size, uint64_t *out) {
   unsigned char block[UL__SOURCE_BLOCK];
@@ -58,17 +63,10 @@ void ul__prefills_free(const ul__wgpu *w, ul__prefill **list) {
 
 /* Waits for the queue's work so far. */
 static ul_status queue_wait(const ul__wgpu *w, ul_env *env, WGPUInstance inst, WGPUQueue q) {
-  ul__cb *c = ul__cb_new();
-  if (!c) return ul__fail(UL_ERR_OUT_OF_MEMORY, "prefill: out of host memory");
-  WGPUQueueWorkDoneCallbackInfo info = {0};
-  info.mode = WGPUCallbackMode_WaitAnyOnly;
-  info.callback = ul__cb_on_status;
-  info.userdata1 = c;
-  WGPUFuture f = w->QueueOnSubmittedWorkDone(q, info);
-  ul_status s = ul__env_wait_with(env, w, inst, f, &c->done, 60000000000ull);
-  if (!s && c->status != WGPUQueueWorkDoneStatus_Success)
-    s = ul__fail(UL_ERR_DEVICE_LOST, "prefill: queue status %u", c->status);
-  ul__cb_unref(c);
+  uint32_t status = 0;
+  ul_status s = ul__queue_work_done_wait(w, env, inst, q, 60000000000ull, &status);
+  if (!s && status != WGPUQueueWorkDoneStatus_Success)
+    s = ul__fail(UL_ERR_DEVICE_LOST, "prefill: queue status %u", status);
   return s;
 }
 
@@ -86,7 +84,7 @@ ul_status ul__prefill_make(const ul__wgpu *w, ul_env *env, WGPUInstance inst, WG
   if (!p || !chunk) s = ul__fail(UL_ERR_OUT_OF_MEMORY, "prefill: out of host memory");
   else if (fd < 0) s = ul__fail(UL_ERR_IO, "prefill: %s: %s", src->path, strerror(errno));
   else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != src->file_size ||
-           (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != src->mtime_ns)
+           ul__stat_mtime_ns(&st) != src->mtime_ns)
     s = ul__fail(UL_ERR_IO, "prefill: %s changed since its buffer was created", src->path);
   else s = ul__source_hash_fd(fd, src->offset, src->size, &p->hash);
   if (!s) {

@@ -9,6 +9,9 @@
  * evenly from its first byte to its last. */
 #define UL__SOURCE_SAMPLES 64
 #define UL__SOURCE_BLOCK 4096
+/* A file's modification time in ns, as a SOURCE buffer records it. */
+struct stat;
+int64_t ul__stat_mtime_ns(const struct stat *st);
 /* The sample hash of [offset, offset+size) of `fd` (size >= one block). */
 ul_status ul__source_hash_fd(int fd, uint64_t offset, uint64_t size, uint64_t *out);
 

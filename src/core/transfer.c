@@ -45,28 +45,33 @@ ul_status ul__copy_texture_submit(ul_device *d, const WGPUTexelCopyTextureInfo *
   return encode_copy_submit(d, &a);
 }
 
-ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns) {
-  uint64_t target = d->submit_serial;
-  ul__cb *w = ul__cb_new();
-  if (!w) return ul__fail(UL_ERR_OUT_OF_MEMORY, "wait: out of host memory");
+ul_status ul__queue_work_done_wait(const ul__wgpu *w, ul_env *env, WGPUInstance inst, WGPUQueue q,
+                                   uint64_t timeout_ns, uint32_t *status) {
+  ul__cb *c = ul__cb_new();
+  if (!c) return ul__fail(UL_ERR_OUT_OF_MEMORY, "wait: out of host memory");
   WGPUQueueWorkDoneCallbackInfo cb = {0};
   cb.mode = WGPUCallbackMode_WaitAnyOnly;
   cb.callback = ul__cb_on_status;
-  cb.userdata1 = w;
-  WGPUFuture f = d->wgpu->QueueOnSubmittedWorkDone(d->queue, cb);
-  ul_status s = ul__env_wait(d->env, d->instance, f, &w->done, timeout_ns);
-  if (s) {
-    ul__cb_unref(w); /* the callback frees it when it fires */
-    return s;
-  }
+  cb.userdata1 = c;
+  WGPUFuture f = w->QueueOnSubmittedWorkDone(q, cb);
+  ul_status s = ul__env_wait_with(env, w, inst, f, &c->done, timeout_ns);
+  if (!s) *status = c->status;
+  ul__cb_unref(c); /* on a timeout the callback frees it when it fires */
+  return s;
+}
+
+ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns) {
+  uint64_t target = d->submit_serial;
+  uint32_t status = 0;
+  ul_status s = ul__queue_work_done_wait(d->wgpu, d->env, d->instance, d->queue, timeout_ns, &status);
+  if (s) return s;
   /* Completion reported after the loss is not proof of execution. */
   if (ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "the device was lost");
-  else if (w->status != WGPUQueueWorkDoneStatus_Success) s = ul__fail(UL_ERR_INTERNAL, "queue work done: status %u", w->status);
+  else if (status != WGPUQueueWorkDoneStatus_Success) s = ul__fail(UL_ERR_INTERNAL, "queue work done: status %u", status);
   else {
     d->done_serial = UL__MAX(d->done_serial, target);
     ul__flight_done_upto(d, target, ul__now_ns());
   }
-  ul__cb_unref(w);
   return s;
 }
 

@@ -18,6 +18,10 @@ ul_status ul__copy_texture_submit(ul_device *d, const WGPUTexelCopyTextureInfo *
                                   const WGPUTexelCopyBufferInfo *dst, const WGPUExtent3D *extent);
 /* Waits until the queue finished everything submitted so far. */
 ul_status ul__queue_wait_idle(ul_device *d, uint64_t timeout_ns);
+/* The wait under it, for any queue through table `w`: the queue's work
+ * submitted so far done, its callback's status in *status. */
+ul_status ul__queue_work_done_wait(const ul__wgpu *w, ul_env *env, WGPUInstance inst, WGPUQueue q,
+                                   uint64_t timeout_ns, uint32_t *status);
 /* Starts a map of `b` whose outcome lands in a new record (*out, the
  * caller's reference); `mode` of callback delivery as WebGPU's. */
 WGPUFuture ul__map_start(ul_device *d, WGPUBuffer b, uint64_t mode, size_t off, size_t size,

@@ -163,7 +163,7 @@ static ul_status upload_file_range(ul_device *d, ul__obj *o) {
     close(fd);
     return ul__fail(UL_ERR_IO, "source '%s' is not a regular file", b->source_path);
   }
-  int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+  int64_t mtime = ul__stat_mtime_ns(&st);
   if ((uint64_t)st.st_size != b->source_file_size || mtime != b->source_mtime_ns) {
     close(fd);
     return ul__fail(UL_ERR_IO,
