@@ -31,7 +31,8 @@ static const opt_info options[UL__OPT_COUNT] = {
                               "threads filling staging memory (default: online CPUs, at most 16)"},
     [UL__OPT_STANDBY] = {"UNLOST_STANDBY", OPT_NUMBER, 0, 2, 2,
                          "a device asked for ahead for the next recovery: 0 none, 1 on every adapter, 2 on "
-                         "GPU adapters (read at device create)"},
+                         "GPU adapters and on the CPU adapter once a device holds 64 MiB of file SOURCE "
+                         "buffers (read at device create)"},
     [UL__OPT_STAGING_CHUNK_MB] = {"UNLOST_STAGING_CHUNK_MB", OPT_NUMBER, 1, 256, 0,
                                   "fixed staging chunk, MiB (default: 16..128 by upload size)"},
     [UL__OPT_PIPELINE_CACHE_MB] = {"UNLOST_PIPELINE_CACHE_MB", OPT_NUMBER, 0, 1u << 16, 64,
@@ -39,7 +40,8 @@ static const opt_info options[UL__OPT_COUNT] = {
                                    "(read at ul_env_create)"},
     [UL__OPT_STANDBY_PREFILL_MB] = {"UNLOST_STANDBY_PREFILL_MB", OPT_NUMBER, 0, 1u << 24, 2048,
                                     "device memory a standby device may fill ahead with copies of large SOURCE "
-                                    "buffers, MiB; 0: none (read when a standby is built)"},
+                                    "buffers, MiB; 0: none; unset, at most a quarter of the host's memory on the CPU "
+                                    "adapter (read at each fill)"},
 };
 
 static atomic_bool warned[UL__OPT_COUNT];

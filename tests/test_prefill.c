@@ -165,7 +165,15 @@ static void test_destroyed_one_is_not_taken(void) {
   ready_with_prefill(&r);
   ASSERT_OK(ul_buffer_destroy(r.dev, r.w));
   ul_buffer w2;
+  /* No budget for the new one: the standby's fill neither makes it nor
+   * drops the one it holds, which the rebuild must then refuse. */
+  setenv("UNLOST_STANDBY_PREFILL_MB", "0", 1);
   ASSERT_OK(make_weights(&r, OFFSET2, &w2));
+  ASSERT_TRUE(ul__standby_wait_ready(r.dev, 20000000000ull));
+  unsetenv("UNLOST_STANDBY_PREFILL_MB");
+  ul__standby_counts c;
+  ul__standby_get_counts(r.dev, &c);
+  EXPECT_EQ(c.ready_bytes, SIZE); /* the destroyed one's */
   ASSERT_OK(ul_device_force_loss(r.dev, "test: another buffer in the slot"));
   expect_contents(&r, w2, OFFSET2);
   EXPECT_EQ(r.dev->prefill_used, 0);
@@ -220,6 +228,91 @@ static void test_second_loss_after_taking_one(void) {
   rig_close(&r);
 }
 
+/* A buffer created after the standby was built (a program's weights come
+ * after its device): filled on that standby, without waiting for a loss
+ * and the standby after it. */
+static void test_late_buffer_is_filled_on_the_ready_standby(void) {
+  rig r;
+  memset(&r, 0, sizeof r);
+  ASSERT_OK(ul_env_create(NULL, &r.env));
+  ASSERT_OK(ul_device_create(r.env, &(ul_device_desc){.label = "late"}, &r.dev));
+  ASSERT_TRUE(ul__standby_wait_ready(r.dev, 20000000000ull));
+  ul__standby_counts c;
+  ul__standby_get_counts(r.dev, &c);
+  EXPECT_EQ(c.ready_bytes, 0);
+  ASSERT_OK(make_weights(&r, OFFSET, &r.w));
+  ASSERT_TRUE(ul__standby_wait_ready(r.dev, 20000000000ull));
+  ul__standby_get_counts(r.dev, &c);
+  EXPECT_EQ(c.ready_bytes, SIZE);
+  EXPECT_EQ(c.built, 1); /* the same standby */
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: the first loss"));
+  expect_contents(&r, r.w, OFFSET);
+  EXPECT_EQ(r.dev->prefill_taken, 1);
+  EXPECT_EQ(r.dev->prefill_used, 1);
+  /* Destroyed while held ahead: the next fill drops it. */
+  ASSERT_TRUE(ul__standby_wait_ready(r.dev, 20000000000ull));
+  ASSERT_OK(ul_buffer_destroy(r.dev, r.w));
+  ul_buffer small;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "after", .size = SIZE, .restore = UL_RESTORE_SOURCE,
+      .source_path = g_path, .source_offset = OFFSET2}, &small));
+  ASSERT_TRUE(ul__standby_wait_ready(r.dev, 20000000000ull));
+  ul__standby_get_counts(r.dev, &c);
+  EXPECT_EQ(c.ready_bytes, SIZE);
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: the second loss"));
+  expect_contents(&r, small, OFFSET2);
+  EXPECT_EQ(r.dev->prefill_used, 2);
+  ASSERT_OK(ul_buffer_destroy(r.dev, small));
+  rig_close(&r);
+}
+
+/* The default mode on the CPU adapter: no standby for a device without
+ * large SOURCE buffers, one as soon as they reach 64 MiB, which the first
+ * loss then takes. */
+static void test_cpu_adapter_gets_one_for_large_sources(void) {
+  unsetenv("UNLOST_STANDBY");
+  const uint64_t big = (64u << 20) + 4096u;
+  char path[160];
+  snprintf(path, sizeof path, "%s/large.bin", g_dir);
+  uint8_t *bytes = malloc(big);
+  ASSERT_TRUE(bytes != NULL);
+  uint64_t x = 0x2545f4914f6cdd1dull;
+  for (uint64_t i = 0; i < big / 8; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    memcpy(bytes + i * 8, &x, 8);
+  }
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_TRUE(fd >= 0);
+  ASSERT_EQ(write(fd, bytes, big), (ssize_t)big);
+  close(fd);
+  rig r;
+  rig_open(&r); /* a 3 MiB SOURCE buffer: not enough */
+  ul__standby_counts c;
+  EXPECT_TRUE(!ul__standby_wait_ready(r.dev, 200000000ull));
+  ul__standby_get_counts(r.dev, &c);
+  EXPECT_EQ(c.built + c.failed + c.pending, 0);
+  ul_buffer large;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "large", .size = big, .restore = UL_RESTORE_SOURCE,
+      .source_path = path}, &large));
+  ASSERT_TRUE(ul__standby_wait_ready(r.dev, 60000000000ull));
+  ul__standby_get_counts(r.dev, &c);
+  EXPECT_EQ(c.built, 1);
+  EXPECT_EQ(c.ready_bytes, big + SIZE);
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: a loss on the CPU adapter"));
+  uint8_t *got = malloc(big);
+  ASSERT_TRUE(got != NULL);
+  ASSERT_OK(ul_buffer_read(r.dev, large, 0, got, big, 0));
+  EXPECT_EQ(memcmp(got, bytes, big), 0);
+  expect_contents(&r, r.w, OFFSET);
+  EXPECT_EQ(r.dev->prefill_used, 2);
+  ASSERT_OK(ul_buffer_destroy(r.dev, large));
+  ASSERT_OK(ul_buffer_destroy(r.dev, r.w));
+  rig_close(&r);
+  free(got);
+  free(bytes);
+  unlink(path);
+  setenv("UNLOST_STANDBY", "1", 1);
+}
+
 /* UNLOST_STANDBY_PREFILL_MB=0: none made ahead. */
 static void test_budget_zero_makes_none(void) {
   setenv("UNLOST_STANDBY_PREFILL_MB", "0", 1);
@@ -246,6 +339,8 @@ int main(void) {
   RUN_TEST(test_destroyed_one_is_not_taken);
   RUN_TEST(test_second_loss_after_taking_one);
   RUN_TEST(test_budget_zero_makes_none);
+  RUN_TEST(test_late_buffer_is_filled_on_the_ready_standby);
+  RUN_TEST(test_cpu_adapter_gets_one_for_large_sources);
   unlink(g_path);
   rmdir(g_dir);
   free(g_file);

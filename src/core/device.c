@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- loss records ------------------------------------------------------------
  * Each native device gets a context for its callbacks. The device and the
@@ -783,6 +784,8 @@ struct ul__standby {
   /* The SOURCE buffers to make ahead (ul__standby_source_*). */
   ul__prefill_src *sources;
   uint32_t nsources, sources_cap;
+  uint64_t sources_gen;   /* bumped at every add: a fill under way looks again */
+  uint64_t source_bytes;  /* their sizes, for the CPU adapter's threshold */
   /* A take or a close waits: a fill under way stops at its next chunk. */
   _Atomic bool wanted;
 };
@@ -804,9 +807,38 @@ static void standby_release(ul_device *d, ul__native *n) {
   release_in_background(d, n, &here, true);
 }
 
-/* Whether a device on adapter `info` gets a standby under this mode. */
-static bool standby_wanted(const ul__standby *sb, const ul_adapter_info *info) {
-  return sb->mode && !(sb->mode == 2 && info->type == UL_ADAPTER_CPU) && !info->is_fallback;
+/* On the CPU adapter, under the default mode, a standby pays only through
+ * what it fills ahead (a new device there takes 10-20 ms, a restore about
+ * 1 ms per MiB): it is built once the device's SOURCE buffers reach this. */
+#define UL__STANDBY_CPU_SOURCE_BYTES (64ull << 20)
+
+/* Whether a device on adapter `info` gets a standby under this mode. Not
+ * under sb->mu. */
+static bool standby_wanted(ul__standby *sb, const ul_adapter_info *info) {
+  if (!sb->mode || info->is_fallback) return false;
+  if (sb->mode == 1 || info->type != UL_ADAPTER_CPU) return true;
+  pthread_mutex_lock(&sb->mu);
+  bool enough = sb->source_bytes >= UL__STANDBY_CPU_SOURCE_BYTES;
+  pthread_mutex_unlock(&sb->mu);
+  return enough;
+}
+
+/* Device memory a standby on adapter `info` may fill ahead: the option, and
+ * on the CPU adapter (whose device memory is the host's) at most a quarter
+ * of the host's memory unless the option was set. */
+static uint64_t prefill_budget(const ul_adapter_info *info) {
+  uint64_t b = ul__opt_number(UL__OPT_STANDBY_PREFILL_MB) << 20;
+  if (info->type == UL_ADAPTER_CPU && !ul__opt_text(UL__OPT_STANDBY_PREFILL_MB)) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) b = UL__MIN(b, (uint64_t)pages * (uint64_t)page / 4);
+  }
+  return b;
+}
+
+static bool same_source(const ul__prefill_src *a, const ul__prefill_src *b) {
+  return a->id == b->id && a->usage == b->usage && a->size == b->size && a->offset == b->offset &&
+         a->file_size == b->file_size && a->mtime_ns == b->mtime_ns && a->path && b->path &&
+         !strcmp(a->path, b->path);
 }
 
 static bool ctx_lost(ul__native_ctx *c) {
@@ -816,51 +848,81 @@ static bool ctx_lost(ul__native_ctx *c) {
   return lost;
 }
 
-/* Makes and fills the registered SOURCE buffers on standby `n`, within
- * UNLOST_STANDBY_PREFILL_MB of device memory, until a take or a close
- * wants the standby. A failed one is left out: its rebuild restores it. */
+/* Makes and fills the registered SOURCE buffers on standby `n` that it
+ * does not hold yet, within the prefill budget, until a take or a close
+ * wants the standby; looks again while sources are added meanwhile. Drops
+ * what it holds for buffers destroyed since. A failed one is left out: its
+ * rebuild restores it. */
+static uint64_t prefills_bytes(const ul__prefill *p);
 static void standby_prefill(ul_device *d, ul__standby *sb, ul__native *n) {
   const ul__wgpu *raw = &d->env->lib.procs;
-  uint64_t budget = ul__opt_number(UL__OPT_STANDBY_PREFILL_MB) << 20, used = 0;
+  uint64_t budget = prefill_budget(&n->info);
   if (!budget) return;
-  pthread_mutex_lock(&sb->mu);
-  uint32_t count = sb->nsources;
-  ul__prefill_src *list = count ? calloc(count, sizeof *list) : NULL;
-  for (uint32_t i = 0; list && i < count; i++) {
-    list[i] = sb->sources[i];
-    list[i].path = ul__strdup(sb->sources[i].path);
-    list[i].label = sb->sources[i].label ? ul__strdup(sb->sources[i].label) : NULL;
-  }
-  pthread_mutex_unlock(&sb->mu);
-  uint64_t t0 = ul__now_ns(), made = 0;
-  for (uint32_t i = 0; list && i < count && !atomic_load(&sb->wanted); i++) {
-    ul__prefill_src *src = &list[i];
-    if (!src->path || src->size > budget - used) continue;
-    unsigned errors = atomic_load(&n->ctx->standby_errors);
-    ul__prefill *p = NULL;
-    ul_status s = ul__prefill_make(raw, d->env, n->instance, n->device, n->queue, src, &sb->wanted, &p);
-    if (!s && (atomic_load(&n->ctx->standby_errors) != errors || ctx_lost(n->ctx))) {
-      ul__prefill_free(raw, p);
-      s = UL_ERR_INTERNAL;
+  uint64_t t0 = ul__now_ns(), made = 0, filled = 0, gen;
+  do {
+    pthread_mutex_lock(&sb->mu);
+    gen = sb->sources_gen;
+    uint32_t count = sb->nsources;
+    ul__prefill_src *list = count ? calloc(count, sizeof *list) : NULL;
+    for (uint32_t i = 0; list && i < count; i++) {
+      list[i] = sb->sources[i];
+      list[i].path = ul__strdup(sb->sources[i].path);
+      list[i].label = sb->sources[i].label ? ul__strdup(sb->sources[i].label) : NULL;
     }
-    if (s) {
-      ul__log(UL__LOG_DEBUG, "device '%s': buffer %u not made ahead: %s", d->label, src->id, ul_last_error());
-      if (ctx_lost(n->ctx)) break;
-      continue;
+    pthread_mutex_unlock(&sb->mu);
+    /* Held for a buffer no longer registered: gone. */
+    for (ul__prefill **pp = &n->prefills; *pp;) {
+      bool live = false;
+      for (uint32_t i = 0; list && i < count && !live; i++) live = same_source(&(*pp)->src, &list[i]);
+      if (live) {
+        pp = &(*pp)->next;
+        continue;
+      }
+      ul__prefill *gone = *pp;
+      *pp = gone->next;
+      ul__prefill_free(raw, gone);
     }
-    p->next = n->prefills;
-    n->prefills = p;
-    used += p->src.size;
-    made++;
-  }
-  for (uint32_t i = 0; list && i < count; i++) ul__prefill_src_clear(&list[i]);
-  free(list);
+    uint64_t used = prefills_bytes(n->prefills);
+    for (uint32_t i = 0; list && i < count && !atomic_load(&sb->wanted); i++) {
+      ul__prefill_src *src = &list[i];
+      bool held = false;
+      for (const ul__prefill *p = n->prefills; p && !held; p = p->next) held = same_source(&p->src, src);
+      if (held || !src->path || src->size > budget - UL__MIN(used, budget)) continue;
+      unsigned errors = atomic_load(&n->ctx->standby_errors);
+      ul__prefill *p = NULL;
+      ul_status s = ul__prefill_make(raw, d->env, n->instance, n->device, n->queue, src, &sb->wanted, &p);
+      if (!s && (atomic_load(&n->ctx->standby_errors) != errors || ctx_lost(n->ctx))) {
+        ul__prefill_free(raw, p);
+        s = UL_ERR_INTERNAL;
+      }
+      if (s) {
+        ul__log(UL__LOG_DEBUG, "device '%s': buffer %u not made ahead: %s", d->label, src->id, ul_last_error());
+        if (ctx_lost(n->ctx)) break;
+        continue;
+      }
+      p->next = n->prefills;
+      n->prefills = p;
+      used += p->src.size;
+      filled += p->src.size;
+      made++;
+    }
+    for (uint32_t i = 0; list && i < count; i++) ul__prefill_src_clear(&list[i]);
+    free(list);
+    pthread_mutex_lock(&sb->mu);
+    bool again = sb->sources_gen != gen;
+    pthread_mutex_unlock(&sb->mu);
+    if (!again || atomic_load(&sb->wanted) || ctx_lost(n->ctx)) break;
+  } while (true);
+  /* The implementation frees the staging of those queue writes at its
+   * next tick: here, not at the first submit of the recovery that takes
+   * the standby (on the H200 that was 23-32 ms of its replay for 1 GiB). */
+  if (made && raw->DeviceTick) raw->DeviceTick(n->device);
   if (made)
     ul__log(UL__LOG_INFO, "device '%s': %llu SOURCE buffer(s), %.1f MiB, made and filled on the standby in %.1f ms",
-            d->label, (unsigned long long)made, (double)used / 1048576.0, (double)(ul__now_ns() - t0) / 1e6);
+            d->label, (unsigned long long)made, (double)filled / 1048576.0, (double)(ul__now_ns() - t0) / 1e6);
   pthread_mutex_lock(&sb->mu);
   sb->counts.prefilled += made;
-  sb->counts.prefilled_bytes += used;
+  sb->counts.prefilled_bytes += filled;
   pthread_mutex_unlock(&sb->mu);
 }
 
@@ -889,6 +951,24 @@ static void *standby_main(void *arg) {
   sb->done = true;
   if (s) sb->counts.failed++;
   else sb->counts.built++;
+  pthread_cond_broadcast(&sb->cv);
+  pthread_mutex_unlock(&sb->mu);
+  return NULL;
+}
+
+/* Fills, on the standby already built, the SOURCE buffers registered
+ * since (ul__standby_source_add), and hands it back as it was. */
+static void *standby_topup_main(void *arg) {
+  ul_device *d = arg;
+  ul__standby *sb = d->standby;
+  pthread_mutex_lock(&sb->mu);
+  ul__native n = sb->n;
+  memset(&sb->n, 0, sizeof sb->n);
+  pthread_mutex_unlock(&sb->mu);
+  standby_prefill(d, sb, &n);
+  pthread_mutex_lock(&sb->mu);
+  sb->n = n;
+  sb->done = true;
   pthread_cond_broadcast(&sb->cv);
   pthread_mutex_unlock(&sb->mu);
   return NULL;
@@ -1091,12 +1171,30 @@ void ul__standby_source_add(ul_device *d, uint32_t id, const char *label, uint64
       sb->sources_cap = cap;
     }
   }
+  bool topup = false;
   if (sb->nsources < sb->sources_cap) {
     sb->sources[sb->nsources++] = src;
     memset(&src, 0, sizeof src);
+    sb->sources_gen++;
+    sb->source_bytes += size;
+    /* A standby built and idle fills it now: a program's weights come
+     * after its device, and the first loss should find them made ahead.
+     * (A fill under way sees the new generation and looks again.) */
+    if (!sb->closed && sb->running && sb->done && !sb->status) {
+      if (!sb->joined) pthread_join(sb->thread, NULL); /* it has returned or is returning */
+      sb->joined = true;
+      sb->done = false;
+      atomic_store(&sb->wanted, false);
+      topup = pthread_create(&sb->thread, NULL, standby_topup_main, d) == 0;
+      if (topup) sb->joined = false;
+      else sb->done = true; /* left as it was */
+    }
   }
+  bool none = !sb->running && !sb->closed;
   pthread_mutex_unlock(&sb->mu);
   ul__prefill_src_clear(&src);
+  /* The CPU adapter gets one once its SOURCE buffers are large enough. */
+  if (none && !topup && standby_wanted(sb, &d->info)) ul__standby_start(d);
 }
 
 void ul__standby_source_remove(ul_device *d, uint32_t id) {
@@ -1107,6 +1205,7 @@ void ul__standby_source_remove(ul_device *d, uint32_t id) {
   for (uint32_t i = 0; i < sb->nsources; i++) {
     if (sb->sources[i].id != id) continue;
     gone = sb->sources[i];
+    sb->source_bytes -= UL__MIN(sb->source_bytes, gone.size);
     sb->sources[i] = sb->sources[--sb->nsources];
     break;
   }

@@ -96,6 +96,8 @@ static uint64_t up_chunk(uint64_t size) {
   return c;
 }
 #define UL__DOWN_MAX (64ull << 20)
+/* Uploads from this size on say where their time went (UNLOST_LOG=info). */
+#define UL__LOG_UPLOAD_BYTES (64ull << 20)
 
 typedef struct up_slot {
   WGPUBuffer buf;
@@ -172,6 +174,9 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
   ul_status s = staging(d, &st);
   if (s) return s;
   const uint64_t chunk = up_chunk(size);
+  /* Where a large upload's time goes, for UNLOST_LOG=info. */
+  uint64_t t_start = ul__now_ns(), t_create = 0, t_wait = 0, t_fill = 0, t0;
+  unsigned created = 0;
   for (uint64_t done = 0; done < size;) {
     uint64_t n = UL__MIN(chunk, size - done);
     up_slot *slot = &st->up[st->next];
@@ -183,13 +188,18 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
       bd.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
       bd.size = chunk;
       bd.mappedAtCreation = 1;
+      t0 = ul__now_ns();
       slot->buf = w->DeviceCreateBuffer(d->device, &bd);
+      t_create += ul__now_ns() - t0;
+      created++;
       if (!slot->buf) return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: no staging buffer");
       slot->size = chunk;
       slot->mapped = true;
     } else if (!slot->mapped) {
       /* Its last copy must be done before it is written again. */
+      t0 = ul__now_ns();
       s = ul__env_wait(d->env, d->instance, slot->future, &slot->pending->done, 60000000000ull);
+      t_wait += ul__now_ns() - t0;
       if (s) {
         slot_release(d, slot); /* never left with a map pending */
         return ul__wrap(s, "upload: staging map");
@@ -211,7 +221,9 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
       return ul__device_loss_pending(d) ? ul__fail(UL_ERR_DEVICE_LOST, "upload: device lost")
                                         : ul__fail(UL_ERR_INTERNAL, "upload: staging buffer not mapped");
     }
+    t0 = ul__now_ns();
     s = fill_chunk(src, done, p, n);
+    t_fill += ul__now_ns() - t0;
     w->BufferUnmap(slot->buf);
     slot->mapped = false;
     if (s) return s;
@@ -226,6 +238,13 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
     }
     done += n;
   }
+  if (size >= UL__LOG_UPLOAD_BYTES)
+    ul__log(UL__LOG_INFO,
+            "upload of %.1f MiB in %.1f ms: %u staging buffer(s) of %llu MiB made in %.1f ms, filled at %.1f GB/s "
+            "(%.1f ms), %.1f ms waiting for copies",
+            (double)size / 1048576.0, (double)(ul__now_ns() - t_start) / 1e6, created,
+            (unsigned long long)(chunk >> 20), (double)t_create / 1e6, t_fill ? (double)size / (double)t_fill : 0.0,
+            (double)t_fill / 1e6, (double)t_wait / 1e6);
   return UL_OK;
 }
 

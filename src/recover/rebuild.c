@@ -25,7 +25,9 @@ ul_status ul__recover_rebuild(ul_device *d) {
    * while listening for their errors once (ul__scope_push/pop): these
    * descriptors were all valid once. */
   ul__scope_push(d);
+  uint64_t kind_ns[UL__OBJ_KIND_COUNT] = {0};
   for (int k = 0; k < UL__OBJ_KIND_COUNT && !s; k++) {
+    uint64_t tk = ul__now_ns();
     for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
       ul__obj *o = r->slots[i];
       if (!o || (int)o->kind != k || o->pending || o->epoch == d->epoch) continue;
@@ -35,7 +37,11 @@ ul_status ul__recover_rebuild(ul_device *d) {
                                          o->label ? o->label : "");
       if (!s) o->epoch = d->epoch;
     }
+    kind_ns[k] = ul__now_ns() - tk;
   }
+  int slowest = 0; /* the kind that took longest, for the log */
+  for (int k = 1; k < UL__OBJ_KIND_COUNT; k++)
+    if (kind_ns[k] > kind_ns[slowest]) slowest = k;
   ul_status sp = ul__scope_pop(d, "rebuild");
   /* Buffers made ahead on the standby that no object took go now. */
   ul__prefills_drop(d);
@@ -72,8 +78,10 @@ ul_status ul__recover_rebuild(ul_device *d) {
   d->phases.contents = t2 - t1;
   d->phases.callbacks = t3 - t2;
   d->phases.replay = t4 - t3;
-  ul__log(UL__LOG_INFO, "rebuild of '%s': objects %.1f ms, contents %.1f ms, callbacks %.1f ms, replay %.1f ms",
-          d->label, (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6, (double)(t3 - t2) / 1e6,
+  ul__log(UL__LOG_INFO,
+          "rebuild of '%s': objects %.1f ms (%ss %.1f ms), contents %.1f ms, callbacks %.1f ms, replay %.1f ms",
+          d->label, (double)(t1 - t0) / 1e6, ul__obj_kind_name((ul__obj_kind)slowest),
+          (double)kind_ns[slowest] / 1e6, (double)(t2 - t1) / 1e6, (double)(t3 - t2) / 1e6,
           (double)(t4 - t3) / 1e6);
   r->rebuilding = false;
   for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++)
