@@ -55,25 +55,36 @@ static int fill_threads(void) {
   return n;
 }
 
-static ul_status fill_chunk(const ul__fill *src, uint64_t src_offset, uint8_t *dst, uint64_t n) {
-  int t = fill_threads();
-  while (t > 1 && n / (uint64_t)t < UL__FILL_MIN_PER_THREAD) t--;
+/* A chunk being filled: its parts on threads of their own, so that the
+ * caller can make the implementation's calls meanwhile (fill_start, then
+ * fill_finish). */
+typedef struct fill_run {
+  int t;
   fill_job jobs[UL__FILL_THREADS_MAX];
   pthread_t th[UL__FILL_THREADS_MAX];
-  bool started[UL__FILL_THREADS_MAX] = {false};
+  bool started[UL__FILL_THREADS_MAX];
+} fill_run;
+
+static void fill_start(fill_run *f, const ul__fill *src, uint64_t src_offset, uint8_t *dst, uint64_t n) {
+  int t = fill_threads();
+  while (t > 1 && n / (uint64_t)t < UL__FILL_MIN_PER_THREAD) t--;
+  f->t = t;
   uint64_t per = (n / (uint64_t)t + 4095) & ~4095ull;
   for (int i = 0; i < t; i++) {
     uint64_t a = (uint64_t)i * per, b = UL__MIN(n, a + per);
-    jobs[i] = (fill_job){src, dst + a, src_offset + a, b > a ? b - a : 0, UL_OK, ""};
+    f->jobs[i] = (fill_job){src, dst + a, src_offset + a, b > a ? b - a : 0, UL_OK, ""};
+    /* One part alone is done here, at fill_finish. */
+    f->started[i] = t > 1 && pthread_create(&f->th[i], NULL, fill_thread, &f->jobs[i]) == 0;
   }
-  for (int i = 1; i < t; i++) started[i] = pthread_create(&th[i], NULL, fill_thread, &jobs[i]) == 0;
-  fill_range(&jobs[0]);
-  for (int i = 1; i < t; i++) {
-    if (started[i]) pthread_join(th[i], NULL);
-    else fill_range(&jobs[i]);
+}
+
+static ul_status fill_finish(fill_run *f) {
+  for (int i = 0; i < f->t; i++) {
+    if (f->started[i]) pthread_join(f->th[i], NULL);
+    else fill_range(&f->jobs[i]);
   }
-  for (int i = 0; i < t; i++)
-    if (jobs[i].status) return ul__fail(jobs[i].status, "read the source: %s", jobs[i].why);
+  for (int i = 0; i < f->t; i++)
+    if (f->jobs[i].status) return ul__fail(f->jobs[i].status, "read the source: %s", f->jobs[i].why);
   return UL_OK;
 }
 
@@ -143,6 +154,20 @@ void ul__staging_release(ul_device *d) {
   d->staging = NULL;
 }
 
+/* A new staging buffer of `size` for `slot`, mapped for writing. */
+static bool slot_make(ul_device *d, up_slot *slot, uint64_t size) {
+  WGPUBufferDescriptor bd = {0};
+  bd.label = ul__sv("unlost staging");
+  bd.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
+  bd.size = size;
+  bd.mappedAtCreation = 1;
+  slot->buf = d->wgpu->DeviceCreateBuffer(d->device, &bd);
+  if (!slot->buf) return false;
+  slot->size = size;
+  slot->mapped = true;
+  return true;
+}
+
 /* The device's staging state for the current epoch (buffers of an older
  * device are dropped). */
 static ul_status staging(ul_device *d, ul__staging **out) {
@@ -183,18 +208,11 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
     st->next = (st->next + 1) % UL__UP_SLOTS;
     if (slot->buf && slot->size != chunk) slot_release(d, slot);
     if (!slot->buf) {
-      WGPUBufferDescriptor bd = {0};
-      bd.label = ul__sv("unlost staging");
-      bd.usage = WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc;
-      bd.size = chunk;
-      bd.mappedAtCreation = 1;
       t0 = ul__now_ns();
-      slot->buf = w->DeviceCreateBuffer(d->device, &bd);
+      bool made = slot_make(d, slot, chunk);
       t_create += ul__now_ns() - t0;
-      created++;
-      if (!slot->buf) return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: no staging buffer");
-      slot->size = chunk;
-      slot->mapped = true;
+      created += made;
+      if (!made) return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: no staging buffer");
     } else if (!slot->mapped) {
       /* Its last copy must be done before it is written again. */
       t0 = ul__now_ns();
@@ -222,7 +240,17 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
                                         : ul__fail(UL_ERR_INTERNAL, "upload: staging buffer not mapped");
     }
     t0 = ul__now_ns();
-    s = fill_chunk(src, done, p, n);
+    fill_run run;
+    fill_start(&run, src, done, p, n);
+    /* While the threads fill this one, the next slot a new device has not
+     * made yet is made (on the H200, 3 ms for each of 128 MiB). */
+    up_slot *next = &st->up[st->next];
+    if (done + n < size && !next->buf) {
+      uint64_t tc = ul__now_ns();
+      created += slot_make(d, next, chunk);
+      t_create += ul__now_ns() - tc;
+    }
+    s = fill_finish(&run);
     t_fill += ul__now_ns() - t0;
     w->BufferUnmap(slot->buf);
     slot->mapped = false;
