@@ -48,6 +48,8 @@ typedef struct rig {
   ul_env *env;
   ul_device *dev;
   ul_buffer w;
+  ul_buffer other; /* rig_add_other: holds init */
+  uint32_t init[64];
 } rig;
 
 static ul_status make_weights(rig *r, uint64_t offset, ul_buffer *out) {
@@ -66,6 +68,13 @@ static void rig_open_chaos(rig *r, const char *chaos) {
 }
 
 static void rig_open(rig *r) { rig_open_chaos(r, NULL); }
+
+/* Another buffer, so that the rebuild makes calls of its own. */
+static void rig_add_other(rig *r) {
+  for (int i = 0; i < 64; i++) r->init[i] = (uint32_t)i * 7u + 1u;
+  ASSERT_OK(ul_buffer_create(r->dev, &(ul_buffer_desc){.label = "other", .size = sizeof r->init,
+      .initial_data = r->init}, &r->other));
+}
 
 /* The buffer holds the file's bytes [offset, offset + SIZE). */
 static void expect_contents(rig *r, ul_buffer b, uint64_t offset) {
@@ -181,49 +190,52 @@ static void test_destroyed_one_is_not_taken(void) {
   rig_close(&r);
 }
 
+/* A loss, then a second one at call j of the recovery that follows
+ * (count-recovery): recovers until the device answers, then checks the
+ * weights and the other buffer (rig_add_other). Whether the schedule
+ * injected goes to *hit; false when the device did not come back. */
+static bool lose_twice(rig *r, uint64_t j, bool *hit) {
+  char spec[64];
+  snprintf(spec, sizeof spec, "count-recovery=1,loss@%llu", (unsigned long long)j);
+  ul_status s = ul_device_force_loss(r->dev, "test: first loss");
+  if (!s) s = ul__chaos_reschedule(r->env->chaos, spec);
+  ul__chaos_reset_counters(r->env->chaos);
+  if (!s) s = ul_device_recover(r->dev);
+  *hit = ul__chaos_injected(r->env->chaos) > 0;
+  ul__chaos_reschedule(r->env->chaos, "seed=1");
+  if (!s) s = ul_device_recover(r->dev); /* a loss left for the next call */
+  if (s || ul_device_get_state(r->dev) != UL_DEVICE_READY) {
+    printf("  second loss at recovery call %llu: %s: %s\n", (unsigned long long)j, ul_status_name(s), ul_last_error());
+    return false;
+  }
+  expect_contents(r, r->w, OFFSET);
+  uint32_t got[64];
+  EXPECT_EQ(ul_buffer_read(r->dev, r->other, 0, got, sizeof got, 0), UL_OK);
+  EXPECT_EQ(memcmp(got, r->init, sizeof got), 0);
+  return true;
+}
+
 /* A second loss at each call of a recovery that took a buffer made ahead:
  * the next attempt builds a new device and restores the buffer from its
  * file; every point ends with the file's bytes and a ready device. */
 static void test_second_loss_after_taking_one(void) {
   rig r;
   rig_open_chaos(&r, "seed=1");
-  /* Other objects, so that the rebuild makes calls of its own. */
-  uint32_t init[64];
-  for (int i = 0; i < 64; i++) init[i] = (uint32_t)i * 7u + 1u;
-  ul_buffer other;
-  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "other", .size = sizeof init, .initial_data = init},
-                             &other));
+  rig_add_other(&r);
   int injected = 0, took = 0, errors = 0;
   for (uint64_t j = 1; j <= 16; j++) {
     ready_with_prefill(&r);
     uint64_t taken = r.dev->prefill_taken;
-    ASSERT_OK(ul_device_force_loss(r.dev, "test: first loss"));
-    char spec[64];
-    snprintf(spec, sizeof spec, "count-recovery=1,loss@%llu", (unsigned long long)j);
-    ASSERT_OK(ul__chaos_reschedule(r.env->chaos, spec));
-    ul__chaos_reset_counters(r.env->chaos);
-    ul_status s = ul_device_recover(r.dev);
-    bool hit = ul__chaos_injected(r.env->chaos) > 0;
-    ul__chaos_reschedule(r.env->chaos, "seed=1");
-    if (!s) s = ul_device_recover(r.dev); /* a loss left for the next call */
+    bool hit;
+    errors += !lose_twice(&r, j, &hit);
     injected += hit;
     took += hit && r.dev->prefill_taken > taken;
-    if (s || ul_device_get_state(r.dev) != UL_DEVICE_READY) {
-      printf("  second loss at recovery call %llu: %s: %s\n", (unsigned long long)j, ul_status_name(s),
-             ul_last_error());
-      errors++;
-      continue;
-    }
-    expect_contents(&r, r.w, OFFSET);
-    uint32_t got[64];
-    ASSERT_OK(ul_buffer_read(r.dev, other, 0, got, sizeof got, 0));
-    EXPECT_EQ(memcmp(got, init, sizeof got), 0);
   }
   printf("  %d of 16 points injected, %d after a buffer made ahead was taken\n", injected, took);
   EXPECT_TRUE((injected) >= (4));
   EXPECT_TRUE((took) >= (1)); /* a second loss came after a buffer made ahead was taken */
   EXPECT_EQ(errors, 0);
-  ASSERT_OK(ul_buffer_destroy(r.dev, other));
+  ASSERT_OK(ul_buffer_destroy(r.dev, r.other));
   ASSERT_OK(ul_buffer_destroy(r.dev, r.w));
   rig_close(&r);
 }
@@ -331,6 +343,96 @@ static void test_budget_zero_makes_none(void) {
   unsetenv("UNLOST_STANDBY_PREFILL_MB");
 }
 
+/* Without a standby, the recovery reads the first large SOURCE buffer's
+ * file into staging while it makes the objects (UNLOST_FILL_AHEAD): the
+ * buffer gets the file's bytes, a second SOURCE buffer (the same range of
+ * another file) its own through the upload as before, and the restore's
+ * checks still stand: a file rewritten in place (size and times kept) is
+ * caught after its bytes were read ahead, and those bytes are not the
+ * other file's; one with a new time is not read ahead at all. */
+static void test_read_ahead_while_the_objects_are_made(void) {
+  setenv("UNLOST_STANDBY", "0", 1);
+  char path2[160];
+  snprintf(path2, sizeof path2, "%s/other.bin", g_dir);
+  uint8_t *file2 = malloc(FILE_BYTES), *zero = calloc(1, FILE_BYTES), *got = malloc(SIZE);
+  ASSERT_TRUE(file2 != NULL && zero != NULL && got != NULL);
+  for (size_t i = 0; i < FILE_BYTES; i++) file2[i] = (uint8_t)(g_file[i] ^ 0x5a);
+  int fd = open(path2, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_TRUE(fd >= 0);
+  ASSERT_EQ(write(fd, file2, FILE_BYTES), (ssize_t)FILE_BYTES);
+  close(fd);
+  rig r;
+  rig_open(&r);
+  ul_buffer w2;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "other weights", .size = SIZE,
+      .restore = UL_RESTORE_SOURCE, .source_path = path2, .source_offset = OFFSET}, &w2));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: read ahead"));
+  expect_contents(&r, r.w, OFFSET);
+  ASSERT_OK(ul_buffer_read(r.dev, w2, 0, got, SIZE, 0));
+  EXPECT_EQ(memcmp(got, file2 + OFFSET, SIZE), 0);
+  EXPECT_EQ(r.dev->staging_ahead_bytes, SIZE); /* the first one's */
+  setenv("UNLOST_FILL_AHEAD", "0", 1);
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: not read ahead"));
+  expect_contents(&r, r.w, OFFSET);
+  EXPECT_EQ(r.dev->staging_ahead_bytes, SIZE);
+  unsetenv("UNLOST_FILL_AHEAD");
+  struct stat st;
+  ASSERT_EQ(stat(g_path, &st), 0);
+  write_all(zero);
+  struct timespec times[2] = {st.st_atim, st.st_mtim};
+  ASSERT_EQ(utimensat(AT_FDCWD, g_path, times, 0), 0);
+  uint64_t dropped = r.dev->staging_ahead_dropped;
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: rewritten in place"));
+  ASSERT_STATUS(ul_buffer_read(r.dev, r.w, 0, got, SIZE, 0), UL_ERR_DEVICE_LOST);
+  EXPECT_TRUE(strstr(ul_last_error(), "changed") != NULL);
+  memset(got, 0xee, SIZE);
+  ASSERT_OK(ul_buffer_read(r.dev, w2, 0, got, SIZE, 0));
+  EXPECT_EQ(memcmp(got, file2 + OFFSET, SIZE), 0);    /* not the bytes read ahead */
+  EXPECT_EQ(r.dev->staging_ahead_bytes, SIZE);          /* nothing of them uploaded */
+  EXPECT_EQ(r.dev->staging_ahead_dropped, dropped + 1); /* read ahead, then not taken */
+  write_all(g_file); /* a new modification time */
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: rewritten"));
+  EXPECT_EQ(r.dev->staging_ahead_dropped, dropped + 1); /* not begun */
+  ASSERT_OK(ul_buffer_read(r.dev, w2, 0, got, SIZE, 0));
+  EXPECT_EQ(memcmp(got, file2 + OFFSET, SIZE), 0);
+  EXPECT_EQ(r.dev->staging_ahead_bytes, 2 * SIZE); /* the other file's, the first large one now */
+  free(file2);
+  free(zero);
+  free(got);
+  ASSERT_OK(ul_buffer_destroy(r.dev, w2));
+  ASSERT_OK(ul_buffer_destroy(r.dev, r.w));
+  rig_close(&r);
+  unlink(path2);
+  setenv("UNLOST_STANDBY", "1", 1);
+}
+
+/* A second loss at each call of a recovery that reads ahead: the attempt
+ * that fails lets go of the fill still running (its threads write mapped
+ * memory the next attempt releases), and every point ends with the file's
+ * bytes and a ready device. */
+static void test_second_loss_while_reading_ahead(void) {
+  setenv("UNLOST_STANDBY", "0", 1);
+  rig r;
+  rig_open_chaos(&r, "seed=1");
+  rig_add_other(&r);
+  int injected = 0, dropped = 0, errors = 0;
+  for (uint64_t j = 1; j <= 24; j++) {
+    uint64_t was_dropped = r.dev->staging_ahead_dropped;
+    bool hit;
+    errors += !lose_twice(&r, j, &hit);
+    injected += hit;
+    dropped += r.dev->staging_ahead_dropped > was_dropped;
+  }
+  printf("  %d of 24 points injected, %d while a fill ahead ran\n", injected, dropped);
+  EXPECT_TRUE(injected >= 8);
+  EXPECT_TRUE(dropped >= 1); /* a loss came while the file was being read ahead */
+  EXPECT_EQ(errors, 0);
+  ASSERT_OK(ul_buffer_destroy(r.dev, r.other));
+  ASSERT_OK(ul_buffer_destroy(r.dev, r.w));
+  rig_close(&r);
+  setenv("UNLOST_STANDBY", "1", 1);
+}
+
 int main(void) {
   setenv("UNLOST_STANDBY", "1", 1); /* the CPU adapter gets one too */
   make_file();
@@ -341,6 +443,8 @@ int main(void) {
   RUN_TEST(test_budget_zero_makes_none);
   RUN_TEST(test_late_buffer_is_filled_on_the_ready_standby);
   RUN_TEST(test_cpu_adapter_gets_one_for_large_sources);
+  RUN_TEST(test_read_ahead_while_the_objects_are_made);
+  RUN_TEST(test_second_loss_while_reading_ahead);
   unlink(g_path);
   rmdir(g_dir);
   free(g_file);

@@ -162,6 +162,8 @@ struct ul_device {
   uint64_t submit_serial;      /* last serial handed out */
   uint64_t done_serial;        /* every submission up to this one finished */
   struct ul__staging *staging; /* reused staging buffers */
+  uint64_t staging_ahead_bytes;   /* upload bytes filled ahead (ul__staging_ahead) */
+  uint64_t staging_ahead_dropped; /* fills ahead released before their upload came */
   /* Buffers that keep a mapping made on a device since lost: such a device
    * is released, not destroyed (that would free the mapped memory the
    * program still holds), and kept until none is left (under mu). */

@@ -3,8 +3,11 @@
  * write buffers, each mapped again while the next ones are being filled,
  * and one read buffer reused by every read that fits it. */
 #include "core/transfer.h"
+#include "core/prefill.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- filling a mapped chunk with several threads ----
@@ -78,14 +81,20 @@ static void fill_start(fill_run *f, const ul__fill *src, uint64_t src_offset, ui
   }
 }
 
-static ul_status fill_finish(fill_run *f) {
+/* Joins the parts; the first that failed, or NULL. */
+static const fill_job *fill_wait(fill_run *f) {
   for (int i = 0; i < f->t; i++) {
     if (f->started[i]) pthread_join(f->th[i], NULL);
     else fill_range(&f->jobs[i]);
   }
   for (int i = 0; i < f->t; i++)
-    if (f->jobs[i].status) return ul__fail(f->jobs[i].status, "read the source: %s", f->jobs[i].why);
-  return UL_OK;
+    if (f->jobs[i].status) return &f->jobs[i];
+  return NULL;
+}
+
+static ul_status fill_finish(fill_run *f) {
+  const fill_job *bad = fill_wait(f);
+  return bad ? ul__fail(bad->status, "read the source: %s", bad->why) : UL_OK;
 }
 
 #define UL__UP_SLOTS 4
@@ -118,12 +127,30 @@ typedef struct up_slot {
   WGPUFuture future;
 } up_slot;
 
+/* The first slots of an upload from a file filled ahead, on a thread of
+ * its own, while the caller goes on (the rebuild makes the objects
+ * meanwhile: ul__staging_ahead). Slot i holds chunk i of the range. Only
+ * that thread touches the mapped memory until it is joined (ahead_stop),
+ * and every use or release of the slots joins it first. */
+typedef struct ahead {
+  bool on;
+  pthread_t th;
+  ul__fill src;         /* its own descriptor */
+  struct stat id;       /* the file as it was opened */
+  uint64_t size, chunk; /* the range and the chunk it was cut in */
+  int first;            /* the ring's next slot when it began: chunk i is in slot first+i */
+  int chunks;           /* slots being filled */
+  int filled;           /* ... of which filled without an error (the thread's, read after the join) */
+  uint8_t *dst[UL__UP_SLOTS];
+} ahead;
+
 struct ul__staging {
   uint64_t epoch;
   up_slot up[UL__UP_SLOTS];
   int next;
   WGPUBuffer down;
   uint64_t down_size;
+  ahead ahead;
 };
 
 static void slot_release(ul_device *d, up_slot *s) {
@@ -135,9 +162,29 @@ static void slot_release(ul_device *d, up_slot *s) {
   memset(s, 0, sizeof *s);
 }
 
+/* Joins the thread filling ahead, if any; how many slots it filled. */
+static int ahead_stop(ul__staging *st) {
+  ahead *a = &st->ahead;
+  if (!a->on) return 0;
+  pthread_join(a->th, NULL);
+  close(a->src.fd);
+  int filled = a->filled;
+  memset(a, 0, sizeof *a);
+  return filled;
+}
+
+/* ... one whose upload never came (a restore that failed its checks, a
+ * rebuild that ended early), counted as dropped like one of another
+ * range. */
+static void ahead_drop(ul_device *d, ul__staging *st) {
+  d->staging_ahead_dropped += st->ahead.on;
+  ahead_stop(st);
+}
+
 void ul__staging_trim(ul_device *d) {
   ul__staging *st = d->staging;
   if (!st || st->epoch != d->epoch) return;
+  ahead_drop(d, st);
   for (int i = 0; i < UL__UP_SLOTS; i++)
     if (st->up[i].size > UL__KEEP_CHUNK) slot_release(d, &st->up[i]);
 }
@@ -145,6 +192,7 @@ void ul__staging_trim(ul_device *d) {
 void ul__staging_release(ul_device *d) {
   ul__staging *st = d->staging;
   if (!st) return;
+  ahead_drop(d, st); /* before the memory it writes is unmapped */
   for (int i = 0; i < UL__UP_SLOTS; i++) slot_release(d, &st->up[i]);
   if (st->down) {
     d->wgpu->BufferDestroy(st->down);
@@ -186,6 +234,62 @@ static ul_status staging(ul_device *d, ul__staging **out) {
   return UL_OK;
 }
 
+static void *ahead_thread(void *arg) {
+  ahead *a = arg;
+  for (int i = 0; i < a->chunks; i++) {
+    uint64_t off = (uint64_t)i * a->chunk;
+    fill_run run;
+    fill_start(&run, &a->src, off, a->dst[i], UL__MIN(a->chunk, a->size - off));
+    if (fill_wait(&run)) break; /* the upload reads that chunk itself, and says why it failed */
+    a->filled = i + 1;
+  }
+  return NULL;
+}
+
+bool ul__staging_ahead(ul_device *d, int fd, uint64_t file_offset, uint64_t size) {
+  ul__staging *st = NULL;
+  if (!ul__opt_number(UL__OPT_FILL_AHEAD) || staging(d, &st) != UL_OK) {
+    close(fd);
+    return false;
+  }
+  ahead_stop(st); /* one at a time */
+  ahead *a = &st->ahead;
+  a->chunk = up_chunk(size);
+  a->size = size;
+  a->src = (ul__fill){NULL, fd, file_offset};
+  a->first = st->next;
+  int want = (int)UL__MIN((size + a->chunk - 1) / a->chunk, (uint64_t)UL__UP_SLOTS);
+  for (int i = 0; i < want && fstat(fd, &a->id) == 0; i++) {
+    up_slot *slot = &st->up[(a->first + i) % UL__UP_SLOTS];
+    if (slot->buf && (slot->size != a->chunk || !slot->mapped)) break; /* in use: the upload does it */
+    if (!slot->buf && !slot_make(d, slot, a->chunk)) break;
+    a->dst[i] = d->wgpu->BufferGetMappedRange(slot->buf, 0, (size_t)a->chunk);
+    if (!a->dst[i]) break;
+    a->chunks = i + 1;
+  }
+  if (!a->chunks || pthread_create(&a->th, NULL, ahead_thread, a) != 0) {
+    close(fd);
+    memset(a, 0, sizeof *a);
+    return false;
+  }
+  a->on = true;
+  return true;
+}
+
+/* Joins the fill ahead; how many of this upload's first chunks it holds
+ * (0 when it was of another range, or of the file as it was then). */
+static int ahead_claim(ul_device *d, ul__staging *st, const ul__fill *src, uint64_t size) {
+  ahead *a = &st->ahead;
+  if (!a->on) return 0;
+  struct stat now;
+  bool same = !src->data && src->file_offset == a->src.file_offset && size == a->size && st->next == a->first &&
+              fstat(src->fd, &now) == 0 && now.st_dev == a->id.st_dev && now.st_ino == a->id.st_ino &&
+              now.st_size == a->id.st_size && ul__stat_mtime_ns(&now) == ul__stat_mtime_ns(&a->id);
+  d->staging_ahead_dropped += !same;
+  int filled = ahead_stop(st);
+  return same ? filled : 0;
+}
+
 ul_status ul__staging_upload(ul_device *d, WGPUBuffer dst, uint64_t offset, const void *data,
                              uint64_t size) {
   ul__fill f = {data, -1, 0};
@@ -201,57 +305,63 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
   const uint64_t chunk = up_chunk(size);
   /* Where a large upload's time goes, for UNLOST_LOG=info. */
   uint64_t t_start = ul__now_ns(), t_create = 0, t_wait = 0, t_fill = 0, t0;
+  const int ready = ahead_claim(d, st, src, size); /* its first chunks, filled already */
+  uint64_t t_ahead = ul__now_ns() - t_start, ahead_bytes = 0;
   unsigned created = 0;
   for (uint64_t done = 0; done < size;) {
     uint64_t n = UL__MIN(chunk, size - done);
     up_slot *slot = &st->up[st->next];
     st->next = (st->next + 1) % UL__UP_SLOTS;
-    if (slot->buf && slot->size != chunk) slot_release(d, slot);
-    if (!slot->buf) {
-      t0 = ul__now_ns();
-      bool made = slot_make(d, slot, chunk);
-      t_create += ul__now_ns() - t0;
-      created += made;
-      if (!made) return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: no staging buffer");
-    } else if (!slot->mapped) {
-      /* Its last copy must be done before it is written again. */
-      t0 = ul__now_ns();
-      s = ul__env_wait(d->env, d->instance, slot->future, &slot->pending->done, 60000000000ull);
-      t_wait += ul__now_ns() - t0;
-      if (s) {
-        slot_release(d, slot); /* never left with a map pending */
-        return ul__wrap(s, "upload: staging map");
+    if (done / chunk < (uint64_t)ready && slot->buf && slot->size == chunk && slot->mapped) {
+      ahead_bytes += n; /* mapped and filled: only the copy is left */
+    } else {
+      if (slot->buf && slot->size != chunk) slot_release(d, slot);
+      if (!slot->buf) {
+        t0 = ul__now_ns();
+        bool made = slot_make(d, slot, chunk);
+        t_create += ul__now_ns() - t0;
+        created += made;
+        if (!made) return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: no staging buffer");
+      } else if (!slot->mapped) {
+        /* Its last copy must be done before it is written again. */
+        t0 = ul__now_ns();
+        s = ul__env_wait(d->env, d->instance, slot->future, &slot->pending->done, 60000000000ull);
+        t_wait += ul__now_ns() - t0;
+        if (s) {
+          slot_release(d, slot); /* never left with a map pending */
+          return ul__wrap(s, "upload: staging map");
+        }
+        if (slot->pending->status != WGPUMapAsyncStatus_Success) {
+          bool lost = ul__map_says_lost(d, slot->pending);
+          uint32_t ms = slot->pending->status;
+          slot_release(d, slot);
+          return lost ? ul__fail(UL_ERR_DEVICE_LOST, "upload: device lost")
+                      : ul__fail(UL_ERR_INTERNAL, "upload: staging map failed (%u)", ms);
+        }
+        ul__cb_unref(slot->pending);
+        slot->pending = NULL;
+        slot->mapped = true;
       }
-      if (slot->pending->status != WGPUMapAsyncStatus_Success) {
-        bool lost = ul__map_says_lost(d, slot->pending);
-        uint32_t ms = slot->pending->status;
+      void *p = w->BufferGetMappedRange(slot->buf, 0, (size_t)n);
+      if (!p) {
         slot_release(d, slot);
-        return lost ? ul__fail(UL_ERR_DEVICE_LOST, "upload: device lost")
-                    : ul__fail(UL_ERR_INTERNAL, "upload: staging map failed (%u)", ms);
+        return ul__device_loss_pending(d) ? ul__fail(UL_ERR_DEVICE_LOST, "upload: device lost")
+                                          : ul__fail(UL_ERR_INTERNAL, "upload: staging buffer not mapped");
       }
-      ul__cb_unref(slot->pending);
-      slot->pending = NULL;
-      slot->mapped = true;
+      t0 = ul__now_ns();
+      fill_run run;
+      fill_start(&run, src, done, p, n);
+      /* While the threads fill this one, the next slot a new device has not
+       * made yet is made (on the H200, 3 ms for each of 128 MiB). */
+      up_slot *next = &st->up[st->next];
+      if (done + n < size && !next->buf) {
+        uint64_t tc = ul__now_ns();
+        created += slot_make(d, next, chunk);
+        t_create += ul__now_ns() - tc;
+      }
+      s = fill_finish(&run);
+      t_fill += ul__now_ns() - t0;
     }
-    void *p = w->BufferGetMappedRange(slot->buf, 0, (size_t)n);
-    if (!p) {
-      slot_release(d, slot);
-      return ul__device_loss_pending(d) ? ul__fail(UL_ERR_DEVICE_LOST, "upload: device lost")
-                                        : ul__fail(UL_ERR_INTERNAL, "upload: staging buffer not mapped");
-    }
-    t0 = ul__now_ns();
-    fill_run run;
-    fill_start(&run, src, done, p, n);
-    /* While the threads fill this one, the next slot a new device has not
-     * made yet is made (on the H200, 3 ms for each of 128 MiB). */
-    up_slot *next = &st->up[st->next];
-    if (done + n < size && !next->buf) {
-      uint64_t tc = ul__now_ns();
-      created += slot_make(d, next, chunk);
-      t_create += ul__now_ns() - tc;
-    }
-    s = fill_finish(&run);
-    t_fill += ul__now_ns() - t0;
     w->BufferUnmap(slot->buf);
     slot->mapped = false;
     if (s) return s;
@@ -266,13 +376,15 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
     }
     done += n;
   }
+  d->staging_ahead_bytes += ahead_bytes;
   if (size >= UL__LOG_UPLOAD_BYTES)
     ul__log(UL__LOG_INFO,
-            "upload of %.1f MiB in %.1f ms: %u staging buffer(s) of %llu MiB made in %.1f ms, filled at %.1f GB/s "
-            "(%.1f ms), %.1f ms waiting for copies",
-            (double)size / 1048576.0, (double)(ul__now_ns() - t_start) / 1e6, created,
-            (unsigned long long)(chunk >> 20), (double)t_create / 1e6, t_fill ? (double)size / (double)t_fill : 0.0,
-            (double)t_fill / 1e6, (double)t_wait / 1e6);
+            "upload of %.1f MiB in %.1f ms: %.1f MiB filled ahead (%.1f ms waiting for it), %u staging buffer(s) "
+            "of %llu MiB made in %.1f ms, filled at %.1f GB/s (%.1f ms), %.1f ms waiting for copies",
+            (double)size / 1048576.0, (double)(ul__now_ns() - t_start) / 1e6, (double)ahead_bytes / 1048576.0,
+            (double)t_ahead / 1e6, created, (unsigned long long)(chunk >> 20), (double)t_create / 1e6,
+            t_fill ? (double)(size - ahead_bytes) / (double)t_fill : 0.0, (double)t_fill / 1e6,
+            (double)t_wait / 1e6);
   return UL_OK;
 }
 

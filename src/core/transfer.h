@@ -51,6 +51,14 @@ ul_status ul__staging_upload(ul_device *d, WGPUBuffer dst, uint64_t offset, cons
                              uint64_t size);
 ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset, const ul__fill *src,
                                   uint64_t size);
+/* Begins filling the staging ring with the first chunks of an upload of
+ * `size` bytes from fd at file_offset, on a thread of its own, so that the
+ * caller can go on (a rebuild makes its objects meanwhile). Takes fd (closed
+ * when done). The next ul__staging_upload_from of the same range of the
+ * same file, unchanged, only copies those chunks; any other upload, a trim
+ * or a release first waits for it. Best effort: false when it began
+ * nothing ($UNLOST_FILL_AHEAD=0, no staging buffer). Under d->mu. */
+bool ul__staging_ahead(ul_device *d, int fd, uint64_t file_offset, uint64_t size);
 /* A MapRead|CopyDst buffer of at least `size` bytes: the device's reused
  * one, or (*temporary) a new one the caller releases. Under d->mu. */
 ul_status ul__staging_read_buffer(ul_device *d, uint64_t size, WGPUBuffer *out, bool *temporary);

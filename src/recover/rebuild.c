@@ -13,13 +13,29 @@ typedef struct restore_call {
 } restore_call;
 
 static ul_status run_restore_callbacks(ul_device *d);
+static ul_status rebuild(ul_device *d);
 
 ul_status ul__recover_rebuild(ul_device *d) {
+  ul_status s = rebuild(d);
+  /* An attempt that failed drops its device next, and the staging memory
+   * with it: a fill ahead still writing there is stopped first. */
+  if (s) ul__staging_release(d);
+  return s;
+}
+
+static ul_status rebuild(ul_device *d) {
   ul__res *r = d->res;
   ul_status s = UL_OK;
   r->rebuilding = true;
   uint64_t t0 = ul__now_ns();
   ul__staging_release(d); /* those belonged to the lost device */
+  /* The first buffer whose restore goes through staging, when it is a
+   * file's, is read into it while the objects are made (a later upload of
+   * anything else would only wait for that and overwrite it). */
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
+    ul__obj *o = r->slots[i];
+    if (o && o->kind == UL__OBJ_BUFFER && !o->pending && o->epoch != d->epoch && ul__buffer_restore_ahead(d, o)) break;
+  }
   /* 1. Recreate every object not of this epoch, in dependency order
    * (objects the program destroyed but the log still names included),
    * while listening for their errors once (ul__scope_push/pop): these

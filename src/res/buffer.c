@@ -151,10 +151,9 @@ static ul_status source_check(ul__buffer_data *b, uint64_t h) {
                   "contents): its contents would not be the buffer's",
                   b->source_path);
 }
-static ul_status upload_file_range(ul_device *d, ul__obj *o) {
-  ul__buffer_data *b = &o->u.buf;
-  bool prefilled = b->prefilled;
-  b->prefilled = false;
+/* The buffer's source file, opened, when it is still the size and the
+ * modification time it had at the create. */
+static ul_status source_open(const ul__buffer_data *b, int *out) {
   /* Non-blocking: a FIFO put in the file's place must not hang recovery. */
   int fd = open(b->source_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return ul__fail(UL_ERR_IO, "source '%s': %s", b->source_path, strerror(errno));
@@ -172,7 +171,17 @@ static ul_status upload_file_range(ul_device *d, ul__obj *o) {
                     b->source_path, (unsigned long long)b->source_file_size, (unsigned long long)st.st_size,
                     mtime != b->source_mtime_ns ? ", modified since" : "");
   }
-  ul_status s;
+  *out = fd;
+  return UL_OK;
+}
+
+static ul_status upload_file_range(ul_device *d, ul__obj *o) {
+  ul__buffer_data *b = &o->u.buf;
+  bool prefilled = b->prefilled;
+  b->prefilled = false;
+  int fd;
+  ul_status s = source_open(b, &fd);
+  if (s) return s;
   uint64_t h = 0;
   if (b->size <= UL__STAGING_THRESHOLD) {
     /* Small: one read into a bounce buffer and a queue write; the hash
@@ -200,6 +209,24 @@ static ul_status upload_file_range(ul_device *d, ul__obj *o) {
   }
   close(fd);
   return s ? ul__wrap(s, "restore '%s' from '%s'", o->label ? o->label : "", b->source_path) : UL_OK;
+}
+
+int ul__buffer_restore_ahead(ul_device *d, ul__obj *o) {
+  const ul__buffer_data *b = &o->u.buf;
+  if ((b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE)) || b->size <= UL__STAGING_THRESHOLD) return 0;
+  if (b->restore == UL_RESTORE_SHADOW || b->restore == UL_RESTORE_LOG) return b->checkpoint ? -1 : 0;
+  if (b->restore != UL_RESTORE_SOURCE) return 0;
+  if (b->source_data) return -1;
+  for (const ul__prefill *p = d->prefills; p; p = p->next)
+    if (p->src.id == o->id) return 0; /* made and filled on the standby already */
+  int fd;
+  ul__saved_error keep; /* a file that changed is the restore's to report */
+  ul__error_save(&keep);
+  bool open = source_open(b, &fd) == UL_OK;
+  ul__error_restore(&keep);
+  if (!open) return 0; /* its restore fails before it uploads */
+  posix_fadvise(fd, (off_t)b->source_offset, (off_t)b->size, POSIX_FADV_SEQUENTIAL);
+  return ul__staging_ahead(d, fd, b->source_offset, b->size) ? 1 : -1;
 }
 
 ul_status ul__buffer_restore(ul_device *d, ul__obj *o) {

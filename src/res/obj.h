@@ -248,6 +248,12 @@ bool ul__buffer_filled_at_creation(const ul__buffer_data *b);
 /* Restores the contents of a rebuilt buffer or texture by its policy. */
 ul_status ul__buffer_restore(ul_device *d, ul__obj *o);
 ul_status ul__texture_restore(ul_device *d, ul__obj *o);
+/* For the rebuild, before it makes the objects: begins reading a large
+ * SOURCE buffer's file into staging memory for its restore
+ * (ul__staging_ahead). 1: begun; 0: this buffer's restore moves nothing
+ * through staging (or fails first: the file is not as it was); -1: it
+ * does, and nothing was begun (from memory, or no staging buffer). */
+int ul__buffer_restore_ahead(ul_device *d, ul__obj *o);
 /* Writes up to this size go through wgpuQueueWriteBuffer; larger ones
  * through the device's staging ring (or, a large SOURCE file, a buffer over
  * its pages). */
