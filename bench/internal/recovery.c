@@ -315,6 +315,10 @@ int bench_recovery(int argc, char **argv, bool json) {
      * buffers' creation is then in it too). */
     restore_gbps[r] = (double)bytes / ((phase[PH_CONTENTS][r] + (ahead ? phase[PH_OBJECTS][r] : 0)) * 1e6 +
                                        (double)(ul__now_ns() - t2));
+    /* Each repetition's phases, for UNLOST_LOG=info (the JSON has medians). */
+    ul__log(UL__LOG_INFO, "bench recovery: repetition %d: %.1f ms: loss %.1f, device %.1f, objects %.1f, contents %.1f, "
+            "first dispatch %.1f ms; %.0f MiB read ahead", r, rec[r], phase[PH_LOSS][r], phase[PH_DEVICE][r],
+            phase[PH_OBJECTS][r], phase[PH_CONTENTS][r], phase[PH_FIRST][r], (double)ahead / 1048576.0);
     if (!s) s = naive_rebuild(env, map, bytes, &naive[r]);
     /* the two upload paths alone, on the same device */
     if (!s) {
