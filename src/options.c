@@ -42,9 +42,10 @@ static const opt_info options[UL__OPT_COUNT] = {
                                     "device memory a standby device may fill ahead with copies of large SOURCE "
                                     "buffers, MiB; 0: none; unset, at most a quarter of the host's memory on the CPU "
                                     "adapter (read at each fill)"},
-    [UL__OPT_FILL_AHEAD] = {"UNLOST_FILL_AHEAD", OPT_NUMBER, 0, 1, 1,
-                            "1: a recovery reads the first large SOURCE buffer's file into staging memory while "
-                            "it makes the objects; 0: after them (read at each recovery)"},
+    [UL__OPT_FILL_AHEAD] = {"UNLOST_FILL_AHEAD", OPT_NUMBER, 0, 2, 2,
+                            "a recovery reads the first large SOURCE buffer's file into staging memory while it "
+                            "makes the objects: 0 never, 1 on every adapter, 2 on GPU adapters (read at each "
+                            "recovery)"},
 };
 
 static atomic_bool warned[UL__OPT_COUNT];

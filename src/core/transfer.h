@@ -57,7 +57,7 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
  * when done). The next ul__staging_upload_from of the same range of the
  * same file, unchanged, only copies those chunks; any other upload, a trim
  * or a release first waits for it. Best effort: false when it began
- * nothing ($UNLOST_FILL_AHEAD=0, no staging buffer). Under d->mu. */
+ * nothing ($UNLOST_FILL_AHEAD, no staging buffer). Under d->mu. */
 bool ul__staging_ahead(ul_device *d, int fd, uint64_t file_offset, uint64_t size);
 /* A MapRead|CopyDst buffer of at least `size` bytes: the device's reused
  * one, or (*temporary) a new one the caller releases. Under d->mu. */
