@@ -262,8 +262,8 @@ bool ul__staging_ahead(ul_device *d, int fd, uint64_t file_offset, uint64_t size
   a->size = size;
   a->src = (ul__fill){NULL, fd, file_offset};
   a->first = st->next;
-  int want = (int)UL__MIN((size + a->chunk - 1) / a->chunk, (uint64_t)UL__UP_SLOTS);
-  for (int i = 0; i < want && fstat(fd, &a->id) == 0; i++) {
+  int want = fstat(fd, &a->id) == 0 ? (int)UL__MIN((size + a->chunk - 1) / a->chunk, (uint64_t)UL__UP_SLOTS) : 0;
+  for (int i = 0; i < want; i++) {
     up_slot *slot = &st->up[(a->first + i) % UL__UP_SLOTS];
     if (slot->buf && (slot->size != a->chunk || !slot->mapped)) break; /* in use: the upload does it */
     if (!slot->buf && !slot_make(d, slot, a->chunk)) break;
