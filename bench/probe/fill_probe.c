@@ -7,6 +7,7 @@
 #include "core/adapter.h"
 #include "core/core.h"
 #include "core/transfer.h"
+#include "probe_file.h"
 #include <fcntl.h>
 #include <immintrin.h>
 #include <pthread.h>
@@ -65,12 +66,9 @@ static double fill(int method, int t, int fd, const uint8_t *src, uint8_t **dst,
 int main(int argc, char **argv) {
   uint64_t n = (argc > 1 ? strtoull(argv[1], NULL, 10) : 1024) << 20;
   int slots = (int)(n / SLOT);
-  const char *path = "/tmp/fill-probe";
-  int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-  uint8_t *host = aligned_alloc(4096, n);
-  for (uint64_t i = 0; i < n / 8; i++) ((uint64_t *)host)[i] = i * 0x9e3779b97f4a7c15ull;
-  if (write(fd, host, n) != (ssize_t)n) return 1;
-  fsync(fd);
+  int fd;
+  uint8_t *host = probe_file("/tmp/fill-probe", n, &fd);
+  if (!host) return 1;
   const uint8_t *map = mmap(NULL, n, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
   ul_env *env;
   if (ul_env_create(NULL, &env)) return 1;

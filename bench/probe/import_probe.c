@@ -6,6 +6,7 @@
 #include "core/adapter.h"
 #include "core/core.h"
 #include "core/transfer.h"
+#include "probe_file.h"
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -259,11 +260,9 @@ static void ring_host(const uint8_t *src, uint64_t n, WGPUBuffer dst, uint64_t c
 int main(int argc, char **argv) {
   uint64_t n = (argc > 1 ? strtoull(argv[1], NULL, 10) : 1024) << 20;
   const char *path = "/tmp/probe-weights";
-  int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-  uint8_t *host = aligned_alloc(4096, n);
-  for (uint64_t i = 0; i < n / 8; i++) ((uint64_t *)host)[i] = i * 0x9e3779b97f4a7c15ull;
-  if (write(fd, host, n) != (ssize_t)n) return 1;
-  fsync(fd);
+  int fd;
+  uint8_t *host = probe_file(path, n, &fd);
+  if (!host) return 1;
   close(fd);
   fd = open(path, O_RDONLY);
   uint8_t *dst = aligned_alloc(4096, n);
