@@ -412,6 +412,15 @@ int cmd_chaos(int argc, char **argv) {
       if (!cli_u64("chaos", a, argv[++i], 0, UINT64_MAX, &seed)) return 2;
     }
     else if (!strcmp(a, "--no-health")) health = false;
+    else if (!strcmp(a, "--steps") && has) {
+      uint64_t v;
+      if (!cli_u64("chaos", a, argv[++i], 1, 400, &v)) return 2;
+      workload_iterate_config((uint32_t)v, 0);
+    } else if (!strcmp(a, "--threads") && has) {
+      uint64_t v;
+      if (!cli_u64("chaos", a, argv[++i], 1, 8, &v)) return 2;
+      workload_iterate_config(0, (uint32_t)v);
+    }
     /* Hidden: the harness's own test. Nothing is injected, so no point is
      * applicable and the run must fail. */
     else if (!strcmp(a, "--no-inject")) inject = false;

@@ -136,6 +136,7 @@ ul_status workload_basic(ul_device *dev, workload_result *out) {
   ul_bind_group bu = {0}, be = {0}, bab = {0}, bba = {0};
   ul_cmd *cmd = NULL, *cmd_odd = NULL, *cmd_even = NULL;
   static async_sink sink;
+  int nasync = 0;
   memset(&sink, 0, sizeof sink);
   memset(out, 0, sizeof *out);
   out->expected_size = basic_expected(out->expected);
@@ -183,8 +184,6 @@ ul_status workload_basic(ul_device *dev, workload_result *out) {
   TRY(ul_cmd_dispatch(cmd_odd, ps, &bab, 1, N / 64, 1, 1));
   TRY(ul_cmd_create(dev, "pong->ping", &cmd_even));
   TRY(ul_cmd_dispatch(cmd_even, ps, &bba, 1, N / 64, 1, 1));
-  int nasync = 0;
-
   size_t o = 0;
   for (uint32_t step = 1; step <= STEPS; step++) {
     uint32_t p[4] = {step, 3u + step % 2u, 0, 0};
@@ -227,6 +226,8 @@ ul_status workload_basic(ul_device *dev, workload_result *out) {
 done:
   /* Reads still queued are delivered (or dropped) before their sink goes. */
   ul_device_poll(dev);
+  out->reads_issued = (uint32_t)nasync;
+  out->reads_answered = (uint32_t)sink.delivered;
   ul_cmd_destroy(cmd_even);
   ul_cmd_destroy(cmd_odd);
   ul_bind_group_destroy(dev, bba);
@@ -263,7 +264,9 @@ ul_status workload_deliver_reads(ul_device *dev, const int *delivered, int want,
 workload_fn workload_find(const char *name) {
   if (!strcmp(name, "basic")) return workload_basic;
   if (!strcmp(name, "zoo")) return workload_zoo;
+  if (!strcmp(name, "iterate")) return workload_iterate;
+  if (!strcmp(name, "threads")) return workload_threads;
   return NULL;
 }
 
-const char *const workload_names = "basic, zoo";
+const char *const workload_names = "basic, zoo, iterate, threads";

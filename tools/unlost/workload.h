@@ -10,6 +10,10 @@ typedef struct workload_result {
   uint64_t hash;             /* FNV-1a of output */
   uint8_t expected[32768];    /* the same computed on the CPU, without unlost */
   size_t expected_size;
+  /* Asynchronous reads the workload issued (accepted with UL_OK), and of
+   * those, how many were answered: their callback ran, with the data or an
+   * error. A workload waits for its reads before it returns. */
+  uint32_t reads_issued, reads_answered;
 } workload_result;
 
 typedef ul_status (*workload_fn)(ul_device *dev, workload_result *out);
@@ -23,6 +27,16 @@ ul_status workload_basic(ul_device *dev, workload_result *out);
 /* "zoo": every object kind and restore policy the API accepts (see
  * zoo.c), with a CPU reference. Destroys everything it created. */
 ul_status workload_zoo(ul_device *dev, workload_result *out);
+/* "iterate": one thread, a ping-pong stencil over two LOG buffers, a
+ * SHADOW uniform written and a pool buffer taken each step, an
+ * asynchronous read every 25 steps, a checkpoint every 100 (threads.c). */
+ul_status workload_iterate(ul_device *dev, workload_result *out);
+/* "threads": several threads on one device, each with three LOG buffers,
+ * its own uniform, asynchronous reads and checkpoints (threads.c). */
+ul_status workload_threads(ul_device *dev, workload_result *out);
+/* Steps of both (0: keep; default 200, at most 400) and threads of
+ * "threads" (0: keep; default 4, at most 8). */
+void workload_iterate_config(uint32_t steps, uint32_t threads);
 /* Polls until `want` asynchronous reads were delivered (*delivered, set by
  * their callbacks); the first failed read's status (*status) or
  * UL_ERR_TIMEOUT otherwise. */

@@ -305,6 +305,7 @@ ul_status workload_zoo(ul_device *dev, workload_result *out) {
   ul_ring *ring = NULL;
   ul_cmd *cmd = NULL, *cmd_tmp = NULL;
   static zoo_sink sink;
+  int nasync = 0;
   memset(&sink, 0, sizeof sink);
   memset(out, 0, sizeof *out);
   out->expected_size = zoo_expected(out->expected, sizeof out->expected);
@@ -425,7 +426,6 @@ ul_status workload_zoo(ul_device *dev, workload_result *out) {
   TRY(ul_cmd_create(dev, "zoo-step", &cmd));
   TRY(ul_cmd_create(dev, "zoo-tmp", &cmd_tmp));
 
-  int nasync = 0;
   for (uint32_t step = 1; step <= STEPS; step++) {
     uint32_t sh[16];
     for (uint32_t k = 0; k < 16; k++) sh[k] = shp_at(step, k);
@@ -521,6 +521,8 @@ ul_status workload_zoo(ul_device *dev, workload_result *out) {
   out->hash = h;
 done:
   ul_device_poll(dev);
+  out->reads_issued = (uint32_t)nasync;
+  out->reads_answered = (uint32_t)sink.delivered;
   ul_cmd_destroy(cmd_tmp);
   ul_cmd_destroy(cmd);
   for (int k = 0; k < 4; k++) ul_bind_group_destroy(dev, b_mix[k]);
