@@ -69,7 +69,8 @@ UL_API int ul_version_number(void);
   X(BUSY,             14, 1, "the object is in use")                              \
   X(IO,               15, 0, "file or system I/O failed")                         \
   X(FORMAT,           16, 0, "malformed input data")                              \
-  X(WRONG_STATE,      17, 0, "the object is not in a state that allows this")
+  X(WRONG_STATE,      17, 0, "the object is not in a state that allows this")        \
+  X(LOG_FULL,         18, 1, "the operation log is full: no checkpoint could commit")
 
 /* Result of every fallible call: UL_OK, or one of the UL_ERR_<name> codes
  * of UL_STATUS_MAP with its value. */

@@ -1,21 +1,74 @@
 /* Checkpoints for the public calls: the transaction (src/recover/checkpoint.c)
- * under the retry policy, and making room in the operation log before a
- * call logs more (a checkpoint when the log would grow past its bound). */
+ * under its retry policy, and making room in the operation log before a
+ * call logs more (a checkpoint when the log nears its bound; a refusal,
+ * UL_ERR_LOG_FULL, when it is at its bound and no checkpoint could commit). */
 #include "api/api.h"
 #include "exec/oplog.h"
 
+/* A checkpoint is resumable, so it goes on through losses as long as its
+ * attempts get somewhere: it gives up after UL__MAX_RETRIES_PER_CALL
+ * recoveries in a row that read nothing new, or UL__CHECKPOINT_MAX_RECOVERIES
+ * in all. */
+#define UL__CHECKPOINT_MAX_RECOVERIES 64
+
 ul_status ul__checkpoint_retry(ul_device *d) {
   ul_status s;
-  ul__retry rt = UL__RETRY_LOSSES;
-  do {
-    s = ul__checkpoint_locked(d);
-  } while (ul__retry_again(d, &s, &rt));
+  int fruitless = 0, recoveries = 0;
+  for (;;) {
+    bool progress = false;
+    s = ul__checkpoint_attempt(d, &progress);
+    if (s != UL_ERR_DEVICE_LOST) break;
+    fruitless = progress ? 0 : fruitless + 1;
+    if (fruitless > UL__MAX_RETRIES_PER_CALL || recoveries >= UL__CHECKPOINT_MAX_RECOVERIES) {
+      s = ul__wrap(s, "gave up after %d recoveries in this call (%d in a row without reading anything new)",
+                   recoveries, fruitless - 1);
+      break;
+    }
+    recoveries++;
+    ul_status rs = ul__device_recover_locked(d);
+    if (rs) {
+      s = rs;
+      break;
+    }
+  }
+  if (!s) {
+    ul__device_progress(d);
+    d->log_soft_tried = 0;
+  }
   return s;
 }
 
+/* The log is checkpointed ahead of its bound, from three quarters of it on
+ * (again each further sixteenth while checkpoints fail), so that a failed
+ * checkpoint still leaves room; at the bound a call that would grow the
+ * log is refused with UL_ERR_LOG_FULL unless a checkpoint commits. */
 ul_status ul__checkpoint_make_room(ul_device *d, uint64_t bytes) {
   if (d->recovering || d->res->rebuilding) return UL_OK;
-  if (!ul__oplog_would_exceed(d, bytes)) return UL_OK;
+  ul__oplog_fill f;
+  ul__oplog_usage(d, &f);
+  bool hard = ul__oplog_would_exceed(d, bytes);
+  uint64_t eb = (uint64_t)f.entries * 16, bb = f.bytes * 16;
+  /* Sixteenths of the bound reached, by entries or bytes, whichever more. */
+  uint32_t level = (uint32_t)UL__MAX(f.max_entries ? eb / f.max_entries : 0, f.max_bytes ? bb / f.max_bytes : 0);
+  if (!hard && (level < 12 || level <= d->log_soft_tried)) return UL_OK;
   ul_status s = ul__checkpoint_retry(d);
-  return s ? ul__wrap(s, "make room in the operation log") : UL_OK;
+  if (!s) return UL_OK;
+  d->log_soft_tried = level;
+  if (!hard) {
+    /* Room is left: the call goes on. A device that gave up ends it. */
+    if (s == UL_ERR_DEVICE_FAILED) return ul__wrap(s, "make room in the operation log");
+    ul__log(UL__LOG_INFO, "device '%s': the operation log is at %u/16 of its bound and a checkpoint failed: %s",
+            d->label, level, ul_last_error());
+    return UL_OK;
+  }
+  if (s == UL_ERR_DEVICE_LOST || s == UL_ERR_TIMEOUT) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", ul_last_error());
+    return ul__fail(UL_ERR_LOG_FULL,
+                    "the operation log is full (%u entries, %.1f MiB; its bound: %u entries, %.0f MiB) and no "
+                    "checkpoint could commit to empty it (%s); nothing was lost and this call did nothing: call "
+                    "again once the device is stable",
+                    f.entries, (double)f.bytes / 1048576.0, f.max_entries, (double)f.max_bytes / 1048576.0, why);
+  }
+  return ul__wrap(s, "make room in the operation log");
 }

@@ -124,6 +124,7 @@ ul_status ul_device_destroy(ul_device *d) {
   /* The reads in flight (dropped without a call) and the log first, then
    * the objects, reported as leaks: UL_ERR_BUSY when there were any. */
   ul__queue_free_reads(d);
+  ul__checkpoint_forget(d);
   ul__oplog_destroy(d);
   ul_status s = ul__res_destroy(d);
   ul__prefills_drop(d);

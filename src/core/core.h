@@ -128,6 +128,13 @@ struct ul_device {
   bool recovering;
   pthread_t recovering_thread;
   pthread_cond_t recovered;
+  /* Liveness (src/recover/gate.c), under mu: recoveries since a call last
+   * got through; whether a stall already moved the work to the fallback. */
+  uint32_t stalled_recoveries;
+  bool stall_moved;
+  /* Sixteenths of the log's bound at which a checkpoint to make room last
+   * failed (src/api/checkpoint.c), under mu. */
+  uint32_t log_soft_tried;
 
   struct ul__native_ctx *native_ctx; /* callback context of `device` */
   struct ul__res *res;         /* resource registry (src/res) */

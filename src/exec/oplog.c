@@ -27,6 +27,9 @@ typedef struct ul__oplog {
   uint32_t max_entries;
   uint64_t checkpoints;
   bool replaying;
+  /* The checkpoint under way (src/recover/checkpoint.c owns it): copies
+   * taken at a place in this log, kept across losses while valid. */
+  void *checkpoint;
 } ul__oplog;
 
 ul_status ul__oplog_create(ul_device *d) {
@@ -55,7 +58,19 @@ void ul__oplog_destroy(ul_device *d) {
   d->res->still_needed = NULL;
 }
 
+static bool past_bound(const ul__oplog *l, uint64_t bytes) {
+  if (l->count == 0) return false; /* an empty log takes any one entry */
+  return l->bytes + bytes + sizeof(ul__entry) > l->max_bytes || l->count + 1 > l->max_entries;
+}
+
 static ul_status append(ul__oplog *l, ul__entry e, uint64_t bytes) {
+  /* The bound holds on every path: the public calls make room first (a
+   * checkpoint); one that could not is refused here, never logged past it. */
+  if (past_bound(l, bytes))
+    return ul__fail(UL_ERR_LOG_FULL,
+                    "the operation log is full (%u entries, %.1f MiB; its bound: %u entries, %.0f MiB) and no "
+                    "checkpoint could commit to empty it; nothing was lost and this call did nothing",
+                    l->count, (double)l->bytes / 1048576.0, l->max_entries, (double)l->max_bytes / 1048576.0);
   if (l->count == l->cap) {
     uint32_t ncap = l->cap ? l->cap * 2 : 64;
     ul__entry *n = ul__realloc(l->e, sizeof *n * ncap);
@@ -115,11 +130,55 @@ void ul__oplog_truncate(ul_device *d) {
   l->checkpoints++;
 }
 
-bool ul__oplog_would_exceed(ul_device *d, uint64_t bytes) {
-  ul__oplog *l = d->res->log;
-  if (l->count == 0) return false;
-  return l->bytes + bytes + sizeof(ul__entry) > l->max_bytes || l->count + 1 > l->max_entries;
+bool ul__oplog_would_exceed(ul_device *d, uint64_t bytes) { return past_bound(d->res->log, bytes); }
+
+void ul__oplog_usage(ul_device *d, ul__oplog_fill *out) {
+  const ul__oplog *l = d->res->log;
+  out->entries = l->count;
+  out->bytes = l->bytes;
+  out->max_entries = l->max_entries;
+  out->max_bytes = l->max_bytes;
 }
+
+void **ul__oplog_checkpoint_slot(ul_device *d) { return &d->res->log->checkpoint; }
+
+/* Whether `op` may change `o`: it names it, or binds it through a bind
+ * group (a buffer, or a texture through a view). Conservative: every
+ * binding counts as written. */
+static bool op_may_touch(ul_device *d, const ul__op *op, const ul__obj *o) {
+  if (op->buf_a == o->id || op->buf_b == o->id || op->texture == o->id) return true;
+  for (uint32_t g = 0; g < op->group_count; g++) {
+    const ul__obj *bg = ul__obj_find(d, op->groups[g], UL__OBJ_BIND_GROUP);
+    if (!bg) return true; /* unknown: assume the worst */
+    const ul_bind_group_desc *bd = &bg->u.bg.desc;
+    for (uint32_t k = 0; k < bd->entry_count && k < UL_MAX_BINDINGS; k++) {
+      if (bd->entries[k].buffer.id == o->id) return true;
+      if (bd->entries[k].view.id) {
+        const ul__obj *v = ul__obj_find(d, bd->entries[k].view.id, UL__OBJ_VIEW);
+        if (!v || v->u.view.desc.texture.id == o->id) return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool ul__oplog_may_touch_since(ul_device *d, uint32_t from, const ul__obj *o) {
+  const ul__oplog *l = d->res->log;
+  for (uint32_t i = from; i < l->count; i++) {
+    const ul__entry *e = &l->e[i];
+    if (e->kind == UL__ENTRY_READ) continue;
+    if (e->kind == UL__ENTRY_WRITE || e->kind == UL__ENTRY_TEXTURE_WRITE) {
+      if (e->obj == o->id) return true;
+      continue;
+    }
+    const ul__op *ops = e->data;
+    for (uint64_t k = 0; k < e->size; k++)
+      if (op_may_touch(d, &ops[k], o)) return true;
+  }
+  return false;
+}
+
+uint32_t ul__oplog_count(ul_device *d) { return d->res->log->count; }
 
 bool ul__oplog_empty(ul_device *d) { return d->res->log->count == 0; }
 

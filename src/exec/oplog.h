@@ -32,6 +32,20 @@ ul_status ul__oplog_replay(ul_device *d);
 /* Whether an entry of `bytes` more would take the log past its bounds
  * (an empty log takes any one entry). */
 bool ul__oplog_would_exceed(ul_device *d, uint64_t bytes);
+/* How full the log is, against its bounds. */
+typedef struct ul__oplog_fill {
+  uint32_t entries, max_entries;
+  uint64_t bytes, max_bytes;
+} ul__oplog_fill;
+void ul__oplog_usage(ul_device *d, ul__oplog_fill *out);
+/* Entries in the log; positions in it are stable until it is emptied. */
+uint32_t ul__oplog_count(ul_device *d);
+/* Whether an entry at position `from` or later may change `o` (a write to
+ * it, or work that names or binds it: conservatively, any binding). */
+bool ul__oplog_may_touch_since(ul_device *d, uint32_t from, const ul__obj *o);
+/* Where the checkpoint under way keeps its state (recover/ owns what it
+ * points to and frees it: ul__checkpoint_forget before ul__oplog_destroy). */
+void **ul__oplog_checkpoint_slot(ul_device *d);
 bool ul__oplog_empty(ul_device *d);
 /* Empties the log: the commit of a checkpoint (src/recover/checkpoint.c). */
 void ul__oplog_truncate(ul_device *d);

@@ -164,6 +164,13 @@ ul_status ul__reads_settle(ul_device *d, uint64_t timeout_ns) {
   return UL_OK;
 }
 
+uint32_t ul__reads_unsettled(ul_device *d) {
+  ul__reads *rs = reads_of(d, false);
+  uint32_t n = 0;
+  for (ul__read *r = rs ? rs->head : NULL; r; r = r->next) n += !r->settled;
+  return n;
+}
+
 ul_status ul__read_replay(ul_device *d, uint64_t id) {
   ul__reads *rs = reads_of(d, false);
   for (ul__read *r = rs ? rs->head : NULL; r; r = r->next)

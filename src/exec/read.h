@@ -8,6 +8,8 @@
  * longer needs the operation log (a checkpoint, under d->mu).
  * UL_ERR_DEVICE_LOST when a read was caught by a loss. */
 ul_status ul__reads_settle(ul_device *d, uint64_t timeout_ns);
+/* Reads queued whose data has not arrived yet (under d->mu). */
+uint32_t ul__reads_unsettled(ul_device *d);
 /* Starts read `id` again at its place in the replay, unless it is settled
  * or delivered (under d->mu). */
 ul_status ul__read_replay(ul_device *d, uint64_t id);

@@ -1,15 +1,42 @@
-/* Checkpoints: the state a replay starts from, committed as a transaction. */
+/* Checkpoints: the state a replay starts from, committed as a transaction.
+ *
+ * A checkpoint reads the dirty LOG objects into fresh host memory and,
+ * once every one is read and no loss is pending, commits them together
+ * with emptying the log. The reads are batched: the buffers that fit in
+ * one staging buffer are copied by one submission and read by one map.
+ *
+ * A checkpoint is resumable. Each copy is taken at a place in the log (the
+ * entries before it had run) and kept while the object provably did not
+ * change since: no entry after that place may touch it (ul__oplog_
+ * may_touch_since). A loss does not throw the copies away: the recovery's
+ * replay brings the device back to the same place, and the next attempt
+ * reads only what is missing. What commits is still one point in the
+ * queue: every copy holds the object's contents as of the log's end. After
+ * a loss the batches get smaller (halved down to one object), so that an
+ * attempt can finish something between two losses. */
 #include "recover/recover.h"
 #include "exec/oplog.h"
 #include "exec/read.h"
 #include "core/transfer.h"
 
 #define UL__CHECKPOINT_TIMEOUT_NS 60000000000ull
+/* A batch never holds more than this (the reused read buffer's size). */
+#define UL__CHECKPOINT_BATCH_BYTES (64ull << 20)
 
-typedef struct snapshot {
-  ul__obj *o;
+typedef struct kept_copy {
+  ul__obj *o;       /* compared, never read: the object may be gone */
+  ul__obj_kind kind;
+  uint32_t id;
+  uint32_t at;      /* the log's length when it was read */
   uint8_t *data;
-} snapshot;
+} kept_copy;
+
+typedef struct ul__ckpt {
+  kept_copy *c;
+  uint32_t n, cap;
+  uint32_t batch;   /* most objects per batch in the next attempt (0: any) */
+  uint64_t epoch_seen;
+} ul__ckpt;
 
 /* The LOG buffers and textures changed since the last checkpoint. */
 static bool takes_part(const ul__obj *o) {
@@ -24,61 +51,238 @@ static uint64_t snapshot_bytes(const ul__obj *o) {
   return o->kind == UL__OBJ_TEXTURE ? ul__texture_all_bytes(o) : o->u.buf.size;
 }
 
-ul_status ul__checkpoint_locked(ul_device *d) {
+static ul__ckpt *ckpt_of(ul_device *d, bool create) {
+  void **slot = ul__oplog_checkpoint_slot(d);
+  if (!*slot && create) *slot = calloc(1, sizeof(ul__ckpt));
+  return *slot;
+}
+
+void ul__checkpoint_forget(ul_device *d) {
+  if (!d->res || !d->res->log) return;
+  void **slot = ul__oplog_checkpoint_slot(d);
+  ul__ckpt *k = *slot;
+  if (!k) return;
+  for (uint32_t i = 0; i < k->n; i++) free(k->c[i].data);
+  free(k->c);
+  free(k);
+  *slot = NULL;
+}
+
+/* The kept copy of `o` that still holds its contents as of the log's end,
+ * or NULL. */
+static kept_copy *kept_for(ul__ckpt *k, const ul__obj *o) {
+  for (uint32_t i = 0; i < k->n; i++)
+    if (k->c[i].o == o && k->c[i].id == o->id) return &k->c[i];
+  return NULL;
+}
+
+/* Drops the copies that no longer count: their object is gone or no longer
+ * takes part, or an entry logged after the copy may have changed it. */
+static void drop_stale(ul_device *d, ul__ckpt *k) {
+  uint32_t w = 0;
+  for (uint32_t i = 0; i < k->n; i++) {
+    kept_copy *c = &k->c[i];
+    ul__obj *o = ul__obj_find(d, c->id, c->kind);
+    bool keep = o == c->o && takes_part(o) && !ul__oplog_may_touch_since(d, c->at, o);
+    if (keep) k->c[w++] = *c;
+    else free(c->data);
+  }
+  k->n = w;
+}
+
+static ul_status keep(ul__ckpt *k, ul__obj *o, uint32_t at, uint8_t *data) {
+  if (k->n == k->cap) {
+    uint32_t ncap = k->cap ? k->cap * 2 : 16;
+    kept_copy *n = realloc(k->c, sizeof *n * ncap);
+    if (!n) return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+    k->c = n;
+    k->cap = ncap;
+  }
+  k->c[k->n++] = (kept_copy){o, o->kind, o->id, at, data};
+  return UL_OK;
+}
+
+/* Reads buffers objs[0..n) (their sizes add up to at most the batch bound)
+ * into dst[i] by one submission of n copies into one staging buffer and
+ * one map of it. Nothing reaches dst unless the device was there all
+ * along. */
+static ul_status download_batch(ul_device *d, ul__obj **objs, uint32_t n, uint8_t **dst) {
+  const ul__wgpu *w = d->wgpu;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < n; i++) total += (objs[i]->u.buf.size + 3) & ~3ull;
+  WGPUBuffer st;
+  bool temporary;
+  ul_status s = ul__staging_read_buffer(d, total, &st, &temporary);
+  if (s) return s;
+  WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, NULL);
+  if (!e) {
+    s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: no command encoder");
+    goto out;
+  }
+  uint64_t off = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint64_t sz = (objs[i]->u.buf.size + 3) & ~3ull;
+    w->CommandEncoderCopyBufferToBuffer(e, objs[i]->native, 0, st, off, sz);
+    off += sz;
+  }
+  WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);
+  w->CommandEncoderRelease(e);
+  if (!cb) {
+    s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: no command buffer");
+    goto out;
+  }
+  ul__queue_submit(d, cb);
+  w->CommandBufferRelease(cb);
+  if (ul__device_loss_pending(d)) {
+    s = ul__fail(UL_ERR_DEVICE_LOST, "checkpoint: device lost");
+    goto out;
+  }
+  s = ul__wait_map(d, st, WGPUMapMode_Read, 0, (size_t)total, UL__CHECKPOINT_TIMEOUT_NS);
+  /* A completion seen after the loss is not proof that the copies ran. */
+  if (!s && ul__device_loss_pending(d)) {
+    w->BufferUnmap(st);
+    s = ul__fail(UL_ERR_DEVICE_LOST, "checkpoint: device lost");
+  } else if (!s) {
+    const uint8_t *p = w->BufferGetConstMappedRange(st, 0, (size_t)total);
+    off = 0;
+    for (uint32_t i = 0; p && i < n; i++) {
+      memcpy(dst[i], p + off, (size_t)objs[i]->u.buf.size);
+      off += (objs[i]->u.buf.size + 3) & ~3ull;
+    }
+    if (!p) s = ul__fail(UL_ERR_INTERNAL, "checkpoint: mapped range unavailable");
+    w->BufferUnmap(st);
+  }
+out:
+  if (s && !temporary) ul__staging_drop_read(d, st); /* its map may still be pending */
+  if (temporary) {
+    w->BufferDestroy(st);
+    w->BufferRelease(st);
+  }
+  return s;
+}
+
+/* Reads what the checkpoint still misses, batch by batch; each batch read
+ * is kept at once (progress). */
+static ul_status read_missing(ul_device *d, ul__ckpt *k, bool *progress) {
   ul__res *r = d->res;
+  const uint32_t at = ul__oplog_count(d);
+  ul__obj *objs[256];
+  uint8_t *dst[256];
+  uint32_t limit = k->batch ? k->batch : UL__COUNT_OF(objs);
+  ul_status s = UL_OK;
+  uint32_t i = 1;
+  while (!s) {
+    /* The next batch: buffers that fit together (one that is larger than
+     * the bound goes alone, through a buffer of its own). */
+    uint32_t n = 0;
+    uint64_t bytes = 0;
+    for (; i < r->next_unused && i < r->cap && n < limit; i++) {
+      ul__obj *o = r->slots[i];
+      if (!takes_part(o) || o->kind != UL__OBJ_BUFFER || kept_for(k, o)) continue;
+      uint64_t sz = (o->u.buf.size + 3) & ~3ull;
+      if (n && bytes + sz > UL__CHECKPOINT_BATCH_BYTES) break;
+      objs[n++] = o;
+      bytes += sz;
+    }
+    if (!n) break;
+    uint32_t got = 0;
+    for (; got < n; got++)
+      if (!(dst[got] = malloc((size_t)objs[got]->u.buf.size))) break;
+    if (got < n) {
+      s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint '%s': no host memory for %llu bytes",
+                   objs[got]->label ? objs[got]->label : "", (unsigned long long)objs[got]->u.buf.size);
+    } else {
+      s = download_batch(d, objs, n, dst);
+      if (s && n == 1) s = ul__wrap(s, "checkpoint '%s'", objs[0]->label ? objs[0]->label : "");
+      else if (s) s = ul__wrap(s, "checkpoint of %u buffers ('%s' first)", n, objs[0]->label ? objs[0]->label : "");
+    }
+    for (uint32_t j = 0; j < got; j++) {
+      if (!s && !(s = keep(k, objs[j], at, dst[j]))) {
+        *progress = true;
+        continue;
+      }
+      free(dst[j]);
+    }
+  }
+  /* Textures one at a time. */
+  for (uint32_t t = 1; !s && t < r->next_unused && t < r->cap; t++) {
+    ul__obj *o = r->slots[t];
+    if (!takes_part(o) || o->kind != UL__OBJ_TEXTURE || kept_for(k, o)) continue;
+    uint64_t bytes = snapshot_bytes(o);
+    uint8_t *data = malloc((size_t)bytes);
+    if (!data)
+      return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint '%s': no host memory for %llu bytes",
+                      o->label ? o->label : "", (unsigned long long)bytes);
+    s = ul__texture_download_all(d, o, data, UL__CHECKPOINT_TIMEOUT_NS);
+    if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "checkpoint: device lost");
+    if (!s) s = keep(k, o, at, data);
+    if (s) {
+      free(data);
+      s = ul__wrap(s, "checkpoint '%s'", o->label ? o->label : "");
+    } else {
+      *progress = true;
+    }
+  }
+  return s;
+}
+
+ul_status ul__checkpoint_attempt(ul_device *d, bool *progress) {
+  ul__res *r = d->res;
+  *progress = false;
   if (d->recovering || r->rebuilding)
     return ul__fail(UL_ERR_WRONG_STATE, "checkpoint: device '%s' is recovering (not from a restore callback)",
                     d->label);
   if (ul__device_loss_pending(d)) return ul__fail(UL_ERR_DEVICE_LOST, "checkpoint: device '%s' is lost", d->label);
   if (ul__oplog_empty(d)) {
+    ul__checkpoint_forget(d);
     ul__staging_trim(d);
     return UL_OK;
   }
-  const uint64_t epoch = d->epoch;
+  ul__ckpt *k = ckpt_of(d, true);
+  if (!k) return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
   const uint64_t t0 = ul__now_ns();
+  if (k->epoch_seen && k->epoch_seen != d->epoch && k->batch != 1) {
+    /* Lost since the last attempt: smaller batches, so that one can end
+     * between two losses. */
+    uint32_t all = 0;
+    for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) all += takes_part(r->slots[i]);
+    uint32_t cur = k->batch ? k->batch : all;
+    k->batch = cur > 2 ? cur / 2 : 1;
+  }
+  k->epoch_seen = d->epoch;
+  drop_stale(d, k);
+  /* 1. Read what is missing into fresh memory: the committed copies stay
+   * as they are. */
+  ul_status s = read_missing(d, k, progress);
+  /* 2. Reads in flight get their data now: the log will not hold them. */
+  if (!s) {
+    uint32_t before = ul__reads_unsettled(d);
+    s = ul__reads_settle(d, UL__CHECKPOINT_TIMEOUT_NS);
+    if (ul__reads_unsettled(d) < before) *progress = true;
+  }
+  /* 3. Commit only if no loss came since the copies were read. */
+  if (!s && ul__device_loss_pending(d))
+    s = ul__fail(UL_ERR_DEVICE_LOST, "device '%s' lost during the checkpoint", d->label);
+  /* Every object that takes part has its copy, or nothing commits: the
+   * log may only go once all of them are safe. */
+  for (uint32_t i = 1; !s && i < r->next_unused && i < r->cap; i++)
+    if (takes_part(r->slots[i]) && !kept_for(k, r->slots[i]))
+      s = ul__fail(UL_ERR_INTERNAL, "checkpoint: '%s' was not read", r->slots[i]->label ? r->slots[i]->label : "");
+  if (s) return ul__wrap(s, "checkpoint (nothing committed; %u object(s) read so far are kept for the next try)", k->n);
   uint64_t kept = 0;
-  uint32_t n = 0;
-  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) n += takes_part(r->slots[i]);
-  snapshot *snap = calloc(n ? n : 1, sizeof *snap);
-  if (!snap) return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
-  ul_status s = UL_OK;
-  uint32_t k = 0;
-  /* 1. Read into fresh memory: the committed copies stay as they are. */
-  for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
     ul__obj *o = r->slots[i];
     if (!takes_part(o)) continue;
-    snapshot *sn = &snap[k++];
-    sn->o = o;
-    uint64_t bytes = snapshot_bytes(o);
-    kept += bytes;
-    if (!(sn->data = malloc((size_t)bytes))) {
-      s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint '%s': no host memory for %llu bytes",
-                   o->label ? o->label : "", (unsigned long long)bytes);
-      break;
-    }
-    s = o->kind == UL__OBJ_TEXTURE ? ul__texture_download_all(d, o, sn->data, UL__CHECKPOINT_TIMEOUT_NS)
-                                   : ul__buffer_download(d, o, 0, sn->data, bytes, UL__CHECKPOINT_TIMEOUT_NS);
-    if (s) s = ul__wrap(s, "checkpoint '%s'", o->label ? o->label : "");
-  }
-  /* 2. Reads in flight get their data now: the log will not hold them. */
-  if (!s) s = ul__reads_settle(d, UL__CHECKPOINT_TIMEOUT_NS);
-  /* 3. Commit only if the device was there all along. */
-  if (!s && (d->epoch != epoch || ul__device_loss_pending(d)))
-    s = ul__fail(UL_ERR_DEVICE_LOST, "device '%s' lost during the checkpoint", d->label);
-  if (s) {
-    for (uint32_t i = 0; i < k; i++) free(snap[i].data);
-    free(snap);
-    return ul__wrap(s, "checkpoint (nothing committed)");
-  }
-  for (uint32_t i = 0; i < k; i++) {
-    ul__obj *o = snap[i].o;
+    kept_copy *c = kept_for(k, o);
     uint8_t **committed = o->kind == UL__OBJ_TEXTURE ? &o->u.tex.checkpoint : &o->u.buf.checkpoint;
     free(*committed);
-    *committed = snap[i].data;
+    *committed = c->data;
+    c->data = NULL;
+    kept += snapshot_bytes(o);
     if (o->kind == UL__OBJ_TEXTURE) o->u.tex.dirty = false;
     else o->u.buf.dirty = false;
   }
-  free(snap);
+  ul__checkpoint_forget(d);
   /* SHADOW buffers, and MAP_WRITE ones with a host copy: the host copy is
    * the checkpoint. */
   for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
@@ -91,7 +295,13 @@ ul_status ul__checkpoint_locked(ul_device *d) {
   ul__oplog_truncate(d);
   ul__obj_free_deferred(d);
   ul__staging_trim(d);
+  *progress = true;
   uint64_t t1 = ul__now_ns();
   ul__timeline_note(d, 0, &(ul__tl_event){.type = UL__TL_CHECKPOINT, .bytes = kept, .dur_ns = t1 - t0});
   return UL_OK;
+}
+
+ul_status ul__checkpoint_locked(ul_device *d) {
+  bool progress;
+  return ul__checkpoint_attempt(d, &progress);
 }

@@ -44,6 +44,7 @@ static ul_status recover_locked(ul_device *d, ul__target target) {
   uint64_t t0 = ul__now_ns();
   ul_status s = recover_attempts(d, target);
   if (!s && target == UL__TO_ANY) ul__device_health_recovered(d, (double)(ul__now_ns() - t0) / 1e9);
+
   d->recovering = false;
   if (d->env->chaos) ul__chaos_recovering(d->env->chaos, false);
   pthread_cond_broadcast(&d->recovered);
@@ -166,6 +167,38 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
   return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' could not be recovered: %s", d->label, why);
 }
 
+/* Recovery after recovery, and no call got through in between: the
+ * device is lost faster than work can finish, and recovering again would
+ * go on for ever. The work moves to the fallback adapter once, when the
+ * health monitor is on and its policy is to move; otherwise, or when it
+ * stalls there too, the device ends FAILED. Under d->mu. */
+static ul_status give_up_stalled(ul_device *d) {
+  char why[256];
+  snprintf(why, sizeof why,
+           "%u recoveries in a row and no call got through in between (the device is lost again before work "
+           "can finish)", d->stalled_recoveries);
+  const ul_recovery_config *rc = &d->desc.recovery;
+  bool can_move = d->health && d->desc.health.on_broken == UL_BROKEN_FALLBACK && !d->stall_moved &&
+                  !d->on_fallback && d->desc.power != UL_POWER_FALLBACK_ONLY && !rc->no_fallback;
+  if (can_move) {
+    d->stall_moved = true;
+    d->stalled_recoveries = 0;
+    ul__log(UL__LOG_WARN, "device '%s': %s; moving the work to the fallback adapter", d->label, why);
+    if (!recover_locked(d, UL__TO_FALLBACK)) {
+      d->moved_for_health = true;
+      return UL_OK;
+    }
+    snprintf(why + strlen(why), sizeof why - strlen(why), "; the move to the fallback failed");
+  } else if (d->stall_moved) {
+    snprintf(why + strlen(why), sizeof why - strlen(why), ", for the second time");
+  }
+  atomic_store(&d->state, UL_DEVICE_FAILED);
+  ul__device_emit(d, UL_EVENT_FAILED, d->stalled_recoveries, 0, why);
+  ul__timeline_note(d, 0, &(ul__tl_event){.type = UL__TL_FAILED, .text = why});
+  ul__log(UL__LOG_WARN, "device '%s' gave up: %s", d->label, why);
+  return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' gave up: %s", d->label, why);
+}
+
 /* Processes a recorded loss (under d->mu). */
 static ul_status handle_loss_locked(ul_device *d) {
   uint32_t reason;
@@ -189,6 +222,10 @@ static ul_status handle_loss_locked(ul_device *d) {
                     "device '%s' was destroyed by the program (%s); not recovered", d->label, msg);
   }
   ul__device_health_loss(d);
+  if (d->stalled_recoveries >= UL__STALL_RECOVERIES) return give_up_stalled(d);
+  /* Until a call gets through, a recovery bought nothing (ul__device_
+   * progress sets the count back). */
+  d->stalled_recoveries++;
   if (d->moved_for_health && d->on_fallback) {
     /* The breaker moved the work off the GPU: recover on the fallback
      * again; the breaker's probes decide when to go back. */

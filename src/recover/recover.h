@@ -20,6 +20,13 @@ ul_status ul__recover_rebuild(ul_device *d);
  * checkpoint leaves the last committed one and the whole log untouched.
  * UL_ERR_WRONG_STATE during a recovery (from a restore callback). */
 ul_status ul__checkpoint_locked(ul_device *d);
+/* One attempt of it. A checkpoint is resumable: the copies an attempt
+ * read are kept (across losses, and across calls while their objects
+ * provably did not change since), so the next attempt reads only what is
+ * missing; *progress says whether this one read or committed anything. */
+ul_status ul__checkpoint_attempt(ul_device *d, bool *progress);
+/* Drops the copies of a checkpoint under way (device destroy). */
+void ul__checkpoint_forget(ul_device *d);
 
 /* A submission that never finished (declare_hung): dropped from the log,
  * what it may write made LOST, the loss recorded without waiting for the
@@ -72,12 +79,30 @@ typedef struct ul__retry {
 } ul__retry;
 #define UL__RETRY_SCOPES ((ul__retry){true, false, 0})
 #define UL__RETRY_LOSSES ((ul__retry){false, false, 0})
+/* A device that cannot make progress stops trying: after this many
+ * recoveries in a row with no call getting through in between (every try
+ * lost before it completed), the next loss moves the work to the fallback
+ * adapter (health monitor on, on_broken FALLBACK, not there yet) or ends
+ * the device FAILED; a second stall always ends it FAILED. */
+#define UL__STALL_RECOVERIES 16
+/* A call got through: the device makes progress (under d->mu). */
+static inline void ul__device_progress(ul_device *d) { d->stalled_recoveries = 0; }
 static inline bool ul__retry_again(ul_device *d, ul_status *s, ul__retry *rt) {
+  if (*s == UL_OK) {
+    ul__device_progress(d);
+    return false;
+  }
   if (rt->scopes && !rt->scope_used && UL__RETRY_ONCE(*s)) {
     rt->scope_used = true;
     return true;
   }
-  if (*s != UL_ERR_DEVICE_LOST || rt->recoveries >= UL__MAX_RETRIES_PER_CALL) return false;
+  if (*s != UL_ERR_DEVICE_LOST) return false;
+  if (rt->recoveries >= UL__MAX_RETRIES_PER_CALL) {
+    /* Not "data lost": say that the call was lost each time it was tried. */
+    *s = ul__wrap(*s, "gave up after %d recoveries within this call (the device was lost again before each try "
+                  "could complete)", rt->recoveries);
+    return false;
+  }
   rt->recoveries++;
   *s = ul__device_recover_locked(d);
   return *s == UL_OK;
