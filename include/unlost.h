@@ -329,7 +329,16 @@ typedef void (*ul_listener_fn)(ul_device *device, const ul_event *event, void *u
 typedef void (*ul_failed_fn)(ul_device *device, const char *why, void *user);
 
 /* How a device recovers after a loss (ul_device_desc.recovery). All zero:
- * the defaults given with each field. */
+ * the defaults given with each field. Recovery never goes on for ever:
+ * one loss is met by at most max_retries + 1 attempts on the preferred
+ * adapter, then one on the fallback, then FAILED; and a device whose
+ * recoveries follow each other with no call getting through in between (16
+ * in a row: every try lost again before it completed) gives up at the
+ * next loss: with the health monitor on and on_broken UL_BROKEN_FALLBACK it
+ * moves to the fallback adapter once, otherwise (or when it stalls again)
+ * it ends FAILED. A call recovers at most 4 times before it returns
+ * UL_ERR_DEVICE_LOST saying so (a checkpoint longer: see
+ * ul_device_checkpoint). */
 typedef struct ul_recovery_config {
   /* Attempts to get a new device on the same kind of adapter before the
    * fallback. 0: 5. UL_RECOVERY_NO_RETRY: none. */
@@ -430,7 +439,8 @@ UL_API ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc,
                                      ul_device **out, const ul_site *site);
 /* Destroys every object still alive (reporting each as a leak with its label
  * and call site), writes the final report to $UNLOST_REPORT when set, and
- * releases the native device. NULL: nothing. Returns UL_ERR_BUSY when objects
+ * releases the native device. Asynchronous reads still queued are answered
+ * first (see ul_buffer_read_async). NULL: nothing. Returns UL_ERR_BUSY when objects
  * were still alive (they are released all the same), UL_ERR_TIMEOUT when the
  * implementation did not release the device within twice the submit
  * deadline (work that never ends: the device is abandoned to a thread, and
@@ -459,7 +469,13 @@ UL_API ul_status ul_device_adapter_info(ul_device *device, ul_adapter_info *out)
 UL_API ul_status ul_device_limits(ul_device *device, ul_limits *out);
 /* Loses the native device on purpose through the implementation's own loss
  * path (Dawn's wgpuDeviceForceLoss), as a driver reset would. For tests and
- * drills. UL_ERR_UNSUPPORTED when the implementation lacks the extension. */
+ * drills. UL_OK only when this call lost a working native device (one a
+ * recovery on another thread is rebuilding counts: that recovery starts
+ * again). UL_ERR_BUSY, and nothing is done, when the device is already lost:
+ * a loss is recorded and not yet recovered from (pending, or a recovery
+ * waits for its new native device); count only UL_OK as a forced loss.
+ * UL_ERR_DEVICE_FAILED when the device failed for good; UL_ERR_UNSUPPORTED
+ * when the implementation lacks the extension. */
 UL_API ul_status ul_device_force_loss(ul_device *device, const char *message);
 /* Sets the time calls wait for an ongoing recovery before failing with
  * UL_ERR_TIMEOUT. Default 30000 ms. */
@@ -585,11 +601,19 @@ typedef void (*ul_read_fn)(ul_device *device, ul_status status, void *dst, void 
  * ul_device_poll delivers it when it has arrived. Reads are delivered in
  * the order they were issued. A read caught by a device loss is done again
  * by the recovery's replay at its place in the queue, so it gets the
- * contents it would have had without the loss. A read still undelivered
- * at ul_device_destroy is dropped without a call. Returns UL_OK once queued
- * (the read's own status goes to `done`); UL_ERR_INVALID_ARGUMENT (NULL
- * device or done, NULL dst with a size, a range outside the buffer, a
- * mappable buffer), UL_ERR_INVALID_HANDLE, UL_ERR_OUT_OF_MEMORY. */
+ * contents it would have had without the loss.
+ * Every read accepted is answered exactly once, never left pending: a read
+ * not delivered within its deadline ($UNLOST_READ_DEADLINE_MS after the
+ * call, default 30000 ms) is answered by the next ul_device_poll with
+ * UL_ERR_DEVICE_LOST when the device was lost since it was issued (the
+ * message says how often), else UL_ERR_TIMEOUT; on a device that failed
+ * for good with UL_ERR_DEVICE_FAILED; at ul_device_destroy, during the
+ * call, with its data if it had arrived, else UL_ERR_WRONG_STATE (`done`
+ * must not call into the device then). Returns UL_OK once queued (the
+ * read's own status goes to `done`); UL_ERR_INVALID_ARGUMENT (NULL device
+ * or done, NULL dst with a size, a range outside the buffer, a mappable
+ * buffer), UL_ERR_INVALID_HANDLE, UL_ERR_OUT_OF_MEMORY, UL_ERR_LOG_FULL
+ * (see ul_device_checkpoint). */
 UL_API ul_status ul_buffer_read_async(ul_device *device, ul_buffer buffer, uint64_t offset,
                                       void *dst, uint64_t size, ul_read_fn done, void *user);
 /* Maps a MAP_READ or MAP_WRITE buffer (WebGPU's mapAsync + getMappedRange),
@@ -904,13 +928,26 @@ UL_API ul_status ul_device_wait_idle(ul_device *device, uint32_t timeout_ms);
  * not lost meanwhile (a loss during a checkpoint leaves the previous one and
  * the whole log; this call then recovers and checkpoints again).
  * Asynchronous reads in flight get their data first (delivered later by
- * ul_device_poll as usual). unlost also checkpoints by itself before the
- * log would grow past 64 MiB ($UNLOST_LOG_MAX_MB) or 1024 entries, on every
- * call that adds to it. UL_ERR_WRONG_STATE from a restore callback (the
- * recovery's replay still needs the log), UL_ERR_OUT_OF_MEMORY (host copies),
- * UL_ERR_DEVICE_LOST / UL_ERR_DEVICE_FAILED when recovery gave up. */
+ * ul_device_poll as usual). A checkpoint is resumable: what an attempt
+ * read is kept across a loss (and across calls while no later work may have
+ * changed it), so after the recovery only the rest is read; it still
+ * commits one point of the queue. The call goes on through losses while its
+ * attempts read something new (at most 4 recoveries in a row that read
+ * nothing, 64 in all). unlost also checkpoints by itself on every call that
+ * adds to the log, once the log holds three quarters of its bound of 64 MiB
+ * ($UNLOST_LOG_MAX_MB) or 1024 entries. The log never grows past its bound:
+ * at the bound a call that would add to it (write, submit, asynchronous
+ * read, create with initial data) is refused with UL_ERR_LOG_FULL, doing
+ * nothing and losing nothing, when no checkpoint could commit; it may be
+ * called again later. UL_ERR_WRONG_STATE from a restore callback (the
+ * recovery's replay still needs the log), UL_ERR_OUT_OF_MEMORY (host
+ * copies), UL_ERR_DEVICE_LOST when losses kept it from committing (nothing
+ * committed, no data lost), UL_ERR_DEVICE_FAILED when recovery gave up. */
 UL_API ul_status ul_device_checkpoint(ul_device *device);
-/* Delivers completed asynchronous reads. Returns how many were delivered. */
+/* Delivers completed asynchronous reads, and answers those past their
+ * deadline or of a device that failed for good (see ul_buffer_read_async).
+ * Never blocks on the GPU (it may run a recovery of a lost device, which is
+ * bounded). Returns how many were delivered. */
 UL_API int ul_device_poll(ul_device *device);
 
 /* ---- what replaces churn: a buffer pool and a ring -------------------------

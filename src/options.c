@@ -46,6 +46,10 @@ static const opt_info options[UL__OPT_COUNT] = {
                             "a recovery reads the first large SOURCE buffer's file into staging memory while it "
                             "makes the objects: 0 never, 1 on every adapter, 2 on GPU adapters (read at each "
                             "recovery)"},
+    [UL__OPT_READ_DEADLINE_MS] = {"UNLOST_READ_DEADLINE_MS", OPT_NUMBER, 1, 86400000, 30000,
+                                  "an asynchronous read not delivered this long after it was issued is answered "
+                                  "with an error (UL_ERR_DEVICE_LOST naming the losses since, else "
+                                  "UL_ERR_TIMEOUT) by the next ul_device_poll (read at each read)"},
 };
 
 static atomic_bool warned[UL__OPT_COUNT];

@@ -44,24 +44,28 @@ static void rig_close(rig *r) {
   EXPECT_EQ(ul_env_destroy(r->env), UL_OK);
 }
 
-static int read_calls;
+static int read_calls, read_failed;
 static void on_read(ul_device *d, ul_status s, void *dst, void *user) {
   (void)d;
-  (void)s;
   (void)dst;
   (void)user;
   read_calls++;
+  if (s) {
+    read_failed++;
+    EXPECT_EQ(s, UL_ERR_WRONG_STATE);
+  }
 }
 
-/* A read still in flight at ul_device_destroy is dropped without a call,
- * and nothing touches its record after (the implementation's last
- * callbacks run at ul_env_destroy). */
+/* A read still queued at ul_device_destroy is answered during the destroy
+ * (its data if it had arrived, else UL_ERR_WRONG_STATE), never left
+ * pending, and nothing touches its record after (the implementation's
+ * last callbacks run at ul_env_destroy). */
 static void test_pending_read_at_destroy(void) {
   for (int order = 0; order < 2; order++) {
     rig r;
     ASSERT_OK(rig_open(&r));
     static uint32_t dst[4][256];
-    read_calls = 0;
+    read_calls = read_failed = 0;
     for (int k = 0; k < 4; k++) ASSERT_OK(ul_buffer_read_async(r.dev, r.buf, 0, dst[k], 1024, on_read, NULL));
     if (order) ASSERT_OK(ul_device_force_loss(r.dev, "test: lost with reads pending"));
     ul_bind_group_destroy(r.dev, r.bg);
@@ -69,8 +73,10 @@ static void test_pending_read_at_destroy(void) {
     ul_shader_destroy(r.dev, r.sh);
     ul_buffer_destroy(r.dev, r.buf);
     EXPECT_EQ(ul_device_destroy(r.dev), UL_OK);
+    ASSERT_EQ(read_calls, 4);
     EXPECT_EQ(ul_env_destroy(r.env), UL_OK);
-    ASSERT_EQ(read_calls, 0);
+    ASSERT_EQ(read_calls, 4);
+    if (order) ASSERT_EQ(read_failed, 4); /* lost: none had arrived */
   }
 }
 

@@ -110,6 +110,9 @@ static void test_mapping_survives_a_loss(void) {
     /* A sub-range mapped across two losses. */
     ASSERT_OK(ul_buffer_map(r.dev, b, UL_MAP_WRITE, 64, 64, 0, (void **)&p));
     ASSERT_OK(ul_device_force_loss(r.dev, "test: lost while mapped"));
+    /* Already lost: nothing more is forced until it is recovered from. */
+    ASSERT_STATUS(ul_device_force_loss(r.dev, "test: lost twice"), UL_ERR_BUSY);
+    ASSERT_OK(ul_device_recover(r.dev));
     ASSERT_OK(ul_device_force_loss(r.dev, "test: lost again while mapped"));
     for (uint32_t i = 0; i < 16; i++) p[i] = 1000u + i;
     ASSERT_OK(ul_buffer_unmap(r.dev, b));

@@ -121,8 +121,17 @@ ul_status ul_device_destroy(ul_device *d) {
   ul__standby_close(d); /* before the lock: it may wait for a build */
   ul__device_lock(d);
   d->destroying = true;
-  /* The reads in flight (dropped without a call) and the log first, then
-   * the objects, reported as leaks: UL_ERR_BUSY when there were any. */
+  /* Every read still queued is answered first, with no lock held: with
+   * its data when it had arrived, else UL_ERR_WRONG_STATE. */
+  ul__reads_fail_all(d, UL_ERR_WRONG_STATE, "the device was destroyed before the read was delivered");
+  ul__read *left = ul__reads_take_all(d);
+  if (left) {
+    ul__device_unlock(d);
+    ul__reads_deliver(d, left);
+    ul__device_lock(d);
+  }
+  /* Then the log, then the objects, reported as leaks: UL_ERR_BUSY when
+   * there were any. */
   ul__queue_free_reads(d);
   ul__checkpoint_forget(d);
   ul__oplog_destroy(d);
@@ -220,15 +229,33 @@ ul_status ul_device_force_loss(ul_device *d, const char *message) {
     return ul__fail(UL_ERR_UNSUPPORTED, "force loss: '%s' has no wgpuDeviceForceLoss",
                     d->env->lib.path);
   ul__device_lock(d);
+  if (atomic_load(&d->state) == UL_DEVICE_FAILED) {
+    ul__device_unlock(d);
+    return ul__fail(UL_ERR_DEVICE_FAILED, "force loss: device '%s' has failed for good", d->label);
+  }
+  /* Already lost: a loss is recorded and not recovered from yet (pending,
+   * or a recovery waits for its new native device). Forcing would do
+   * nothing, so nothing is done, and the caller hears so. */
+  if (!d->device || ul__device_loss_pending(d)) {
+    bool rec = d->recovering;
+    ul__device_unlock(d);
+    return ul__fail(UL_ERR_BUSY, "force loss: device '%s' is already lost (%s); no loss was forced", d->label,
+                    rec ? "a recovery is under way" : "the loss is not recovered from yet");
+  }
   /* What is in flight now: the implementation finishes the queue before
    * it reports the loss, which would make every submission look done. */
-  if (d->device && !ul__device_loss_pending(d)) ul__forensics_loss_forced(d, message);
-  if (d->device) {
-    d->env->lib.procs.DeviceForceLoss(d->device, WGPUDeviceLostReason_Unknown,
-                                      ul__sv(message ? message : "unlost: forced loss"));
-    ul__forensics_loss_forced_done(d);
-  }
+  ul__forensics_loss_forced(d, message);
+  d->env->lib.procs.DeviceForceLoss(d->device, WGPUDeviceLostReason_Unknown,
+                                    ul__sv(message ? message : "unlost: forced loss"));
+  ul__forensics_loss_forced_done(d);
+  /* The implementation records the loss before it returns (its lost
+   * callback); one it ignored (its device was lost a moment ago, and the
+   * callback has not run yet) forced nothing. */
+  bool lost = ul__device_loss_pending(d);
   ul__device_unlock(d);
+  if (!lost)
+    return ul__fail(UL_ERR_BUSY, "force loss: the implementation did not lose device '%s' (it was lost already); "
+                    "no loss was forced", d->label);
   return UL_OK;
 }
 

@@ -2,8 +2,8 @@
  * begin, recover on a loss: the replay starts a logged read again) and
  * ul_device_poll (collect under the lock, deliver without it). The reads'
  * engine is src/exec/read.c. */
+#include "api/api.h"
 #include "exec/read.h"
-#include "recover/recover.h"
 
 ul_status ul_buffer_read_async(ul_device *d, ul_buffer buf, uint64_t offset, void *dst,
                                uint64_t size, ul_read_fn done, void *user) {
@@ -27,6 +27,9 @@ ul_status ul_buffer_read_async(ul_device *d, ul_buffer buf, uint64_t offset, voi
                  o->label ? o->label : "", ul__obj_lost_why(o));
     goto out;
   }
+  /* The read is an entry of the log: room first, as for every entry. */
+  if ((s = ul__checkpoint_make_room(d, 0))) goto out;
+  if ((s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "read async", &o))) goto out;
   ul__read *r;
   bool logged;
   s = ul__read_begin(d, buf, offset, dst, size, done, user, &r, &logged);
@@ -42,9 +45,20 @@ out:
 
 int ul_device_poll(ul_device *d) {
   if (!d) return 0;
-  if (ul__device_enter_ex(d, false)) return 0;
-  if (d->device) d->wgpu->InstanceProcessEvents(d->instance);
+  ul_status s = ul__device_enter_ex(d, false);
+  if (s == UL_ERR_DEVICE_FAILED) {
+    /* No recovery comes: the reads still waiting are answered now. */
+    char why[400];
+    snprintf(why, sizeof why, "not delivered: %s", ul_last_error());
+    ul__device_lock(d);
+    ul__reads_fail_all(d, UL_ERR_DEVICE_FAILED, why);
+  } else if (s) {
+    return 0; /* another thread still recovers it: a later poll delivers */
+  } else if (d->device) {
+    d->wgpu->InstanceProcessEvents(d->instance);
+  }
   ul__read *ready = ul__reads_take_ready(d);
+  if (ul__reads_any_ok(ready)) ul__device_progress(d);
   ul__device_unlock(d);
   return ul__reads_deliver(d, ready);
 }

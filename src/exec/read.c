@@ -18,7 +18,9 @@ typedef struct ul__read {
   uint64_t epoch;            /* of `staging` */
   uint32_t buffer;
   uint64_t offset, size;
-  bool settled;              /* dst holds the data: deliver as it is */
+  bool settled;              /* dst holds the data (or status an error): deliver as it is */
+  uint64_t deadline_ns;      /* answered by then, with an error if need be */
+  uint64_t losses_at_issue;  /* the device's losses when it was issued */
   ul_status status;
   void *dst;
   ul_read_fn done;
@@ -34,6 +36,13 @@ typedef struct ul__reads {
 static ul__reads *reads_of(ul_device *d, bool create) {
   if (!d->res->reads && create) d->res->reads = calloc(1, sizeof(ul__reads));
   return d->res->reads;
+}
+
+static uint64_t losses_of(ul_device *d) {
+  ul__lost_lock(); /* the count is written under it */
+  uint64_t n = d->losses_total;
+  ul__lost_unlock();
+  return n;
 }
 
 static void drop_staging(ul_device *d, ul__read *r) {
@@ -78,6 +87,8 @@ ul_status ul__read_begin(ul_device *d, ul_buffer buf, uint64_t offset, void *dst
   if (!(rs = reads_of(d, true)) || !(r = calloc(1, sizeof *r)))
     return ul__fail(UL_ERR_OUT_OF_MEMORY, "read async: out of host memory");
   r->id = ++rs->next_id;
+  r->deadline_ns = ul__now_ns() + ul__opt_number(UL__OPT_READ_DEADLINE_MS) * 1000000ull;
+  r->losses_at_issue = losses_of(d);
   r->buffer = buf.id;
   r->offset = offset;
   r->size = size;
@@ -178,11 +189,58 @@ ul_status ul__read_replay(ul_device *d, uint64_t id) {
   return UL_OK; /* delivered already */
 }
 
+/* Answers a read that has not arrived with `s` and the message. */
+static void read_answer(ul_device *d, ul__read *r, ul_status s, const char *fmt, ...) UL__PRINTF(4, 5);
+static void read_answer(ul_device *d, ul__read *r, ul_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->message, sizeof r->message, fmt, ap);
+  va_end(ap);
+  r->status = s;
+  drop_staging(d, r);
+  r->settled = true;
+}
+
+/* A read past its deadline is answered now: the loss that kept it, or a
+ * timeout when there was none. */
+static void read_expire(ul_device *d, ul__read *r) {
+  double ms = (double)ul__opt_number(UL__OPT_READ_DEADLINE_MS);
+  uint64_t losses = losses_of(d) - r->losses_at_issue;
+  if (losses)
+    read_answer(d, r, UL_ERR_DEVICE_LOST,
+                "read async: not delivered within its deadline of %.0f ms (UNLOST_READ_DEADLINE_MS): the device "
+                "was lost %llu time(s) since the read was issued, and each time before its data arrived",
+                ms, (unsigned long long)losses);
+  else
+    read_answer(d, r, UL_ERR_TIMEOUT,
+                "read async: not delivered within its deadline of %.0f ms (UNLOST_READ_DEADLINE_MS): the work "
+                "before it did not finish", ms);
+}
+
+void ul__reads_fail_all(ul_device *d, ul_status s, const char *why) {
+  ul__reads *rs = reads_of(d, false);
+  for (ul__read *r = rs ? rs->head : NULL; r; r = r->next)
+    if (!r->settled) read_answer(d, r, s, "read async: %s", why);
+}
+
+ul__read *ul__reads_take_all(ul_device *d) {
+  ul__reads *rs = reads_of(d, false);
+  if (!rs) return NULL;
+  ul__read *all = rs->head;
+  rs->head = rs->tail = NULL;
+  return all;
+}
+
 ul__read *ul__reads_take_ready(ul_device *d) {
   ul__reads *rs = reads_of(d, false);
   /* Only the oldest reads that are finished: delivery keeps issue order. */
   ul__read *ready = NULL, **tail = &ready;
-  while (rs && rs->head && read_collect(d, rs->head)) {
+  uint64_t now = ul__now_ns();
+  while (rs && rs->head) {
+    if (!read_collect(d, rs->head)) {
+      if (now < rs->head->deadline_ns) break;
+      read_expire(d, rs->head);
+    }
     ul__read *r = rs->head;
     rs->head = r->next;
     if (!rs->head) rs->tail = NULL;
@@ -191,6 +249,12 @@ ul__read *ul__reads_take_ready(ul_device *d) {
     tail = &r->next;
   }
   return ready;
+}
+
+bool ul__reads_any_ok(const ul__read *list) {
+  for (; list; list = list->next)
+    if (!list->status) return true;
+  return false;
 }
 
 int ul__reads_deliver(ul_device *d, ul__read *ready) {

@@ -29,5 +29,13 @@ ul_status ul__read_begin(ul_device *d, ul_buffer buf, uint64_t offset, void *dst
 void ul__read_abandon(ul_device *d, ul__read *r);
 ul__read *ul__reads_take_ready(ul_device *d);
 int ul__reads_deliver(ul_device *d, ul__read *ready);
+/* Whether a read of the list got its data (a call got through). */
+bool ul__reads_any_ok(const ul__read *list);
+/* Every read no answer came for yet is answered with `s` and "read async:
+ * <why>" (under d->mu): a device that failed for good, or destroyed. */
+void ul__reads_fail_all(ul_device *d, ul_status s, const char *why);
+/* Takes every queued read off the queue, answered or not (destroy: after
+ * ul__reads_fail_all, each one is answered). */
+ul__read *ul__reads_take_all(ul_device *d);
 
 #endif
