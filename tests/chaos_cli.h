@@ -11,14 +11,28 @@
 
 typedef struct chaos_run {
   int exit_code;
-  char json[4096];
+  char json[32768];
 } chaos_run;
 
+/* The number after "key": in the JSON (-1 when absent; null reads as 0). */
 static long chaos_num(const chaos_run *r, const char *key) {
   char k[64];
   snprintf(k, sizeof k, "\"%s\":", key);
   const char *p = strstr(r->json, k);
   return p ? strtol(p + strlen(k), NULL, 10) : -1;
+}
+
+/* The same inside the object of workload `w` of a --density summary. */
+static __attribute__((unused)) long chaos_wl_num(const chaos_run *r, const char *w, const char *key) {
+  char k[96];
+  snprintf(k, sizeof k, "{\"workload\":\"%s\",", w);
+  const char *obj = strstr(r->json, k);
+  if (!obj) return -1;
+  snprintf(k, sizeof k, "\"%s\":", key);
+  const char *p = strstr(obj, k), *end = strchr(obj, '}');
+  if (!p || (end && p > end)) return -1;
+  if (!strncmp(p + strlen(k), "null", 4)) return 0;
+  return strtol(p + strlen(k), NULL, 10);
 }
 
 /* Runs `unlost chaos ARGS --json FILE` and keeps its exit status and JSON.
@@ -28,7 +42,7 @@ static long chaos_num(const chaos_run *r, const char *key) {
  * run counts leaked unlost objects itself. */
 static void chaos_cli(chaos_run *r, const char *args) {
   static int seq;
-  char out[256], cmd[1024];
+  char out[256], cmd[1200];
   snprintf(out, sizeof out, "/tmp/unlost-test-chaos-%d-%d.json", (int)getpid(), ++seq);
   snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=detect_leaks=0 UNLOST_LOG=none %s/unlost chaos %s --json %s > /dev/null", UL_BINARY_DIR, args, out);
   int rc = system(cmd);
@@ -41,6 +55,7 @@ static void chaos_cli(chaos_run *r, const char *args) {
   }
   unlink(out);
   printf("  chaos %s (exit %d): %s", args, r->exit_code, r->json);
+  fflush(stdout);
 }
 
 /* `unlost chaos --workload W --every-call --stride K --fault F` (needs

@@ -19,6 +19,7 @@ ul_status ul__checkpoint_retry(ul_device *d) {
     s = ul__checkpoint_attempt(d, &progress);
     if (s != UL_ERR_DEVICE_LOST) break;
     fruitless = progress ? 0 : fruitless + 1;
+    if (progress) ul__device_progress(d); /* copies kept: work got through */
     if (fruitless > UL__MAX_RETRIES_PER_CALL || recoveries >= UL__CHECKPOINT_MAX_RECOVERIES) {
       s = ul__wrap(s, "gave up after %d recoveries in this call (%d in a row without reading anything new)",
                    recoveries, fruitless - 1);

@@ -132,6 +132,7 @@ struct ul_device {
    * got through; whether a stall already moved the work to the fallback. */
   uint32_t stalled_recoveries;
   bool stall_moved;
+  uint64_t entry_epoch; /* the epoch the last call entered (ul__device_enter) */
   /* Sixteenths of the log's bound at which a checkpoint to make room last
    * failed (src/api/checkpoint.c), under mu. */
   uint32_t log_soft_tried;

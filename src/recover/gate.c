@@ -245,7 +245,11 @@ ul_status ul__device_recover_locked(ul_device *d) {
   if (atomic_load(&d->state) == UL_DEVICE_FAILED)
     return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
   if (!atomic_load(&d->lost) && atomic_load(&d->state) != UL_DEVICE_LOST) return UL_OK;
-  return handle_loss_locked(d);
+  ul_status s = handle_loss_locked(d);
+  /* The call goes on on the new device, as if it entered it now: it got
+   * through if the next call enters with no loss since. */
+  if (!s) d->entry_epoch = d->epoch;
+  return s;
 }
 
 bool ul__device_recovering_elsewhere(ul_device *d) {
@@ -279,13 +283,19 @@ ul_status ul__device_enter_ex(ul_device *d, bool gate) {
     }
     return UL_OK;
   }
-  if (atomic_load(&d->lost) || atomic_load(&d->state) == UL_DEVICE_LOST) {
+  bool was_lost = atomic_load(&d->lost) || atomic_load(&d->state) == UL_DEVICE_LOST;
+  if (was_lost) {
     ul_status s = handle_loss_locked(d);
     if (s) {
       ul__device_unlock(d);
       return s;
     }
   }
+  /* The call before this one got through: it ran from its entry to this
+   * one without a loss on the way (a loss would have changed the epoch,
+   * or be pending now). */
+  if (!was_lost && d->epoch == d->entry_epoch) ul__device_progress(d);
+  d->entry_epoch = d->epoch;
   if (atomic_load(&d->state) == UL_DEVICE_FAILED) {
     ul__device_unlock(d);
     return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);

@@ -83,7 +83,10 @@ typedef struct ul__retry {
  * recoveries in a row with no call getting through in between (every try
  * lost before it completed), the next loss moves the work to the fallback
  * adapter (health monitor on, on_broken FALLBACK, not there yet) or ends
- * the device FAILED; a second stall always ends it FAILED. */
+ * the device FAILED; a second stall always ends it FAILED. A call got
+ * through when its retry policy ended in UL_OK, when the next call entered
+ * with no loss since it entered, when a read was delivered with its data,
+ * when a checkpoint committed. */
 #define UL__STALL_RECOVERIES 16
 /* A call got through: the device makes progress (under d->mu). */
 static inline void ul__device_progress(ul_device *d) { d->stalled_recoveries = 0; }

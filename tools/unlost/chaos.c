@@ -15,7 +15,9 @@ static void chaos_usage(FILE *f) {
           "usage: unlost chaos [--workload NAME] [--every-call | --at N | --spec SPEC]\n"
           "                    [--fault loss|oom|validation|request] [--stride K]\n"
           "                    [--pairs [--pair-stride M]] [--storm SECONDS --seed S\n"
-          "                    [--no-health]] [--json FILE]\n"
+          "                    [--no-health]] [--density [--from N] [--to M]]\n"
+          "                    [--steps N] [--threads T] [--hung-after SECONDS]\n"
+          "                    [--verbose] [--json FILE]\n"
           "\n"
           "Runs the workload once without faults and counts its WebGPU calls, then\n"
           "once for each call index 1..calls with a fault injected at that call,\n"
@@ -40,13 +42,35 @@ static void chaos_usage(FILE *f) {
           "                   every workload); every run is checked against the CPU\n"
           "  --seed S         the storm's seed (default 1)\n"
           "  --no-health      storm with the health monitor off\n"
+          "  --density        run each workload (basic, zoo, decode, threads; or the\n"
+          "                   one --workload names) under loss-every=N for N from\n"
+          "                   --from (5) to --to (200), every --stride-th N: every\n"
+          "                   run must end with the clean output, or with an error\n"
+          "                   status and every asynchronous read answered; the\n"
+          "                   smallest N from which every run is complete and\n"
+          "                   correct is the workload's density cliff\n"
+          "  --steps N        steps of the iterate and threads workloads (200)\n"
+          "  --threads T      threads of the threads workload (4)\n"
+          "  --hung-after S   a run longer than S seconds is hung (default 60); one\n"
+          "                   twice as long ends the harness (exit 1, JSON written)\n"
+          "  --verbose        show the library's warnings about the injected faults\n"
+          "                   (by default counted in the summary; others always show)\n"
           "  --json FILE      write the summary as JSON\n"
+          "\n"
+          "Workloads: basic, zoo, iterate (one thread: a stencil, a uniform, a pool\n"
+          "buffer each step, reads every 25 steps, checkpoints every 100), threads\n"
+          "(several threads on one device, each with its own LOG buffers, reads and\n"
+          "checkpoints), decode (the demo model's decode step).\n"
           "\n"
           "A point passes only when its faults were injected (both losses of a\n"
           "pair), the run recovered\n"
           "(for loss and request) and its output is the clean run's. Exit status:\n"
           "0 when every applicable point passed and no run was wrong, 1 otherwise,\n"
-          "2 usage error.\n");
+          "2 usage error. --density: 0 when no run was wrong, hung, leaked or left\n"
+          "a read unanswered, and every workload has a cliff within the range.\n"
+          "\n"
+          "On a terminal one progress line shows the points done, the total, the\n"
+          "failures so far and the time left.\n");
 }
 
 static double now_ms(void) {
@@ -64,6 +88,7 @@ typedef struct run_result {
   uint64_t leaked_objects;
   uint64_t recoveries;
   uint64_t standby_recoveries; /* of those, begun on the standby device */
+  uint64_t unanswered_reads;   /* asynchronous reads accepted and never answered */
   double ms;
 } run_result;
 
@@ -80,8 +105,199 @@ static uint64_t standby_recoveries(ul_device *dev) {
 }
 
 
-/* A point that takes longer than this is reported as hung. */
-#define CHAOS_HUNG_MS 60000.0
+/* A point that takes longer than this is reported as hung (--hung-after);
+ * one twice as long ends the harness (the watchdog). */
+static double g_hung_ms = 60000.0;
+#define CHAOS_HUNG_MS g_hung_ms
+
+/* ---- the terminal: one progress line, and the library's warnings ----
+ * The library writes its warnings to stderr. While the harness runs they
+ * go through a pipe to a thread of its own: those about the faults it
+ * injected (the losses, the health monitor's moves, devices giving up) are
+ * counted for the summary, or shown with --verbose; any other is shown at
+ * once, on a line of its own, and the progress line is drawn again under
+ * it. */
+typedef struct term {
+  pthread_mutex_t mu;
+  bool tty, verbose, routed;
+  int real_err;      /* the real stderr */
+  int pipe_r;
+  pthread_t th;
+  char progress[256]; /* the line shown now ("" none) */
+  uint64_t expected;  /* warnings about injected faults */
+  uint64_t shown;     /* others, shown */
+} term;
+
+static term g_term = {.mu = PTHREAD_MUTEX_INITIALIZER, .real_err = 2};
+
+static bool expected_warning(const char *line) {
+  return strstr(line, "unlost chaos") || !strncmp(line, "unlost warn: health: ", 21) ||
+         strstr(line, " gave up: ") || strstr(line, "moving the work to the fallback") ||
+         strstr(line, "is BROKEN and could not move");
+}
+
+static void term_write(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w <= 0) return;
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+/* Under mu: clears the progress line, runs, draws it again. */
+static void term_line_locked(const char *line) {
+  if (g_term.tty && g_term.progress[0]) term_write(1, "\r\033[K", 4);
+  term_write(g_term.real_err, line, strlen(line));
+  term_write(g_term.real_err, "\n", 1);
+  if (g_term.tty && g_term.progress[0]) term_write(1, g_term.progress, strlen(g_term.progress));
+}
+
+static void *term_thread(void *arg) {
+  (void)arg;
+  char buf[4096];
+  size_t len = 0;
+  for (;;) {
+    ssize_t n = read(g_term.pipe_r, buf + len, sizeof buf - 1 - len);
+    if (n <= 0) break;
+    len += (size_t)n;
+    buf[len] = '\0';
+    char *start = buf, *nl;
+    while ((nl = strchr(start, '\n')) || (start == buf && len == sizeof buf - 1)) {
+      if (nl) *nl = '\0';
+      pthread_mutex_lock(&g_term.mu);
+      if (expected_warning(start)) {
+        g_term.expected++;
+        if (g_term.verbose) term_line_locked(start);
+      } else if (*start) {
+        g_term.shown++;
+        term_line_locked(start);
+      }
+      pthread_mutex_unlock(&g_term.mu);
+      if (!nl) {
+        start = buf + len;
+        break;
+      }
+      start = nl + 1;
+    }
+    len = (size_t)(buf + len - start);
+    memmove(buf, start, len);
+  }
+  return NULL;
+}
+
+static void term_start(bool verbose) {
+  g_term.tty = isatty(1);
+  g_term.verbose = verbose;
+  int fds[2];
+  fflush(stderr);
+  if (pipe(fds)) return;
+  g_term.real_err = dup(2);
+  if (g_term.real_err < 0 || dup2(fds[1], 2) < 0) {
+    g_term.real_err = 2;
+    close(fds[0]);
+    close(fds[1]);
+    return;
+  }
+  close(fds[1]);
+  g_term.pipe_r = fds[0];
+  if (pthread_create(&g_term.th, NULL, term_thread, NULL)) {
+    dup2(g_term.real_err, 2);
+    close(g_term.real_err);
+    close(fds[0]);
+    g_term.real_err = 2;
+    return;
+  }
+  g_term.routed = true;
+}
+
+/* Puts stderr back and waits until every line was seen. */
+static void term_stop(void) {
+  if (!g_term.routed) return;
+  fflush(stderr);
+  dup2(g_term.real_err, 2);
+  pthread_join(g_term.th, NULL);
+  close(g_term.pipe_r);
+  close(g_term.real_err);
+  g_term.real_err = 2;
+  g_term.routed = false;
+}
+
+static void fmt_duration(double s, char *buf, size_t cap) {
+  if (s < 0) s = 0;
+  if (s < 90) snprintf(buf, cap, "%.0f s", s);
+  else if (s < 5400) snprintf(buf, cap, "%.0f min", s / 60);
+  else snprintf(buf, cap, "%.1f h", s / 3600);
+}
+
+/* The progress line (a terminal only): done of total, failures, time left. */
+static void term_progress(const char *what, long done, long total, long failures, double elapsed_ms) {
+  if (!g_term.tty) return;
+  char eta[32] = "?";
+  if (done > 0) fmt_duration(elapsed_ms / 1000.0 / (double)done * (double)(total - done), eta, sizeof eta);
+  pthread_mutex_lock(&g_term.mu);
+  snprintf(g_term.progress, sizeof g_term.progress, "\r\033[K%s %ld/%ld, %ld failed, ETA %s", what, done, total,
+           failures, eta);
+  term_write(1, g_term.progress, strlen(g_term.progress));
+  pthread_mutex_unlock(&g_term.mu);
+}
+
+static void term_progress_end(void) {
+  if (!g_term.tty) return;
+  pthread_mutex_lock(&g_term.mu);
+  if (g_term.progress[0]) term_write(1, "\n", 1);
+  g_term.progress[0] = '\0';
+  pthread_mutex_unlock(&g_term.mu);
+}
+
+/* ---- the watchdog: a run that never ends ends the harness ---- */
+static _Atomic double g_run_start_ms; /* 0: no run */
+static char g_run_what[160];
+static const char *g_json_path;
+static const char *g_mode = "points";
+
+static double now_ms(void);
+
+static void *watchdog_thread(void *arg) {
+  (void)arg;
+  for (;;) {
+    usleep(200000);
+    double t0 = atomic_load(&g_run_start_ms);
+    if (t0 <= 0 || now_ms() - t0 < 2 * g_hung_ms) continue;
+    char line[512];
+    snprintf(line, sizeof line,
+             "\nunlost chaos: a run of %s has not ended after %.0f s: hung; the harness stops here\n",
+             g_run_what, (now_ms() - t0) / 1000.0);
+    term_write(g_term.real_err, line, strlen(line));
+    if (g_json_path) {
+      FILE *f = fopen(g_json_path, "w");
+      if (f) {
+        fprintf(f, "{\"mode\":\"%s\",\"hung\":1,\"points_hung\":1,\"runs_hung\":1,\"hung_run\":", g_mode);
+        cli_json_string(f, g_run_what);
+        fprintf(f, ",\"hung_after_ms\":%.0f}\n", g_hung_ms);
+        fclose(f);
+      }
+    }
+    _exit(1);
+  }
+  return NULL;
+}
+
+static void watchdog_start(void) {
+  static bool started;
+  pthread_t th;
+  if (!started && pthread_create(&th, NULL, watchdog_thread, NULL) == 0) {
+    pthread_detach(th);
+    started = true;
+  }
+}
+
+static void run_begin(const char *what) {
+  snprintf(g_run_what, sizeof g_run_what, "%s", what);
+  atomic_store(&g_run_start_ms, now_ms());
+}
+
+static void run_end(void) { atomic_store(&g_run_start_ms, 0.0); }
 
 static ul_device_desc chaos_device_desc(bool health) {
   ul_device_desc dd = {.label = "chaos"};
@@ -114,6 +330,7 @@ static uint64_t chaos_injected(ul_env *env) {
 
 static void run_once(ul_env *env, workload_fn fn, const char *spec, run_result *r) {
   memset(r, 0, sizeof *r);
+  run_begin(spec);
   double t0 = now_ms();
   ul_device *dev = NULL;
   ul_device_desc dd = chaos_device_desc(true);
@@ -123,7 +340,10 @@ static void run_once(ul_env *env, workload_fn fn, const char *spec, run_result *
     return;
   }
   r->status = ul_device_create(env, &dd, &dev);
-  if (!r->status) r->status = fn(dev, &r->out);
+  if (!r->status) {
+    r->status = fn(dev, &r->out);
+    r->unanswered_reads = r->out.reads_issued - r->out.reads_answered;
+  }
   /* A loss during the workload's teardown is recovered here, as the next
    * call of a program would: every loss must end in a recovery. */
   if (!r->status) r->status = ul_device_recover(dev);
@@ -139,11 +359,12 @@ static void run_once(ul_env *env, workload_fn fn, const char *spec, run_result *
   if (ul_device_destroy(dev) == UL_ERR_BUSY && !r->leaked_objects) r->leaked_objects = 1;
   ul_env_chaos_arm(env, "seed=1");
   r->ms = now_ms() - t0;
+  run_end();
 }
 
 typedef struct tally {
   long tested, applicable, passed, wrong, failed, hung;
-  uint64_t injected, recoveries, standby_recoveries, leaked;
+  uint64_t injected, recoveries, standby_recoveries, leaked, reads_issued, unanswered_reads;
   double max_ms, total_ms;
   char slowest[128]; /* the schedule of the slowest point */
   char failures[4096];
@@ -164,6 +385,8 @@ static void count_point(tally *t, const char *spec, const run_result *r, const r
   t->recoveries += r->recoveries;
   t->standby_recoveries += r->standby_recoveries;
   t->leaked += r->leaked_objects;
+  t->reads_issued += r->out.reads_issued;
+  t->unanswered_reads += r->unanswered_reads;
   t->total_ms += r->ms;
   if (r->ms > t->max_ms) {
     t->max_ms = r->ms;
@@ -196,9 +419,11 @@ static void count_point(tally *t, const char *spec, const run_result *r, const r
     note_failure(t, spec, "hung");
   }
   if (r->leaked_objects) note_failure(t, spec, "leaked objects");
+  if (r->unanswered_reads) note_failure(t, spec, "asynchronous reads accepted and never answered");
   if (!applicable) return;
   t->applicable++;
-  if (good && !r->leaked_objects && r->ms <= CHAOS_HUNG_MS && (!need_recovery || r->recoveries >= 1)) {
+  if (good && !r->leaked_objects && !r->unanswered_reads && r->ms <= CHAOS_HUNG_MS &&
+      (!need_recovery || r->recoveries >= 1)) {
     t->passed++;
     return;
   }
@@ -209,10 +434,10 @@ static void count_point(tally *t, const char *spec, const run_result *r, const r
 
 static void print_tally(const char *what, const tally *t) {
   printf("%s: %ld points tested, %ld applicable, %ld passed, %ld wrong, %ld failed, %ld hung, "
-         "%llu injected, %llu recoveries, %llu leaked objects, max %.1f ms per point (%s)\n",
+         "%llu injected, %llu recoveries, %llu leaked objects, %llu unanswered reads, max %.1f ms per point (%s)\n",
          what, t->tested, t->applicable, t->passed, t->wrong, t->failed, t->hung,
          (unsigned long long)t->injected, (unsigned long long)t->recoveries, (unsigned long long)t->leaked,
-         t->max_ms, t->slowest);
+         (unsigned long long)t->unanswered_reads, t->max_ms, t->slowest);
   if (t->flen) printf("failures:\n%s", t->failures);
 }
 
@@ -220,11 +445,12 @@ static void json_tally(FILE *f, const tally *t) {
   fprintf(f,
           "\"points_tested\":%ld,\"points_applicable\":%ld,\"points_passed\":%ld,\"points_wrong\":%ld,"
           "\"points_failed\":%ld,\"points_hung\":%ld,\"injected\":%llu,\"recoveries\":%llu,"
-          "\"standby_recoveries\":%llu,\"leaked_objects\":%llu,\"max_point_ms\":%.1f,\"mean_point_ms\":%.1f,"
-          "\"slowest_point\":",
+          "\"standby_recoveries\":%llu,\"leaked_objects\":%llu,\"reads_issued\":%llu,\"unanswered_reads\":%llu,"
+          "\"max_point_ms\":%.1f,\"mean_point_ms\":%.1f,\"slowest_point\":",
           t->tested, t->applicable, t->passed, t->wrong, t->failed, t->hung, (unsigned long long)t->injected,
           (unsigned long long)t->recoveries, (unsigned long long)t->standby_recoveries,
-          (unsigned long long)t->leaked, t->max_ms,
+          (unsigned long long)t->leaked, (unsigned long long)t->reads_issued,
+          (unsigned long long)t->unanswered_reads, t->max_ms,
           t->tested ? t->total_ms / (double)t->tested : 0);
   cli_json_string(f, t->slowest);
 }
@@ -237,6 +463,7 @@ typedef struct storm_ctx {
   uint64_t rng;
   double scale;        /* the workload's size against the basic one's */
   _Atomic uint64_t forced;
+  _Atomic uint64_t refused; /* already lost: nothing forced (UL_ERR_BUSY) */
 } storm_ctx;
 
 /* Storms are as dense for every workload: gaps and schedules scale with
@@ -263,7 +490,11 @@ static void *storm_thread(void *arg) {
     usleep((useconds_t)us);
     if (atomic_load(&c->stop)) break;
     pthread_mutex_lock(&c->mu);
-    if (c->dev && !ul_device_force_loss(c->dev, "unlost chaos: storm")) atomic_fetch_add(&c->forced, 1);
+    /* Only a loss the call made counts: one asked for while the device
+     * is still lost forces nothing (UL_ERR_BUSY). */
+    ul_status fs = c->dev ? ul_device_force_loss(c->dev, "unlost chaos: storm") : UL_ERR_INVALID_ARGUMENT;
+    if (!fs) atomic_fetch_add(&c->forced, 1);
+    else if (fs == UL_ERR_BUSY) atomic_fetch_add(&c->refused, 1);
     pthread_mutex_unlock(&c->mu);
   }
   return NULL;
@@ -306,14 +537,22 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
   bool started = inject && pthread_create(&th, NULL, storm_thread, &sc) == 0;
   static workload_result out;
   long runs = 0, ok = 0, wrong = 0, errors = 0, hung = 0, failed_devices = 0;
-  uint64_t recoveries = 0, leaked = 0;
+  uint64_t recoveries = 0, leaked = 0, unanswered = 0, reads = 0;
   double t0 = now_ms(), max_ms = 0;
   char first_error[512] = "";
   while (now_ms() - t0 < seconds * 1000.0) {
     double r0 = now_ms();
+    char what[96];
+    snprintf(what, sizeof what, "storm run %ld", runs + 1);
+    run_begin(what);
     ul_status s = fn(dev, &out);
+    run_end();
     double ms = now_ms() - r0;
     runs++;
+    reads += out.reads_issued;
+    unanswered += out.reads_issued - out.reads_answered;
+    double el = now_ms() - t0;
+    term_progress("storm seconds", (long)(el / 1000.0), (long)seconds, errors + wrong + hung, el);
     if (ms > max_ms) max_ms = ms;
     if (ms > CHAOS_HUNG_MS) hung++;
     if (s) {
@@ -341,18 +580,23 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
   }
   atomic_store(&sc.stop, true);
   if (started) pthread_join(th, NULL);
+  term_progress_end();
   uint64_t injected = chaos_injected(env);
   ul_device_state final_state = dev ? ul_device_get_state(dev) : UL_DEVICE_FAILED;
   if (dev) storm_retire(&sc, dev, &leaked, &recoveries);
   pthread_mutex_destroy(&sc.mu);
   ul_env_chaos_arm(env, "seed=1");
-  uint64_t forced = atomic_load(&sc.forced);
+  uint64_t forced = atomic_load(&sc.forced), refused = atomic_load(&sc.refused);
+  term_stop();
   printf("storm %.0f s, seed %llu, health %s, schedule %s: %ld runs, %ld ok, %ld wrong, %ld errors, %ld hung, "
-         "%llu losses forced from another thread, %llu injected by the schedule, %llu recoveries, "
-         "%ld devices that gave up (FAILED), %llu leaked objects, final state %s, max %.1f ms per run\n",
+         "%llu losses forced from another thread (%llu more asked for while the device was still lost: "
+         "nothing forced), %llu injected by the schedule, %llu recoveries, %ld devices that gave up (FAILED), "
+         "%llu leaked objects, %llu of %llu asynchronous reads unanswered, final state %s, max %.1f ms per run, "
+         "%llu warnings about the injected faults\n",
          seconds, (unsigned long long)seed, health ? "on" : "off", spec, runs, ok, wrong, errors, hung,
-         (unsigned long long)forced, (unsigned long long)injected, (unsigned long long)recoveries,
-         failed_devices, (unsigned long long)leaked, ul_device_state_name(final_state), max_ms);
+         (unsigned long long)forced, (unsigned long long)refused, (unsigned long long)injected,
+         (unsigned long long)recoveries, failed_devices, (unsigned long long)leaked, (unsigned long long)unanswered,
+         (unsigned long long)reads, ul_device_state_name(final_state), max_ms, (unsigned long long)g_term.expected);
   if (first_error[0]) printf("first error: %s\n", first_error);
   if (json) {
     FILE *f = fopen(json, "w");
@@ -363,22 +607,170 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
     fprintf(f,
             "{\"mode\":\"storm\",\"seconds\":%.1f,\"seed\":%llu,\"health\":%s,\"schedule\":\"%s\",\"runs\":%ld,"
             "\"runs_ok\":%ld,\"runs_wrong\":%ld,\"runs_error\":%ld,\"runs_hung\":%ld,\"losses_forced\":%llu,"
-            "\"injected\":%llu,\"recoveries\":%llu,\"devices_failed\":%ld,\"leaked_objects\":%llu,"
-            "\"final_state\":\"%s\",\"max_run_ms\":%.1f,\"points_wrong\":%ld,\"points_hung\":%ld}\n",
+            "\"losses_refused\":%llu,\"injected\":%llu,\"recoveries\":%llu,\"devices_failed\":%ld,"
+            "\"leaked_objects\":%llu,\"reads_issued\":%llu,\"unanswered_reads\":%llu,\"final_state\":\"%s\","
+            "\"max_run_ms\":%.1f,\"points_wrong\":%ld,\"points_hung\":%ld,\"expected_warnings\":%llu}\n",
             seconds, (unsigned long long)seed, health ? "true" : "false", spec, runs, ok, wrong, errors, hung,
-            (unsigned long long)forced, (unsigned long long)injected, (unsigned long long)recoveries,
-            failed_devices, (unsigned long long)leaked, ul_device_state_name(final_state), max_ms, wrong, hung);
+            (unsigned long long)forced, (unsigned long long)refused, (unsigned long long)injected,
+            (unsigned long long)recoveries, failed_devices, (unsigned long long)leaked, (unsigned long long)reads,
+            (unsigned long long)unanswered, ul_device_state_name(final_state), max_ms, wrong, hung,
+            (unsigned long long)g_term.expected);
     fclose(f);
   }
   /* Errors are honest (a status, not wrong data); the storm must still
    * have been one (losses happened) and have finished runs. */
-  return !wrong && !hung && !leaked && ok > 0 && (forced + injected) > 0 ? 0 : 1;
+  return !wrong && !hung && !leaked && !unanswered && ok > 0 && (forced + injected) > 0 ? 0 : 1;
+}
+
+/* ---- the density sweep ---- */
+typedef struct density_wl {
+  const char *name;
+  long runs, complete, errors, wrong, hung;
+  uint64_t leaked, reads, unanswered, recoveries, injected;
+  long cliff;         /* smallest N from which every run was complete (0: none) */
+  long lowest_ok;     /* smallest N with a complete run */
+  double max_ms, clean_ms;
+  uint64_t calls;
+  char first_error[600];
+  long first_error_n;
+  char fails[2048];   /* "N:STATUS " of the runs that were not complete */
+  size_t flen;
+} density_wl;
+
+/* Under loss-every=N for each N, one run of `fn`: complete (the clean
+ * output), an honest error (a status, every read answered), or a failure
+ * (wrong data, hung, leaked, a read left unanswered). */
+static void density_workload(ul_env *env, const char *name, long from, long to, long stride, density_wl *w,
+                             long *done, long total, long *failures, double t_start) {
+  memset(w, 0, sizeof *w);
+  w->name = name;
+  workload_fn fn = workload_find(name);
+  static run_result clean, r;
+  run_once(env, fn, "seed=1", &clean);
+  w->clean_ms = clean.ms;
+  w->calls = clean.calls;
+  if (clean.status || clean.out.output_size != clean.out.expected_size ||
+      memcmp(clean.out.output, clean.out.expected, clean.out.output_size)) {
+    snprintf(w->first_error, sizeof w->first_error, "the clean run failed or differs from the CPU: %s",
+             clean.status ? clean.error : "different output");
+    w->wrong += clean.status ? 0 : 1;
+    w->errors += clean.status ? 1 : 0;
+    return;
+  }
+  bool all_ok_above = true;
+  for (long n = to; n >= from; n -= stride) {
+    char spec[64];
+    snprintf(spec, sizeof spec, "loss-every=%ld", n);
+    run_once(env, fn, spec, &r);
+    w->runs++;
+    w->recoveries += r.recoveries;
+    w->injected += r.injected;
+    w->leaked += r.leaked_objects;
+    w->reads += r.out.reads_issued;
+    w->unanswered += r.unanswered_reads;
+    if (r.ms > w->max_ms) w->max_ms = r.ms;
+    bool good = !r.status && output_ok(&r.out, &clean.out);
+    bool failed = (!r.status && !good) || r.ms > CHAOS_HUNG_MS || r.leaked_objects || r.unanswered_reads;
+    if (!r.status && !good) w->wrong++;
+    if (r.ms > CHAOS_HUNG_MS) w->hung++;
+    if (good && !failed) {
+      w->complete++;
+      w->lowest_ok = n;
+      if (all_ok_above) w->cliff = n;
+    } else {
+      all_ok_above = false;
+      if (r.status) w->errors++;
+      if (w->flen < sizeof w->fails - 64)
+        w->flen += (size_t)snprintf(w->fails + w->flen, sizeof w->fails - w->flen, "%s%ld:%s", w->flen ? " " : "",
+                                    n, r.status ? ul_status_name(r.status) + 7 : failed ? "FAILED" : "WRONG");
+      if (!w->first_error[0]) {
+        /* The sweep goes from sparse to dense: the first failure is the
+         * one nearest the cliff. */
+        snprintf(w->first_error, sizeof w->first_error, "%s", r.status ? r.error : "wrong output");
+        w->first_error_n = n;
+      }
+    }
+    if (failed) (*failures)++;
+    (*done)++;
+    char label[64];
+    snprintf(label, sizeof label, "density %s", name);
+    term_progress(label, *done, total, *failures, now_ms() - t_start);
+  }
+}
+
+static int run_density(ul_env *env, const char *only, long from, long to, long stride, const char *json) {
+  static const char *const all[] = {"basic", "zoo", "decode", "threads"};
+  const char *names[4];
+  int nw = 0;
+  if (only) names[nw++] = only;
+  else
+    for (int i = 0; i < 4; i++) names[nw++] = all[i];
+  static density_wl w[4];
+  long per = (to - from) / stride + 1, total = per * nw, done = 0, failures = 0;
+  double t0 = now_ms();
+  for (int i = 0; i < nw; i++) density_workload(env, names[i], from, to, stride, &w[i], &done, total, &failures, t0);
+  term_progress_end();
+  term_stop();
+  long wrong = 0, hung = 0, runs = 0;
+  uint64_t unanswered = 0, leaked = 0;
+  bool cliffs = true;
+  for (int i = 0; i < nw; i++) {
+    wrong += w[i].wrong;
+    hung += w[i].hung;
+    runs += w[i].runs;
+    unanswered += w[i].unanswered;
+    leaked += w[i].leaked;
+    cliffs &= w[i].cliff > 0;
+    printf("density %s: loss-every=N for N %ld..%ld step %ld: %ld runs, %ld complete, %ld honest errors, %ld wrong, "
+           "%ld hung, %llu of %llu reads unanswered, %llu leaked objects, %llu recoveries; cliff %s%ld (complete "
+           "and correct from there up), lowest complete N %ld; clean run %llu calls, %.0f ms; slowest run %.0f ms\n",
+           w[i].name, from, to, stride, w[i].runs, w[i].complete, w[i].errors, w[i].wrong, w[i].hung,
+           (unsigned long long)w[i].unanswered, (unsigned long long)w[i].reads, (unsigned long long)w[i].leaked,
+           (unsigned long long)w[i].recoveries, w[i].cliff ? "N=" : "none ", w[i].cliff, w[i].lowest_ok,
+           (unsigned long long)w[i].calls, w[i].clean_ms, w[i].max_ms);
+    if (w[i].flen) printf("  not complete: %s\n", w[i].fails);
+    if (w[i].first_error[0]) printf("  nearest the cliff (N=%ld): %s\n", w[i].first_error_n, w[i].first_error);
+  }
+  printf("%llu warnings about the injected faults (--verbose shows them)\n", (unsigned long long)g_term.expected);
+  if (json) {
+    FILE *f = fopen(json, "w");
+    if (!f) {
+      perror(json);
+      return 1;
+    }
+    fprintf(f, "{\"mode\":\"density\",\"from\":%ld,\"to\":%ld,\"stride\":%ld,\"runs\":%ld,\"wrong\":%ld,"
+            "\"hung\":%ld,\"unanswered_reads\":%llu,\"leaked_objects\":%llu,\"expected_warnings\":%llu,"
+            "\"workloads\":[",
+            from, to, stride, runs, wrong, hung, (unsigned long long)unanswered, (unsigned long long)leaked,
+            (unsigned long long)g_term.expected);
+    for (int i = 0; i < nw; i++) {
+      fprintf(f, "%s{\"workload\":\"%s\",", i ? "," : "", w[i].name);
+      if (w[i].cliff) fprintf(f, "\"cliff\":%ld,", w[i].cliff);
+      else fprintf(f, "\"cliff\":null,");
+      fprintf(f, "\"runs\":%ld,\"complete\":%ld,\"errors\":%ld,\"wrong\":%ld,\"hung\":%ld,"
+              "\"unanswered_reads\":%llu,\"reads_issued\":%llu,\"leaked_objects\":%llu,\"recoveries\":%llu,"
+              "\"injected\":%llu,\"lowest_complete\":%ld,\"clean_calls\":%llu,\"clean_ms\":%.1f,"
+              "\"max_run_ms\":%.1f,\"not_complete\":",
+              w[i].runs, w[i].complete, w[i].errors, w[i].wrong, w[i].hung, (unsigned long long)w[i].unanswered,
+              (unsigned long long)w[i].reads, (unsigned long long)w[i].leaked, (unsigned long long)w[i].recoveries,
+              (unsigned long long)w[i].injected, w[i].lowest_ok, (unsigned long long)w[i].calls, w[i].clean_ms,
+              w[i].max_ms);
+      cli_json_string(f, w[i].fails);
+      fprintf(f, ",\"error_nearest_cliff\":");
+      cli_json_string(f, w[i].first_error);
+      fprintf(f, "}");
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
+  }
+  return !wrong && !hung && !unanswered && !leaked && cliffs ? 0 : 1;
 }
 
 int cmd_chaos(int argc, char **argv) {
   const char *workload = "basic", *json = NULL, *fault = "loss", *spec = NULL;
   long at = 0, stride = 1, pair_stride = 1;
-  bool pairs = false, health = true, inject = true;
+  bool pairs = false, health = true, inject = true, density = false, verbose = false, workload_given = false;
+  long from = 5, to = 200;
   double storm = 0;
   uint64_t seed = 1;
   for (int i = 1; i < argc; i++) {
@@ -389,7 +781,24 @@ int cmd_chaos(int argc, char **argv) {
       return 0;
     } else if (!strcmp(a, "--every-call")) {
       at = 0;
-    } else if (!strcmp(a, "--workload") && has) workload = argv[++i];
+    } else if (!strcmp(a, "--workload") && has) {
+      workload = argv[++i];
+      workload_given = true;
+    } else if (!strcmp(a, "--density")) density = true;
+    else if (!strcmp(a, "--verbose")) verbose = true;
+    else if (!strcmp(a, "--from") && has) {
+      uint64_t v;
+      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return 2;
+      from = (long)v;
+    } else if (!strcmp(a, "--to") && has) {
+      uint64_t v;
+      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return 2;
+      to = (long)v;
+    } else if (!strcmp(a, "--hung-after") && has) {
+      double v;
+      if (!cli_f64("chaos", a, argv[++i], 1, 86400, &v)) return 2;
+      g_hung_ms = v * 1000.0;
+    }
     else if (!strcmp(a, "--json") && has) json = argv[++i];
     else if (!strcmp(a, "--fault") && has) fault = argv[++i];
     else if (!strcmp(a, "--spec") && has) spec = argv[++i];
@@ -444,8 +853,17 @@ int cmd_chaos(int argc, char **argv) {
     fprintf(stderr, "unlost chaos: bad --fault, --stride, --pair-stride, --at or --storm\n");
     return 2;
   }
+  if (density && (pairs || storm > 0 || spec || at || from > to)) {
+    fprintf(stderr, "unlost chaos: --density goes with neither --pairs, --storm, --spec nor --at, and needs "
+                    "--from <= --to\n");
+    return 2;
+  }
   bool need_recovery = !strcmp(fault, "loss") || !strcmp(fault, "request");
-  bool tty = isatty(1);
+  g_json_path = json;
+  g_mode = density ? "density" : storm > 0 ? "storm" : pairs ? "pairs" : "points";
+  term_start(verbose);
+  atexit(term_stop); /* an early return still shows what was written */
+  watchdog_start();
   ul_env *env = NULL;
   if (ul_env_create(&(ul_env_desc){.chaos = "seed=1"}, &env)) {
     fprintf(stderr, "unlost chaos: %s: %s\n", ul_status_name(ul_last_status()), ul_last_error());
@@ -456,6 +874,16 @@ int cmd_chaos(int argc, char **argv) {
     fprintf(stderr, "unlost chaos: --spec: %s\n", ul_last_error());
     ul_env_destroy(env);
     return 2;
+  }
+  if (density) {
+    int rc = run_density(env, workload_given ? workload : NULL, from, to, stride, json);
+    ul_env_destroy(env);
+    return rc;
+  }
+  if (density) {
+    int rc = run_density(env, workload_given ? workload : NULL, from, to, stride, json);
+    ul_env_destroy(env);
+    return rc;
   }
   static run_result clean, r;
   run_once(env, fn, "seed=1", &clean);
@@ -491,6 +919,7 @@ int cmd_chaos(int argc, char **argv) {
   long first = at ? at : 1, last = at ? at : (long)clean.calls;
   if (spec) first = last = 1;
   long total = (last - first) / stride + 1;
+  double t_points = now_ms();
   for (long i = first; i <= last; i += stride) {
     char sp[160];
     if (!pairs) {
@@ -515,12 +944,11 @@ int cmd_chaos(int argc, char **argv) {
         count_point(&t, sp, &r, &clean, true, 2);
       }
     }
-    if (tty) {
-      printf("\r%ld/%ld first points, %ld tested, %ld passed", (i - first) / stride + 1, total, t.tested, t.passed);
-      fflush(stdout);
-    }
+    term_progress(pairs ? "first points" : "points", (i - first) / stride + 1, total, t.failed + t.wrong + t.hung,
+                  now_ms() - t_points);
   }
-  if (tty) printf("\n");
+  term_progress_end();
+  term_stop();
   char what[128];
   snprintf(what, sizeof what, "%s %s at %s", pairs ? "pairs: loss then loss" : "fault", pairs ? "" : fault,
            spec ? spec : at ? "one call" : "every call");

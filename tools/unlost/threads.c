@@ -187,7 +187,9 @@ ul_status workload_iterate(ul_device *dev, workload_result *out) {
   o += IT_N * 4;
   out->output_size = o;
   out->hash = fnv(out->output, o);
-done:
+done:;
+  char err[512];
+  snprintf(err, sizeof err, "%s", ul_last_error());
   if (s) deliver(dev, &sink); /* its reads are answered before their sink goes */
   out->reads_issued = (uint32_t)sink.issued;
   out->reads_answered = (uint32_t)atomic_load(&sink.answered);
@@ -201,7 +203,7 @@ done:
   ul_buffer_destroy(dev, pb);
   ul_buffer_destroy(dev, pa);
   ul_buffer_destroy(dev, params);
-  return s;
+  return s ? ul_error_set(s, "%s", err) : UL_OK;
 }
 
 /* ---- threads: several clients on one device ---- */

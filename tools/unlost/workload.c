@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #define N 256 /* u32 elements per buffer */
 #define STEPS 8
@@ -224,8 +225,10 @@ ul_status workload_basic(ul_device *dev, workload_result *out) {
   out->output_size = o;
   out->hash = fnv(out->output, o);
 done:
-  /* Reads still queued are delivered (or dropped) before their sink goes. */
-  ul_device_poll(dev);
+  /* Reads still queued are answered before their sink goes. */
+  char err[512];
+  snprintf(err, sizeof err, "%s", ul_last_error());
+  if (nasync > sink.delivered) workload_deliver_reads(dev, &sink.delivered, nasync, &sink.status);
   out->reads_issued = (uint32_t)nasync;
   out->reads_answered = (uint32_t)sink.delivered;
   ul_cmd_destroy(cmd_even);
@@ -246,19 +249,33 @@ done:
   ul_buffer_destroy(dev, state);
   ul_buffer_destroy(dev, params);
   ul_buffer_destroy(dev, w);
-  return s;
+  return s ? ul_error_set(s, "%s", err) : UL_OK;
+}
+
+static uint64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 ul_status workload_deliver_reads(ul_device *dev, const int *delivered, int want, const ul_status *status) {
-  for (int spins = 0; *delivered < want && spins < 100000; spins++) {
+  uint64_t t0 = mono_ms();
+  ul_status waited = UL_OK;
+  char why[256] = "";
+  while (*delivered < want && mono_ms() - t0 < 45000) {
     ul_device_poll(dev);
-    if (*delivered < want) {
-      ul_status s = ul_device_wait_idle(dev, 0);
-      if (s) return s;
+    if (*delivered >= want) break;
+    ul_status s = ul_device_wait_idle(dev, 1000);
+    if (s && s != UL_ERR_TIMEOUT && !waited) {
+      waited = s;
+      snprintf(why, sizeof why, "%s", ul_last_error());
     }
+    if (s) nanosleep(&(struct timespec){0, 1000000}, NULL);
   }
   if (*status) return *status;
-  return *delivered == want ? UL_OK : UL_ERR_TIMEOUT;
+  if (*delivered == want) return waited ? ul_error_set(waited, "%s", why) : UL_OK;
+  return ul_error_set(waited ? waited : UL_ERR_TIMEOUT, "%d of %d asynchronous reads not answered after 45 s%s%s",
+                      want - *delivered, want, why[0] ? ": " : "", why);
 }
 
 workload_fn workload_find(const char *name) {
@@ -266,7 +283,8 @@ workload_fn workload_find(const char *name) {
   if (!strcmp(name, "zoo")) return workload_zoo;
   if (!strcmp(name, "iterate")) return workload_iterate;
   if (!strcmp(name, "threads")) return workload_threads;
+  if (!strcmp(name, "decode")) return workload_decode;
   return NULL;
 }
 
-const char *const workload_names = "basic, zoo, iterate, threads";
+const char *const workload_names = "basic, zoo, iterate, threads, decode";

@@ -34,12 +34,19 @@ ul_status workload_iterate(ul_device *dev, workload_result *out);
 /* "threads": several threads on one device, each with three LOG buffers,
  * its own uniform, asynchronous reads and checkpoints (threads.c). */
 ul_status workload_threads(ul_device *dev, workload_result *out);
+/* "decode": the main job's decode step (tools/llm, the demo's model), a
+ * dozen tokens greedily with the KV cache a LOG buffer, against the CPU
+ * reference's tokens (wl_decode.c). */
+ul_status workload_decode(ul_device *dev, workload_result *out);
 /* Steps of both (0: keep; default 200, at most 400) and threads of
  * "threads" (0: keep; default 4, at most 8). */
 void workload_iterate_config(uint32_t steps, uint32_t threads);
-/* Polls until `want` asynchronous reads were delivered (*delivered, set by
- * their callbacks); the first failed read's status (*status) or
- * UL_ERR_TIMEOUT otherwise. */
+/* Polls until `want` asynchronous reads were answered (*delivered, set by
+ * their callbacks), waiting for the queue in between, for at most 45 s
+ * (the library answers every read within its deadline, 30 s by default);
+ * the first failed read's status (*status), a failed wait's, or
+ * UL_ERR_TIMEOUT. It polls on after a failed wait: the reads are answered
+ * all the same. */
 ul_status workload_deliver_reads(ul_device *dev, const int *delivered, int want, const ul_status *status);
 /* The workload called `name`, or NULL; workload_names lists them. */
 workload_fn workload_find(const char *name);

@@ -520,7 +520,9 @@ ul_status workload_zoo(ul_device *dev, workload_result *out) {
   for (size_t i = 0; i < o.n; i++) h = (h ^ out->output[i]) * 1099511628211ull;
   out->hash = h;
 done:
-  ul_device_poll(dev);
+  char err[512];
+  snprintf(err, sizeof err, "%s", ul_last_error());
+  if (nasync > sink.delivered) workload_deliver_reads(dev, &sink.delivered, nasync, &sink.status);
   out->reads_issued = (uint32_t)nasync;
   out->reads_answered = (uint32_t)sink.delivered;
   ul_cmd_destroy(cmd_tmp);
@@ -568,5 +570,5 @@ done:
   ul_buffer_destroy(dev, wf);
   ul_buffer_destroy(dev, wm);
   if (*path) unlink(path);
-  return s;
+  return s ? ul_error_set(s, "%s", err) : UL_OK;
 }
