@@ -8,7 +8,7 @@
 
 static void test_density_every_n(void) {
   chaos_run r;
-  chaos_cli(&r, "--density --steps 100 --hung-after 60");
+  chaos_cli(&r, "--density --steps 100 --hung-after 120");
   ASSERT_EQ(chaos_num(&r, "runs"), 4 * 196);
   ASSERT_EQ(chaos_num(&r, "wrong"), 0);
   ASSERT_EQ(chaos_num(&r, "hung"), 0);

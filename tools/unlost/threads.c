@@ -1,8 +1,9 @@
 /* Two iterative clients of unlost.h, as a program that runs for a long
  * time would be written (issue 29): "iterate", one thread that steps a
  * ping-pong stencil over two LOG buffers, writes a SHADOW uniform each
- * step, takes a buffer from a pool each step, reads it back asynchronously
- * every 25 steps and checkpoints every 100; and "threads", several threads
+ * step, takes a buffer from a pool each step (giving it back once a read
+ * of it came back), reads it back asynchronously every 25 steps, polls each
+ * step and checkpoints every 100; and "threads", several threads
  * on one device, each with three LOG buffers of its own, its own uniform,
  * asynchronous reads and checkpoints. Integer arithmetic only: the CPU
  * reference (written from the shader's text) is bit-identical. Every
@@ -130,6 +131,8 @@ static size_t iterate_expected(uint8_t *outp) {
 ul_status workload_iterate(ul_device *dev, workload_result *out) {
   static uint32_t hist[IT_MAX_READS][IT_N];
   static read_sink sink;
+  ul_buffer held[IT_MAX_READS];
+  int released = 0;
   memset(&sink, 0, sizeof sink);
   memset(out, 0, sizeof *out);
   out->expected_size = iterate_expected(out->expected);
@@ -169,13 +172,18 @@ ul_status workload_iterate(ul_device *dev, workload_result *out) {
     TRY(ul_cmd_copy_buffer(cmd, step % 2 ? pb : pa, 0, tmp, 0, IT_N * 4));
     TRY(ul_cmd_submit(dev, cmd, NULL));
     if (step % IT_READ_EVERY == 0) {
+      /* A buffer with a read in flight is not given back before the read
+       * came back: the pool holds more buffers then. */
       TRY(ul_buffer_read_async(dev, tmp, 0, hist[sink.issued], IT_N * 4, on_read, &sink));
-      sink.issued++;
+      held[sink.issued++] = tmp;
+    } else {
+      TRY(ul_buffer_pool_release(pool, tmp));
     }
-    TRY(ul_buffer_pool_release(pool, tmp));
     tmp = (ul_buffer){0};
     if (step % IT_CKPT_EVERY == 0) TRY(ul_device_checkpoint(dev));
-    if (step % 10 == 0) ul_device_poll(dev);
+    ul_device_poll(dev);
+    while (released < atomic_load_explicit(&sink.answered, memory_order_acquire))
+      TRY(ul_buffer_pool_release(pool, held[released++]));
   }
   TRY(deliver(dev, &sink));
   size_t o = 0;
@@ -195,7 +203,7 @@ done:;
   out->reads_answered = (uint32_t)atomic_load(&sink.answered);
   if (tmp.id) ul_buffer_pool_release(pool, tmp);
   ul_cmd_destroy(cmd);
-  ul_buffer_pool_destroy(pool);
+  ul_buffer_pool_destroy(pool); /* the buffers still held with it */
   ul_bind_group_destroy(dev, bba);
   ul_bind_group_destroy(dev, bab);
   ul_compute_pipeline_destroy(dev, ps);
