@@ -301,6 +301,11 @@ ul_status ul__checkpoint_attempt(ul_device *d, bool *progress) {
   return UL_OK;
 }
 
+uint32_t ul__checkpoint_kept(ul_device *d) {
+  const ul__ckpt *k = d->res && d->res->log ? ckpt_of(d, false) : NULL;
+  return k ? k->n : 0;
+}
+
 ul_status ul__checkpoint_locked(ul_device *d) {
   bool progress;
   return ul__checkpoint_attempt(d, &progress);

@@ -27,6 +27,8 @@ ul_status ul__checkpoint_locked(ul_device *d);
 ul_status ul__checkpoint_attempt(ul_device *d, bool *progress);
 /* Drops the copies of a checkpoint under way (device destroy). */
 void ul__checkpoint_forget(ul_device *d);
+/* Copies the checkpoint under way keeps now (for tests). */
+uint32_t ul__checkpoint_kept(ul_device *d);
 
 /* A submission that never finished (declare_hung): dropped from the log,
  * what it may write made LOST, the loss recorded without waiting for the
