@@ -255,7 +255,8 @@ static void term_progress_end(void) {
 
 /* ---- the watchdog: a run that never ends ends the harness ---- */
 static _Atomic double g_run_start_ms; /* 0: no run */
-static char g_run_what[160];
+static pthread_mutex_t g_run_mu = PTHREAD_MUTEX_INITIALIZER;
+static char g_run_what[160]; /* under g_run_mu */
 static const char *g_json_path;
 static const char *g_mode = "points";
 
@@ -267,20 +268,24 @@ static void *watchdog_thread(void *arg) {
     usleep(200000);
     double t0 = atomic_load(&g_run_start_ms);
     if (t0 <= 0 || now_ms() - t0 < 2 * g_hung_ms) continue;
-    char line[512];
+    char what[160], line[512];
+    pthread_mutex_lock(&g_run_mu);
+    snprintf(what, sizeof what, "%s", g_run_what);
+    pthread_mutex_unlock(&g_run_mu);
     snprintf(line, sizeof line,
-             "\nunlost chaos: a run of %s has not ended after %.0f s: hung; the harness stops here\n",
-             g_run_what, (now_ms() - t0) / 1000.0);
+             "\nunlost chaos: a run of %s has not ended after %.0f s: hung; the harness stops here\n", what,
+             (now_ms() - t0) / 1000.0);
     term_write(g_term.real_err, line, strlen(line));
     if (g_json_path) {
       FILE *f = fopen(g_json_path, "w");
       if (f) {
         fprintf(f, "{\"mode\":\"%s\",\"hung\":1,\"points_hung\":1,\"runs_hung\":1,\"hung_run\":", g_mode);
-        cli_json_string(f, g_run_what);
+        cli_json_string(f, what);
         fprintf(f, ",\"hung_after_ms\":%.0f}\n", g_hung_ms);
         fclose(f);
       }
     }
+    fflush(stdout);
     _exit(1);
   }
   return NULL;
@@ -296,7 +301,9 @@ static void watchdog_start(void) {
 }
 
 static void run_begin(const char *what) {
+  pthread_mutex_lock(&g_run_mu);
   snprintf(g_run_what, sizeof g_run_what, "%s", what);
+  pthread_mutex_unlock(&g_run_mu);
   atomic_store(&g_run_start_ms, now_ms());
 }
 
