@@ -312,6 +312,37 @@ static void test_stale_kept_copy_is_read_again(void) {
   rig_close(&r);
 }
 
+/* A SOURCE buffer of borrowed memory destroyed while the log still names
+ * it (work that read it is to be replayed): the memory is the program's
+ * again, which reuses it; the replay after a loss must still see the
+ * bytes the buffer had. (The density sweep's decode workload found this:
+ * the rebuild read the memory after the program had freed it.) */
+static void test_destroyed_source_keeps_its_bytes(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r, false, true));
+  uint32_t *mem = malloc(W * 4);
+  ASSERT_TRUE(mem != NULL);
+  for (uint32_t i = 0; i < W; i++) mem[i] = 0x5000u + i * 11u;
+  ul_buffer src, dst;
+  ul_cmd *c = NULL;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "borrowed", .size = W * 4,
+      .restore = UL_RESTORE_SOURCE, .source_data = mem}, &src));
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "copy", .size = W * 4}, &dst));
+  ASSERT_OK(ul_cmd_create(r.dev, "copy", &c));
+  ASSERT_OK(ul_cmd_copy_buffer(c, src, 0, dst, 0, W * 4));
+  ASSERT_OK(ul_cmd_submit(r.dev, c, NULL));
+  ul_cmd_destroy(c);
+  ASSERT_OK(ul_buffer_destroy(r.dev, src));
+  for (uint32_t i = 0; i < W; i++) mem[i] = 0xdead0000u + i; /* the program's again */
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: after the destroy"));
+  uint32_t got[W];
+  ASSERT_OK(ul_buffer_read(r.dev, dst, 0, got, sizeof got, 0));
+  for (uint32_t i = 0; i < W; i++) ASSERT_EQ(got[i], 0x5000u + i * 11u);
+  free(mem);
+  ul_buffer_destroy(r.dev, dst);
+  rig_close(&r);
+}
+
 /* The log at its bound, no checkpoint able to commit (every one needs more
  * calls than the gap between losses): a write that would grow it is
  * refused with UL_ERR_LOG_FULL, saying why and that nothing was lost; the
@@ -509,6 +540,7 @@ int main(void) {
   RUN_TEST(test_kept_copies_know_what_changed);
   RUN_TEST(test_checkpoint_resumes_across_losses);
   RUN_TEST(test_stale_kept_copy_is_read_again);
+  RUN_TEST(test_destroyed_source_keeps_its_bytes);
   RUN_TEST(test_full_log_is_refused_and_bounded);
   RUN_TEST(test_stalled_device_gives_up_health_off);
   RUN_TEST(test_stalled_device_gives_up_health_on);

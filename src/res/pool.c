@@ -352,6 +352,22 @@ void ul__obj_destroy(ul_device *d, ul__obj *o) {
     return;
   }
   ul__res *r = d->res;
+  if (o->kind == UL__OBJ_BUFFER && o->u.buf.restore == UL_RESTORE_SOURCE && o->u.buf.source_data &&
+      !o->u.buf.shadow) {
+    /* Kept for the log, a SOURCE buffer of borrowed memory takes a copy of
+     * it: the memory is the program's again once the buffer is destroyed,
+     * and a rebuild must not read it then. */
+    void *copy = malloc((size_t)o->u.buf.size);
+    if (copy) {
+      memcpy(copy, o->u.buf.source_data, (size_t)o->u.buf.size);
+      o->u.buf.shadow = copy; /* owned: freed with the object */
+      o->u.buf.source_data = copy;
+    } else {
+      o->u.buf.restore = UL_RESTORE_NONE; /* nothing is read from it again */
+      o->u.buf.source_data = NULL;
+      ul__obj_mark_lost(o, "its source memory was given back at its destroy and could not be copied");
+    }
+  }
   r->destroys++;
   o->destroyed = true;
   r->live[o->kind]--;
