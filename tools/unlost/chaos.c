@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,24 +112,26 @@ static double g_hung_ms = 60000.0;
 #define CHAOS_HUNG_MS g_hung_ms
 
 /* ---- the terminal: one progress line, and the library's warnings ----
- * The library writes its warnings to stderr. While the harness runs they
- * go through a pipe to a thread of its own: those about the faults it
- * injected (the losses, the health monitor's moves, devices giving up) are
- * counted for the summary, or shown with --verbose; any other is shown at
- * once, on a line of its own, and the progress line is drawn again under
- * it. */
+ * The library writes its warnings to stderr. While the harness runs,
+ * stderr is a pipe to a reader process of its own, which owns the
+ * terminal: the warnings about the faults the harness injected (the
+ * losses, the health monitor's moves, devices giving up) are counted for
+ * the summary, or shown with --verbose; any other line is shown at once,
+ * on a line of its own, and the progress line (sent through the same pipe)
+ * is drawn again under it. A process, not a thread: whatever the harness
+ * wrote before it died (a sanitizer's report, the watchdog's message) is
+ * still shown. */
+#define TERM_PROGRESS '\001' /* a line that is the progress line */
+
 typedef struct term {
-  pthread_mutex_t mu;
   bool tty, verbose, routed;
-  int real_err;      /* the real stderr */
-  int pipe_r;
-  pthread_t th;
-  char progress[256]; /* the line shown now ("" none) */
-  uint64_t expected;  /* warnings about injected faults */
-  uint64_t shown;     /* others, shown */
+  int real_err;       /* the real stderr */
+  int count_r;        /* the reader's count of expected lines, at its end */
+  pid_t reader;
+  uint64_t expected;  /* warnings about injected faults (after term_stop) */
 } term;
 
-static term g_term = {.mu = PTHREAD_MUTEX_INITIALIZER, .real_err = 2};
+static term g_term = {.real_err = 2, .count_r = -1};
 
 /* A line of the library's log (not the harness's own messages) about a
  * fault the harness injected. */
@@ -148,35 +151,34 @@ static void term_write(int fd, const char *p, size_t n) {
   }
 }
 
-/* Under mu: clears the progress line, runs, draws it again. */
-static void term_line_locked(const char *line) {
-  if (g_term.tty && g_term.progress[0]) term_write(1, "\r\033[K", 4);
-  term_write(g_term.real_err, line, strlen(line));
-  term_write(g_term.real_err, "\n", 1);
-  if (g_term.tty && g_term.progress[0]) term_write(1, g_term.progress, strlen(g_term.progress));
-}
-
-static void *term_thread(void *arg) {
-  (void)arg;
-  char buf[4096];
+/* The reader process: until the pipe's last writer is gone. */
+static void term_reader(int in, int err, int count_w, bool tty, bool verbose) {
+  static char buf[8192], progress[512];
   size_t len = 0;
+  uint64_t expected = 0;
   for (;;) {
-    ssize_t n = read(g_term.pipe_r, buf + len, sizeof buf - 1 - len);
+    ssize_t n = read(in, buf + len, sizeof buf - 1 - len);
     if (n <= 0) break;
     len += (size_t)n;
     buf[len] = '\0';
     char *start = buf, *nl;
     while ((nl = strchr(start, '\n')) || (start == buf && len == sizeof buf - 1)) {
       if (nl) *nl = '\0';
-      pthread_mutex_lock(&g_term.mu);
-      if (expected_warning(start)) {
-        g_term.expected++;
-        if (g_term.verbose) term_line_locked(start);
+      if (start[0] == TERM_PROGRESS && !start[1]) {
+        /* The end of the progress line: it stays, and the next goes below. */
+        if (tty && progress[0]) term_write(1, "\n", 1);
+        progress[0] = '\0';
+      } else if (start[0] == TERM_PROGRESS) {
+        snprintf(progress, sizeof progress, "\r\033[K%s", start + 1);
+        if (tty) term_write(1, progress, strlen(progress));
+      } else if (expected_warning(start) && (expected++, !verbose)) {
+        /* counted */
       } else if (*start) {
-        g_term.shown++;
-        term_line_locked(start);
+        if (tty && progress[0]) term_write(1, "\r\033[K", 4);
+        term_write(err, start, strlen(start));
+        term_write(err, "\n", 1);
+        if (tty && progress[0]) term_write(1, progress, strlen(progress));
       }
-      pthread_mutex_unlock(&g_term.mu);
       if (!nl) {
         start = buf + len;
         break;
@@ -186,41 +188,55 @@ static void *term_thread(void *arg) {
     len = (size_t)(buf + len - start);
     memmove(buf, start, len);
   }
-  return NULL;
+  if (len) term_write(err, buf, len);
+  term_write(count_w, (const char *)&expected, sizeof expected);
 }
 
 static void term_start(bool verbose) {
   g_term.tty = isatty(1);
   g_term.verbose = verbose;
-  int fds[2];
+  int fds[2], cnt[2];
+  fflush(stdout);
   fflush(stderr);
   if (pipe(fds)) return;
-  g_term.real_err = dup(2);
-  if (g_term.real_err < 0 || dup2(fds[1], 2) < 0) {
-    g_term.real_err = 2;
+  if (pipe(cnt)) {
     close(fds[0]);
     close(fds[1]);
     return;
   }
-  close(fds[1]);
-  g_term.pipe_r = fds[0];
-  if (pthread_create(&g_term.th, NULL, term_thread, NULL)) {
-    dup2(g_term.real_err, 2);
-    close(g_term.real_err);
-    close(fds[0]);
-    g_term.real_err = 2;
+  int real = dup(2);
+  pid_t pid = real < 0 ? -1 : fork();
+  if (pid == 0) {
+    close(fds[1]);
+    close(cnt[0]);
+    term_reader(fds[0], real, cnt[1], g_term.tty, verbose);
+    _exit(0);
+  }
+  close(fds[0]);
+  close(cnt[1]);
+  if (pid < 0 || dup2(fds[1], 2) < 0) {
+    if (real >= 0) close(real);
+    close(fds[1]);
+    close(cnt[0]);
+    if (pid > 0) waitpid(pid, NULL, 0);
     return;
   }
+  close(fds[1]);
+  g_term.real_err = real;
+  g_term.count_r = cnt[0];
+  g_term.reader = pid;
   g_term.routed = true;
 }
 
-/* Puts stderr back and waits until every line was seen. */
+/* Puts stderr back and waits until the reader showed every line. */
 static void term_stop(void) {
   if (!g_term.routed) return;
   fflush(stderr);
-  dup2(g_term.real_err, 2);
-  pthread_join(g_term.th, NULL);
-  close(g_term.pipe_r);
+  dup2(g_term.real_err, 2); /* the pipe's last writer goes */
+  uint64_t n = 0;
+  if (read(g_term.count_r, &n, sizeof n) == (ssize_t)sizeof n) g_term.expected = n;
+  waitpid(g_term.reader, NULL, 0);
+  close(g_term.count_r);
   close(g_term.real_err);
   g_term.real_err = 2;
   g_term.routed = false;
@@ -233,24 +249,26 @@ static void fmt_duration(double s, char *buf, size_t cap) {
   else snprintf(buf, cap, "%.1f h", s / 3600);
 }
 
-/* The progress line (a terminal only): done of total, failures, time left. */
+/* The progress line (a terminal only): done of total, failures, time left;
+ * drawn by the reader, so that other lines never glue to it. */
 static void term_progress(const char *what, long done, long total, long failures, double elapsed_ms) {
   if (!g_term.tty) return;
-  char eta[32] = "?";
+  char eta[32] = "?", line[256];
   if (done > 0) fmt_duration(elapsed_ms / 1000.0 / (double)done * (double)(total - done), eta, sizeof eta);
-  pthread_mutex_lock(&g_term.mu);
-  snprintf(g_term.progress, sizeof g_term.progress, "\r\033[K%s %ld/%ld, %ld failed, ETA %s", what, done, total,
-           failures, eta);
-  term_write(1, g_term.progress, strlen(g_term.progress));
-  pthread_mutex_unlock(&g_term.mu);
+  int n = snprintf(line, sizeof line, "%c%s %ld/%ld, %ld failed, ETA %s\n", TERM_PROGRESS, what, done, total,
+                   failures, eta);
+  if (g_term.routed) term_write(2, line, (size_t)n); /* one write, shorter than PIPE_BUF: never torn */
+  else {
+    char shown[300];
+    snprintf(shown, sizeof shown, "\r\033[K%.*s", n - 2, line + 1);
+    term_write(1, shown, strlen(shown));
+  }
 }
 
 static void term_progress_end(void) {
   if (!g_term.tty) return;
-  pthread_mutex_lock(&g_term.mu);
-  if (g_term.progress[0]) term_write(1, "\n", 1);
-  g_term.progress[0] = '\0';
-  pthread_mutex_unlock(&g_term.mu);
+  if (g_term.routed) term_write(2, "\001\n", 2);
+  else term_write(1, "\n", 1);
 }
 
 /* ---- the watchdog: a run that never ends ends the harness ---- */
