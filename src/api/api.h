@@ -9,6 +9,40 @@
  * (src/api/pipeline.c). Under d->mu. */
 ul_status ul__obj_finish(ul_device *d, ul__obj *o, uint32_t *out);
 
+/* The engine's creates, which both front doors call: each takes the
+ * native descriptor (handles as registry ids), copies it into a new
+ * object, makes the native object with retries and tracks it; *out is the
+ * new id (0 on failure). Under d->mu, the device entered.
+ * src/api/pipeline.c: */
+ul_status ul__shader_create(ul_device *d, const char *wgsl, size_t len, const char *label, const ul_site *site,
+                            uint32_t *out);
+ul_status ul__bgl_create(ul_device *d, uint32_t count, const WGPUBindGroupLayoutEntry *entries, const char *label,
+                         const ul_site *site, uint32_t *out);
+/* Group `group`'s layout of pipeline `pipeline` (GetBindGroupLayout). */
+ul_status ul__pipeline_bgl_create(ul_device *d, uint32_t pipeline, uint32_t group, const char *label,
+                                  const ul_site *site, uint32_t *out);
+/* groups: BGL ids, 0 for an empty slot. A layout obtained from a pipeline
+ * is UL_ERR_UNSUPPORTED here (a rebuild makes those after the pipelines). */
+ul_status ul__playout_create(ul_device *d, uint32_t count, const uint32_t *groups, uint32_t immediate_size,
+                             const char *label, const ul_site *site, uint32_t *out);
+/* layout 0: "auto"; entry NULL: the module's only one. */
+ul_status ul__pipeline_create(ul_device *d, uint32_t shader, uint32_t layout, const char *entry, size_t entry_len,
+                              uint32_t constant_count, const WGPUConstantEntry *constants, const char *label,
+                              const ul_site *site, uint32_t *out);
+/* layout: a BGL or PIPELINE_BGL id; or 0 with group `group` of pipeline. */
+ul_status ul__bind_group_create(ul_device *d, uint32_t layout, uint32_t pipeline, uint32_t group, uint32_t count,
+                                const ul__bg_entry *entries, const char *label, const ul_site *site,
+                                uint32_t *out);
+ul_status ul__query_set_create(ul_device *d, uint32_t type, uint32_t count, const char *label, const ul_site *site,
+                               uint32_t *out);
+/* src/api/texture.c: */
+ul_status ul__texture_create(ul_device *d, const WGPUTextureDescriptor *nd, ul_restore restore, const char *label,
+                             const ul_site *site, uint32_t *out);
+ul_status ul__view_create(ul_device *d, uint32_t texture, const WGPUTextureViewDescriptor *nd, const char *label,
+                          const ul_site *site, uint32_t *out);
+ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, const char *label, const ul_site *site,
+                             uint32_t *out);
+
 /* The checkpoint under the retry policy (src/api/checkpoint.c). */
 /* The same, recovering from a loss and trying again (at most
  * UL__MAX_RETRIES_PER_CALL times): the public checkpoint. */

@@ -14,7 +14,7 @@ typedef struct snapshot {
 /* The LOG buffers and textures changed since the last checkpoint. */
 static bool takes_part(const ul__obj *o) {
   if (!o || o->pending || o->destroyed || o->state != UL__OBJ_VALID) return false;
-  if (o->kind == UL__OBJ_TEXTURE) return o->u.tex.desc.restore == UL_RESTORE_LOG && o->u.tex.dirty;
+  if (o->kind == UL__OBJ_TEXTURE) return o->u.tex.restore == UL_RESTORE_LOG && o->u.tex.dirty && o->u.tex.fmt.copyable;
   if (o->kind != UL__OBJ_BUFFER) return false;
   const ul__buffer_data *b = &o->u.buf;
   return b->restore == UL_RESTORE_LOG && b->dirty && !(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE));

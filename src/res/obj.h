@@ -15,8 +15,9 @@
  * every message and report (ul__obj_kind_name). */
 #define UL__OBJ_KIND_MAP(X)                                                              \
   X(SHADER, SHADER_MODULE) X(BGL, BIND_GROUP_LAYOUT) X(PLAYOUT, PIPELINE_LAYOUT)        \
-  X(PIPELINE, COMPUTE_PIPELINE) X(BUFFER, BUFFER) X(TEXTURE, TEXTURE) X(VIEW, TEXTURE_VIEW) \
-  X(SAMPLER, SAMPLER) X(BIND_GROUP, BIND_GROUP)
+  X(PIPELINE, COMPUTE_PIPELINE) X(PIPELINE_BGL, BIND_GROUP_LAYOUT) X(BUFFER, BUFFER)      \
+  X(TEXTURE, TEXTURE) X(VIEW, TEXTURE_VIEW) X(SAMPLER, SAMPLER) X(QUERY_SET, QUERY_SET)   \
+  X(BIND_GROUP, BIND_GROUP)
 typedef enum ul__obj_kind {
 #define UL__OBJ_KIND_ENUM(name, track) UL__OBJ_##name,
   UL__OBJ_KIND_MAP(UL__OBJ_KIND_ENUM)
@@ -60,23 +61,44 @@ typedef struct ul__buffer_data {
   WGPUBuffer map_old;
 } ul__buffer_data;
 
+/* The engine keeps every object's descriptor in WebGPU's own terms (the
+ * native descriptor, deep-copied, handles as registry ids), whichever front
+ * door made it: unlost.h's calls translate their descriptors into these,
+ * the webgpu.h front door copies the program's. */
+
+/* A texture format's copy unit (format.c): bytes of one block of bw x bh
+ * texels; copyable: its whole contents can be read and written by buffer
+ * copies (a color format, or depth16/32 and stencil8 through their one
+ * aspect), so a checkpoint can keep it. */
+typedef struct ul__format_info {
+  uint32_t block_bytes, bw, bh;
+  bool copyable;
+} ul__format_info;
+/* false for an unknown format (*out zeroed). */
+bool ul__format_info_of(uint32_t wgpu_format, ul__format_info *out);
+
 typedef struct ul__texture_data {
-  ul_texture_desc desc;    /* label not kept here */
-  uint32_t wgpu_format;
+  WGPUTextureDescriptor nd; /* label NULL; viewFormats owned (nd.viewFormats) */
+  ul_restore restore;
+  ul__format_info fmt;
   uint64_t bytes;          /* estimate */
   uint8_t *shadow;         /* SHADOW: host copy of level 0 */
   /* LOG: every level at the last checkpoint, tightly packed level after
    * level (NULL: zeros), and whether it changed since. */
   uint8_t *checkpoint;
   bool dirty;
+  /* Written since its create (by a copy, a kernel or a write): one that
+   * cannot be checkpointed (fmt.copyable false) is LOST after a loss. */
+  bool written;
 } ul__texture_data;
 
 typedef struct ul__view_data {
-  ul_texture_view_desc desc;
+  uint32_t texture;
+  WGPUTextureViewDescriptor nd; /* label NULL */
 } ul__view_data;
 
 typedef struct ul__sampler_data {
-  ul_sampler_desc desc;
+  WGPUSamplerDescriptor nd; /* label NULL */
 } ul__sampler_data;
 
 typedef struct ul__shader_data {
@@ -84,23 +106,51 @@ typedef struct ul__shader_data {
 } ul__shader_data;
 
 typedef struct ul__bgl_data {
-  ul_bind_group_layout_desc desc;
+  uint32_t count;
+  WGPUBindGroupLayoutEntry *entries; /* owned; nextInChain NULL */
 } ul__bgl_data;
 
+/* A layout obtained from a pipeline (GetBindGroupLayout): made again from
+ * the rebuilt pipeline. */
+typedef struct ul__pipeline_bgl_data {
+  uint32_t pipeline, group;
+} ul__pipeline_bgl_data;
+
 typedef struct ul__playout_data {
-  ul_pipeline_layout_desc desc;
+  uint32_t count;
+  uint32_t *groups;        /* owned: BGL ids (0: an empty slot) */
+  uint32_t immediate_size;
 } ul__playout_data;
 
 typedef struct ul__pipeline_data {
-  ul_compute_pipeline_desc desc;
-  char *entry;
-  char *constant_names[UL_MAX_CONSTANTS];
+  uint32_t shader, layout; /* layout 0: "auto" */
+  char *entry;             /* owned; NULL: the module's only entry point */
+  uint32_t constant_count;
+  char **constant_keys;    /* owned */
+  double *constant_values; /* owned */
   bool first_use_done;
 } ul__pipeline_data;
 
+/* A bind group entry: WebGPU's, with handles as ids (exactly one of
+ * buffer, view, sampler). */
+typedef struct ul__bg_entry {
+  uint32_t binding;
+  uint32_t buffer, view, sampler;
+  uint64_t offset, size;   /* size WGPU_WHOLE_SIZE: to the end */
+} ul__bg_entry;
+
 typedef struct ul__bind_group_data {
-  ul_bind_group_desc desc;
+  /* The layout: a BGL or PIPELINE_BGL id, or else group `group` of
+   * pipeline `pipeline` (unlost.h's bind groups made from a pipeline). */
+  uint32_t layout;
+  uint32_t pipeline, group;
+  uint32_t count;
+  ul__bg_entry *entries;   /* owned */
 } ul__bind_group_data;
+
+typedef struct ul__query_set_data {
+  uint32_t type, count;
+} ul__query_set_data;
 
 typedef struct ul__obj {
   uint32_t id;
@@ -130,9 +180,11 @@ typedef struct ul__obj {
     ul__sampler_data smp;
     ul__shader_data sh;
     ul__bgl_data bgl;
+    ul__pipeline_bgl_data pbgl;
     ul__playout_data pl;
     ul__pipeline_data pipe;
     ul__bind_group_data bg;
+    ul__query_set_data qs;
   } u;
 } ul__obj;
 
@@ -203,6 +255,9 @@ ul_status ul__obj_create_native_unscoped(ul_device *d, ul__obj *o);
 ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what);
 /* WebGPU's value of a ul_format; 0 for an unknown one (texture.c). */
 uint32_t ul__format_wgpu(ul_format f);
+/* The size of mip level `level` of texture `o` (a level halves width and
+ * height, and the depth of a 3D texture; array layers stay). */
+void ul__texture_level_extent(const ul__obj *o, uint32_t level, uint32_t *w, uint32_t *h, uint32_t *depth);
 /* A tag for a new device's handles, 1..15 (pool.c). */
 uint32_t ul__res_new_tag(void);
 /* Tracker bookkeeping around a create. */
@@ -218,7 +273,12 @@ ul_status ul__bgl_create_native(ul_device *d, ul__obj *o);
 ul_status ul__playout_create_native(ul_device *d, ul__obj *o);
 ul_status ul__pipeline_create_native(ul_device *d, ul__obj *o);
 ul_status ul__bind_group_create_native(ul_device *d, ul__obj *o);
+ul_status ul__pipeline_bgl_create_native(ul_device *d, ul__obj *o);
+ul_status ul__query_set_create_native(ul_device *d, ul__obj *o);
 void ul__obj_free_data(ul__obj *o);
+/* A bind group layout by id: a BGL or a PIPELINE_BGL (pipeline.c); as
+ * ul__obj_get otherwise. */
+ul_status ul__layout_get(ul_device *d, uint32_t id, const char *what, ul__obj **out);
 
 /* Bytes of mip level `level` of texture `o`, tightly packed, and of all its
  * levels (texture.c). */

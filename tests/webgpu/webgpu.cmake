@@ -1,0 +1,52 @@
+# Programs written on webgpu.h alone (issue 27): tests/webgpu/wgpu_<name>.c,
+# each a main() that calls only standard webgpu.h entry points, declared by
+# src/wgpu/wgpu_api.h (the pinned implementation's header revision); no
+# unlost.h, no libunlost. Processed inside the top-level project, after the
+# unit tests: UL_DAWN_LIB, UL_SAN_ENV and UL_SANITIZE are set.
+#
+# Each program runs three ways: directly on the implementation (here), linked
+# to libunlost-webgpu and under LD_PRELOAD=libunlost-webgpu.so (added with
+# the library). The other ways reuse UL_WEBGPU_PROGRAMS,
+# ul_add_webgpu_program() and UL_WEBGPU_TEST_ENV.
+
+file(GLOB UL_WEBGPU_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/webgpu/wgpu_*.c)
+
+# The program names (matmul, reduce, ...), in a stable order.
+set(UL_WEBGPU_PROGRAMS "")
+foreach(src ${UL_WEBGPU_SOURCES})
+  get_filename_component(stem ${src} NAME_WE)
+  string(REGEX REPLACE "^wgpu_" "" name ${stem})
+  list(APPEND UL_WEBGPU_PROGRAMS ${name})
+endforeach()
+list(SORT UL_WEBGPU_PROGRAMS)
+
+# Builds program `name` as executable `target`, linked to `impl` (the path or
+# target of a library exporting the webgpu.h entry points), into
+# ${CMAKE_BINARY_DIR}/tests/webgpu.
+function(ul_add_webgpu_program target name impl)
+  add_executable(${target} ${CMAKE_SOURCE_DIR}/tests/webgpu/wgpu_${name}.c)
+  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+  target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  target_link_libraries(${target} PRIVATE ${impl} m)
+endfunction()
+
+# What every run of these programs gets. Under ASan, LeakSanitizer is off:
+# at exit Dawn unloads the CPU Vulkan driver, and what the driver never freed
+# is then reported from an "<unknown module>" that no suppression can name
+# (tests/ul_test.h keeps the driver loaded instead, which a program on
+# webgpu.h alone cannot do). ASan's other checks and UBSan stay on.
+set(UL_WEBGPU_TEST_ENV "XDG_RUNTIME_DIR=/tmp${UL_SAN_ENV}")
+if(UL_SANITIZE MATCHES "address")
+  list(APPEND UL_WEBGPU_TEST_ENV "ASAN_OPTIONS=detect_leaks=0")
+endif()
+
+foreach(name ${UL_WEBGPU_PROGRAMS})
+  # Directly on the implementation: the executable needs
+  # libwebgpu_wrapper.so, found through the run path CMake records (the
+  # folder of ${UL_DAWN_LIB}).
+  ul_add_webgpu_program(wgpu_${name} ${name} ${UL_DAWN_LIB})
+  add_test(NAME webgpu_${name}_direct COMMAND wgpu_${name})
+  set_tests_properties(webgpu_${name}_direct PROPERTIES
+    SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV}")
+endforeach()
