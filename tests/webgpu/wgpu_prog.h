@@ -73,7 +73,7 @@ static inline void *wp_alloc(size_t size) {
   return p;
 }
 
-/* ---- text -------------------------------------------------------------------- */
+/* ---- text ---------------------------------------------------------------- */
 
 static inline int wp_sv_len(WGPUStringView s) {
   if (!s.data) return 0;
@@ -81,7 +81,7 @@ static inline int wp_sv_len(WGPUStringView s) {
   return n > 4096 ? 4096 : (int)n;
 }
 
-/* ---- digest and checks --------------------------------------------------------------- */
+/* ---- digest and checks --------------------------------------------------- */
 
 /* FNV-1a, 64 bits: over bytes read back from the device, in reading order. */
 static inline void wp_digest(wp_ctx *c, const void *data, size_t size) {
@@ -128,7 +128,7 @@ static inline uint32_t wp_rand(uint32_t *state) {
   return *state = x;
 }
 
-/* ---- callbacks and waits ------------------------------------------------------------ */
+/* ---- callbacks and waits ------------------------------------------------- */
 
 static inline void wp_on_uncaptured_error(const WGPUDevice *device, WGPUErrorType type,
                                           WGPUStringView message, void *userdata1, void *userdata2) {
@@ -178,7 +178,11 @@ static inline bool wp_wait(wp_ctx *c, WGPUFuture f, const char *what) {
  * for "any" in a loop would make the number of calls depend on timing. */
 static inline bool wp_wait_all(wp_ctx *c, const WGPUFuture *fs, size_t n, const char *what) {
   WGPUFutureWaitInfo infos[16];
-  if (n > WP_COUNT(infos)) return false;
+  if (n > WP_COUNT(infos)) {
+    fprintf(stderr, "%s: %s: %zu futures, wp_wait_all takes at most %zu\n", c->name, what, n,
+            WP_COUNT(infos));
+    return false;
+  }
   for (size_t i = 0; i < n; i++)
     if (!wp_wait(c, fs[i], what)) return false;
   for (size_t i = 0; i < n; i++) infos[i] = (WGPUFutureWaitInfo){.future = fs[i], .completed = 0};
@@ -261,7 +265,7 @@ static inline void wp_on_work_done(WGPUQueueWorkDoneStatus status, WGPUStringVie
   wp_request_note(userdata1, status, NULL, message);
 }
 
-/* ---- setup and teardown ------------------------------------------------------------- */
+/* ---- setup and teardown -------------------------------------------------- */
 
 static inline void wp_usage(const char *prog) {
   fprintf(stderr,
@@ -285,6 +289,9 @@ static inline bool wp_parse_count(const char *s, unsigned max, unsigned *out) {
  * adapter. 0 to go on, otherwise the exit code (after wp_end). */
 static inline int wp_start(wp_ctx *c, const char *name, int argc, char **argv) {
   memset(c, 0, sizeof *c);
+  atomic_init(&c->errors, 0);
+  atomic_init(&c->lost, 0);
+  atomic_init(&c->closing, false);
   c->name = name;
   c->repeat = 1;
   c->scale = 1;
@@ -441,7 +448,7 @@ static inline int wp_main(wp_ctx *c, bool (*run)(wp_ctx *c)) {
   return wp_end(c, ok ? 0 : WP_FAIL);
 }
 
-/* ---- objects ------------------------------------------------------------------------- */
+/* ---- objects ------------------------------------------------------------- */
 
 static inline WGPUBuffer wp_buffer(wp_ctx *c, const char *label, WGPUBufferUsage usage, uint64_t size) {
   WGPUBufferDescriptor d = {.label = WP_STR(label), .usage = usage, .size = size};

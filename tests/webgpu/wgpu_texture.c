@@ -1,16 +1,17 @@
 /* Texture copies and texture access on webgpu.h alone.
  *   - src: R32Uint, 64x48 (height times WGPU_PROG_SCALE), 2 array layers, 2
  *     mip levels. Layer 0 of mip 0 comes by WriteTexture, layer 1 by
- *     CopyBufferToTexture (256 bytes into its buffer), mip 1
- *     of both layers by one WriteTexture with tightly packed rows.
+ *     CopyBufferToTexture (from 256 bytes into its buffer), mip 1 of both
+ *     layers by one WriteTexture with tightly packed rows.
  *   - rgba: RGBA8Uint by WriteTexture; a sub-rectangle of it goes to another
  *     place of rgba_copy by CopyTextureToTexture (the rest stays zero, as
  *     every new texture is), and mip 1 of layer 1 of src to `small`.
  *   - a kernel textureLoad's src (all layers and mips, one 2D-array view)
  *     and rgba_copy, and textureStore's into a storage texture.
  * The storage texture, rgba_copy and `small` come back by
- * CopyTextureToBuffer (bytesPerRow a multiple of 256) and are checked
- * against the CPU's model of each texture. */
+ * CopyTextureToBuffer into a MAP_READ buffer (bytesPerRow 256, which leaves
+ * half of each of small's rows as padding) and are checked against the
+ * CPU's model of each texture. */
 #include "wgpu_prog.h"
 
 #define W 64
@@ -60,20 +61,22 @@ static WGPUTexelCopyTextureInfo at(WGPUTexture t, uint32_t mip, uint32_t x, uint
       .texture = t, .mipLevel = mip, .origin = {x, y, layer}, .aspect = WGPUTextureAspect_All};
 }
 
-/* Copies a w x h texel (4 bytes each) rectangle to a buffer with 256-byte
- * rows, reads it back and packs the rows tightly into `out`. */
+/* Copies a w x h texel (4 bytes each) rectangle into a mappable buffer with
+ * 256-byte rows, maps it and packs the rows tightly into `out`. Only the
+ * texels go into the digest, not the rows' padding. */
 static bool read_texture(wp_ctx *c, WGPUTexelCopyTextureInfo from, uint32_t w, uint32_t h, uint32_t *out) {
   uint64_t size = (uint64_t)ROW_BYTES * h;
-  WGPUBuffer buf = wp_buffer(c, "texture readback", WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc, size);
+  WGPUBuffer buf = wp_buffer(c, "texture readback", WGPUBufferUsage_CopyDst | WGPUBufferUsage_MapRead, size);
   WGPUCommandEncoder enc = wp_encoder(c, "texture to buffer");
   WGPUTexelCopyBufferInfo to = {.layout = {.offset = 0, .bytesPerRow = ROW_BYTES, .rowsPerImage = h},
                                 .buffer = buf};
   wgpuCommandEncoderCopyTextureToBuffer(enc, &from, &to, &(WGPUExtent3D){w, h, 1});
   wp_submit(c, enc);
   uint32_t *rows = wp_alloc(size);
-  bool ok = wp_read_buffer(c, buf, 0, size, rows);
+  bool ok = wp_map_read(c, buf, 0, (size_t)size, rows);
   for (uint32_t y = 0; ok && y < h; y++)
     memcpy(out + (size_t)y * w, rows + (size_t)y * (ROW_BYTES / 4), (size_t)w * 4);
+  if (ok) wp_digest(c, out, (size_t)w * h * 4);
   free(rows);
   wgpuBufferRelease(buf);
   return ok;
