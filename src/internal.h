@@ -90,6 +90,7 @@ typedef enum ul__opt {
   UL__OPT_PIPELINE_CACHE_MB,
   UL__OPT_STANDBY_PREFILL_MB,
   UL__OPT_FILL_AHEAD,
+  UL__OPT_RECOVERY,
   UL__OPT_COUNT
 } ul__opt;
 /* The variable's name and meaning (static text; NULL out of range). */

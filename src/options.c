@@ -46,6 +46,9 @@ static const opt_info options[UL__OPT_COUNT] = {
                             "a recovery reads the first large SOURCE buffer's file into staging memory while it "
                             "makes the objects: 0 never, 1 on every adapter, 2 on GPU adapters (read at each "
                             "recovery)"},
+    [UL__OPT_RECOVERY] = {"UNLOST_RECOVERY", OPT_NUMBER, 0, 1, 1,
+                          "1: a lost device is recovered; 0: it fails at once, as without unlost (the control run "
+                          "of a fault harness; read at each loss)"},
 };
 
 static atomic_bool warned[UL__OPT_COUNT];

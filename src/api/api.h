@@ -2,12 +2,41 @@
 #ifndef UL_API_API_H
 #define UL_API_API_H
 
+#include "exec/cmd.h"
 #include "recover/recover.h"
+
+#include <sys/stat.h>
 
 /* Finishes a create whose descriptor was copied into `o` (pending): the
  * native object with retries, the tracker's record; frees `o` on failure
  * (src/api/pipeline.c). Under d->mu. */
 ul_status ul__obj_finish(ul_device *d, ul__obj *o, uint32_t *out);
+
+/* A buffer as the engine makes it (src/api/buffer.c): WebGPU's usage bits
+ * as the program asked (unlost adds what its restore needs), the restore
+ * policy and its source; source_stat is the SOURCE file's at the create. */
+typedef struct ul__buffer_spec {
+  const char *label;
+  uint64_t size;
+  uint64_t usage;
+  ul_restore restore;
+  const void *source_data;
+  const char *source_path;
+  uint64_t source_offset;
+  const struct stat *source_stat;
+  ul_restore_fn restore_fn;
+  void *restore_user;
+  const void *initial_data;
+} ul__buffer_spec;
+ul_status ul__buffer_create(ul_device *d, const ul__buffer_spec *spec, const ul_site *site, uint32_t *out);
+/* Writes `size` bytes at `offset` of buffer `o` through the queue, as
+ * every write is: recorded first (the log, after room is made; a SHADOW or
+ * MAP_WRITE buffer's host copy), then uploaded; a loss meanwhile is
+ * recovered from. The range was checked by the caller. *o may move (a
+ * checkpoint that recovers): it is looked up again. */
+ul_status ul__buffer_write(ul_device *d, uint32_t id, uint64_t offset, const void *data, uint64_t size);
+/* Unmaps buffer `id` (ul_buffer_unmap's work; the device entered). */
+ul_status ul__buffer_unmap(ul_device *d, uint32_t id);
 
 /* The engine's creates, which both front doors call: each takes the
  * native descriptor (handles as registry ids), copies it into a new
@@ -42,6 +71,20 @@ ul_status ul__view_create(ul_device *d, uint32_t texture, const WGPUTextureViewD
                           const ul_site *site, uint32_t *out);
 ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, const char *label, const ul_site *site,
                              uint32_t *out);
+
+/* Submits `n` ops (the device entered): room in the log, the check of
+ * every handle, the encode -- or `prepared`, when it was encoded from the
+ * same ops on this device's epoch `prepared_epoch` (the caller keeps its
+ * reference) -- the log, the submit. *serial (may be NULL) names it for
+ * ul_device_wait (src/api/cmd.c). */
+ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char *label, const ul_site *site,
+                         WGPUCommandBuffer prepared, uint64_t prepared_epoch, uint64_t *serial);
+
+/* ul_device_create with what the device asks of the implementation in
+ * WebGPU's terms (NULL: as ul_device_create); `req` is copied
+ * (src/api/device.c). */
+ul_status ul__device_create_req(ul_env *env, const ul_device_desc *desc, const ul__device_req *req, ul_device **out,
+                                const ul_site *site);
 
 /* The checkpoint under the retry policy (src/api/checkpoint.c). */
 /* The same, recovering from a loss and trying again (at most

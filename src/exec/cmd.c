@@ -638,14 +638,12 @@ static bool cache_encode(ul_device *d, ul_cmd *c, WGPUCommandBuffer *out) {
   return true;
 }
 
-bool ul__cmd_first_use(ul_device *d, ul_cmd *c) {
-  /* A list whose encode cache holds was submitted before: none is new. */
+bool ul__ops_first_use(ul_device *d, const ul__op *ops, uint32_t n) {
   bool first_use = false;
-  uint32_t check = cache_holds(d, c) ? 0 : c->count;
-  for (uint32_t i = 0; i < check; i++) {
+  for (uint32_t i = 0; i < n; i++) {
     ul__obj *po;
-    if ((c->ops[i].kind == UL__OP_DISPATCH || c->ops[i].kind == UL__OP_DISPATCH_INDIRECT) &&
-        !ul__obj_get(d, c->ops[i].pipeline, UL__OBJ_PIPELINE, "submit", &po) && !po->u.pipe.first_use_done) {
+    if ((ops[i].kind == UL__OP_DISPATCH || ops[i].kind == UL__OP_DISPATCH_INDIRECT) &&
+        !ul__obj_get(d, ops[i].pipeline, UL__OBJ_PIPELINE, "submit", &po) && !po->u.pipe.first_use_done) {
       po->u.pipe.first_use_done = true;
       first_use = true;
     }
@@ -653,14 +651,18 @@ bool ul__cmd_first_use(ul_device *d, ul_cmd *c) {
   return first_use;
 }
 
-const char *ul__cmd_pipelines(ul_device *d, ul_cmd *c) {
-  if (c->pipes_version == c->version + 1) return c->pipes;
+bool ul__cmd_first_use(ul_device *d, ul_cmd *c) {
+  /* A list whose encode cache holds was submitted before: none is new. */
+  return ul__ops_first_use(d, c->ops, cache_holds(d, c) ? 0 : c->count);
+}
+
+void ul__ops_pipelines(ul_device *d, const ul__op *ops, uint32_t n, char *buf, size_t cap) {
   size_t len = 0;
-  c->pipes[0] = 0;
+  buf[0] = 0;
   uint32_t seen[8];
   int nseen = 0;
-  for (uint32_t i = 0; i < c->count; i++) {
-    const ul__op *op = &c->ops[i];
+  for (uint32_t i = 0; i < n; i++) {
+    const ul__op *op = &ops[i];
     if (op->kind != UL__OP_DISPATCH && op->kind != UL__OP_DISPATCH_INDIRECT) continue;
     bool dup = false;
     for (int k = 0; k < nseen; k++) dup |= seen[k] == op->pipeline;
@@ -668,16 +670,21 @@ const char *ul__cmd_pipelines(ul_device *d, ul_cmd *c) {
     if (nseen < 8) seen[nseen++] = op->pipeline;
     ul__obj *p = ul__obj_find(d, op->pipeline, UL__OBJ_PIPELINE);
     const char *name = p && p->label ? p->label : "unlabeled";
-    int n = snprintf(c->pipes + len, sizeof c->pipes - len, "%s%s", len ? ", " : "", name);
-    if (n < 0 || (size_t)n >= sizeof c->pipes - len) {
+    int k = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", name);
+    if (k < 0 || (size_t)k >= cap - len) {
       /* Cut at a UTF-8 boundary. */
-      size_t end = sizeof c->pipes - 1;
-      while (end > len && ((unsigned char)c->pipes[end] & 0xC0) == 0x80) end--;
-      c->pipes[end] = 0;
+      size_t end = cap - 1;
+      while (end > len && ((unsigned char)buf[end] & 0xC0) == 0x80) end--;
+      buf[end] = 0;
       break;
     }
-    len += (size_t)n;
+    len += (size_t)k;
   }
+}
+
+const char *ul__cmd_pipelines(ul_device *d, ul_cmd *c) {
+  if (c->pipes_version == c->version + 1) return c->pipes;
+  ul__ops_pipelines(d, c->ops, c->count, c->pipes, sizeof c->pipes);
   c->pipes_version = c->version + 1;
   return c->pipes;
 }

@@ -103,6 +103,11 @@ void ul__cmd_mark_written_lost(ul_device *d, const ul__op *ops, uint32_t n, cons
  * UL_ERR_VALIDATION when the implementation rejects it and
  * UL_ERR_DEVICE_LOST when the device was lost meanwhile (*out NULL then). */
 bool ul__cmd_first_use(ul_device *d, ul_cmd *c);
+/* The same for any ops (marks their pipelines used). */
+bool ul__ops_first_use(ul_device *d, const ul__op *ops, uint32_t n);
+/* The labels of the pipelines the ops dispatch into buf (as
+ * ul__cmd_pipelines). */
+void ul__ops_pipelines(ul_device *d, const ul__op *ops, uint32_t n, char *buf, size_t cap);
 /* The labels of the pipelines the list dispatches, ", " between, each
  * once (cut to fit; kept until the list changes). Under d->mu. */
 const char *ul__cmd_pipelines(ul_device *d, ul_cmd *c);
