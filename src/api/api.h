@@ -69,6 +69,8 @@ ul_status ul__texture_create(ul_device *d, const WGPUTextureDescriptor *nd, ul_r
                              const ul_site *site, uint32_t *out);
 ul_status ul__view_create(ul_device *d, uint32_t texture, const WGPUTextureViewDescriptor *nd, const char *label,
                           const ul_site *site, uint32_t *out);
+/* Destroys texture `t` and its views (they die with it). Under d->mu. */
+void ul__texture_destroy(ul_device *d, ul__obj *t);
 ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, const char *label, const ul_site *site,
                              uint32_t *out);
 

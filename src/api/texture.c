@@ -138,6 +138,11 @@ static void destroy_views_of(ul_device *d, uint32_t texture_id) {
   }
 }
 
+void ul__texture_destroy(ul_device *d, ul__obj *t) {
+  destroy_views_of(d, t->id);
+  ul__obj_destroy(d, t);
+}
+
 ul_status ul_texture_destroy(ul_device *d, ul_texture tex) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "destroy texture: device is NULL");
   if (!tex.id) return UL_OK;
@@ -180,7 +185,7 @@ ul_status ul_texture_write(ul_device *d, ul_texture tex, uint32_t x, uint32_t y,
     /* LOG: recorded first (room made first), so a loss from here on is
      * replayed; SHADOW: the host copy. */
     if (o->u.tex.restore == UL_RESTORE_LOG) {
-      uint32_t region[7] = {x, y, z, w, h, depth, bytes_per_row};
+      uint32_t region[UL__TR_WORDS] = {x, y, z, w, h, depth, bytes_per_row, 0, 0, 0};
       if (!(s = ul__checkpoint_make_room(d, size)) &&
           !(s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "write texture", &o)))
         s = ul__oplog_write_texture(d, o, region, data, size);
@@ -193,7 +198,8 @@ ul_status ul_texture_write(ul_device *d, ul_texture tex, uint32_t x, uint32_t y,
           memcpy(o->u.tex.shadow + (((uint64_t)(z + k) * sz->height + y + j) * sz->width + x) * tb,
                  (const uint8_t *)data + ((uint64_t)k * h + j) * bytes_per_row, (size_t)w * tb);
     }
-    if (!s) s = ul__texture_write_region(d, o, x, y, z, w, h, depth, data, size, bytes_per_row);
+    uint32_t r[UL__TR_WORDS] = {x, y, z, w, h, depth, bytes_per_row, 0, 0, 0};
+    if (!s) s = ul__texture_write_region(d, o, r, data, size);
     /* The write is kept (log or shadow): recovery puts it back. */
     if (!s && ul__device_loss_pending(d)) s = ul__device_recover_locked(d);
   }

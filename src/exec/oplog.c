@@ -8,7 +8,7 @@ typedef enum ul__entry_kind {
   UL__ENTRY_WRITE = 0,     /* a buffer write */
   UL__ENTRY_SUBMIT,
   UL__ENTRY_READ,
-  UL__ENTRY_TEXTURE_WRITE, /* data: the region (7 u32: x y z w h depth bpr), then the bytes */
+  UL__ENTRY_TEXTURE_WRITE, /* data: the region (UL__TR_WORDS u32), then the bytes */
 } ul__entry_kind;
 
 typedef struct ul__entry {
@@ -83,16 +83,17 @@ ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void 
   return s;
 }
 
-ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t region[7], const void *data,
+ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t region[UL__TR_WORDS], const void *data,
                                   uint64_t size) {
   ul__oplog *l = d->res->log;
   o->u.tex.dirty = true;
+  o->u.tex.written = true;
   if (l->replaying || d->res->restoring) return UL_OK;
-  uint8_t *copy = ul__malloc((size_t)size + 7 * sizeof(uint32_t));
+  uint8_t *copy = ul__malloc((size_t)size + UL__TR_WORDS * sizeof(uint32_t));
   if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: no host memory for a texture write of %llu bytes",
                              (unsigned long long)size);
-  memcpy(copy, region, 7 * sizeof(uint32_t));
-  memcpy(copy + 7 * sizeof(uint32_t), data, (size_t)size);
+  memcpy(copy, region, UL__TR_WORDS * sizeof(uint32_t));
+  memcpy(copy + UL__TR_WORDS * sizeof(uint32_t), data, (size_t)size);
   ul__entry e = {UL__ENTRY_TEXTURE_WRITE, o->id, 0, size, copy};
   ul_status s = append(l, e, size);
   if (s) free(copy);
@@ -193,10 +194,9 @@ ul_status ul__oplog_replay(ul_device *d) {
         s = ul__fail(UL_ERR_INTERNAL, "replay texture write: texture 0x%08x is gone", e->obj);
         break;
       }
-      const uint32_t *g = e->data;
       if (t->native)
-        s = ul__texture_write_region(d, t, g[0], g[1], g[2], g[3], g[4], g[5],
-                                     (const uint8_t *)e->data + 7 * sizeof(uint32_t), e->size, g[6]);
+        s = ul__texture_write_region(d, t, e->data, (const uint8_t *)e->data + UL__TR_WORDS * sizeof(uint32_t),
+                                     e->size);
     } else if (e->kind == UL__ENTRY_WRITE) {
       ul__obj *o = ul__obj_find(d, e->obj, UL__OBJ_BUFFER);
       if (!o) {

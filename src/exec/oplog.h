@@ -12,9 +12,9 @@ void ul__oplog_destroy(ul_device *d);
 /* Records a write (the data is copied). */
 ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void *data,
                           uint64_t size);
-/* Records a write of a region of a LOG texture's level 0 (the data is
- * copied; region: x, y, z, w, h, depth, bytes_per_row). */
-ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t region[7], const void *data,
+/* Records a write of a region of a LOG texture (the data is copied; the
+ * region as ul__texture_write_region takes it). */
+ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t region[UL__TR_WORDS], const void *data,
                                   uint64_t size);
 /* Records an asynchronous read (*logged false: not logged, as in a
  * restore callback or the replay). */

@@ -291,10 +291,15 @@ ul_status ul__texture_download_all(ul_device *d, ul__obj *o, uint8_t *dst, uint6
  * waiting up to timeout_ns; nothing reaches dst after a loss (texture.c). */
 ul_status ul__texture_read_region(ul_device *d, ul__obj *o, uint32_t x, uint32_t y, uint32_t z, uint32_t w,
                                   uint32_t h, uint32_t depth, void *dst, uint64_t timeout_ns);
-/* Writes a region of level 0 through the queue (texture.c). */
-ul_status ul__texture_write_region(ul_device *d, ul__obj *t, uint32_t x, uint32_t y, uint32_t z,
-                                   uint32_t w, uint32_t h, uint32_t depth, const void *data,
-                                   uint64_t size, uint32_t bpr);
+/* A region of one level of a texture as a write names it (the operation
+ * log keeps it beside the bytes): origin, extent, the bytes' row pitch and
+ * rows per image (0: the extent's height in blocks), the level and the
+ * aspect (0: all). */
+enum { UL__TR_X, UL__TR_Y, UL__TR_Z, UL__TR_W, UL__TR_H, UL__TR_DEPTH, UL__TR_BPR, UL__TR_MIP, UL__TR_ROWS,
+       UL__TR_ASPECT, UL__TR_WORDS };
+/* Writes a region through the queue (texture.c). */
+ul_status ul__texture_write_region(ul_device *d, ul__obj *t, const uint32_t region[UL__TR_WORDS], const void *data,
+                                   uint64_t size);
 /* Every usage bit a ul_buffer_desc may carry. */
 #define UL__ALL_BUFFER_USAGE                                                          \
   (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE | UL_BUFFER_COPY_SRC | UL_BUFFER_COPY_DST | \

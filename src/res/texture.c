@@ -107,10 +107,15 @@ static ul_status write_level(ul_device *d, ul__obj *t, uint32_t level, uint32_t 
   return UL_OK;
 }
 
-ul_status ul__texture_write_region(ul_device *d, ul__obj *t, uint32_t x, uint32_t y, uint32_t z,
-                                   uint32_t w, uint32_t h, uint32_t depth, const void *data,
-                                   uint64_t size, uint32_t bpr) {
-  return write_level(d, t, 0, x, y, z, w, h, depth, data, size, bpr);
+ul_status ul__texture_write_region(ul_device *d, ul__obj *t, const uint32_t r[UL__TR_WORDS], const void *data,
+                                   uint64_t size) {
+  WGPUTexelCopyTextureInfo dst;
+  texel_copy(t, r[UL__TR_MIP], r[UL__TR_X], r[UL__TR_Y], r[UL__TR_Z], &dst);
+  if (r[UL__TR_ASPECT]) dst.aspect = r[UL__TR_ASPECT];
+  WGPUTexelCopyBufferLayout layout = {0, r[UL__TR_BPR], r[UL__TR_ROWS] ? r[UL__TR_ROWS] : block_rows(t, r[UL__TR_H])};
+  WGPUExtent3D ext = {r[UL__TR_W], r[UL__TR_H], r[UL__TR_DEPTH]};
+  d->wgpu->QueueWriteTexture(d->queue, &dst, data, (size_t)size, &layout, &ext);
+  return UL_OK;
 }
 
 /* Copies a region of one level (in texels, whole blocks) into `dst`, rows

@@ -50,3 +50,27 @@ foreach(name ${UL_WEBGPU_PROGRAMS})
     SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV}")
 endforeach()
+
+# Through the front door: linked to libunlost-webgpu instead of the
+# implementation, and the direct executable with the library preloaded
+# (LD_PRELOAD, no rebuild). Under ASan its runtime must load first, so it
+# is preloaded ahead of the library.
+if(TARGET unlost_webgpu)
+  set(UL_WEBGPU_PRELOAD "$<TARGET_FILE:unlost_webgpu>")
+  if(UL_SANITIZE MATCHES "address")
+    execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so
+                    OUTPUT_VARIABLE UL_ASAN_RT OUTPUT_STRIP_TRAILING_WHITESPACE)
+    set(UL_WEBGPU_PRELOAD "${UL_ASAN_RT}:${UL_WEBGPU_PRELOAD}")
+  endif()
+  foreach(name ${UL_WEBGPU_PROGRAMS})
+    ul_add_webgpu_program(wgpu_${name}_linked ${name} unlost_webgpu)
+    add_test(NAME webgpu_${name}_linked COMMAND wgpu_${name}_linked)
+    add_test(NAME webgpu_${name}_preload COMMAND wgpu_${name})
+    set_tests_properties(webgpu_${name}_linked PROPERTIES
+      SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+      ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
+    set_tests_properties(webgpu_${name}_preload PROPERTIES
+      SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+      ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;LD_PRELOAD=${UL_WEBGPU_PRELOAD}")
+  endforeach()
+endif()
