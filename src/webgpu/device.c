@@ -68,6 +68,7 @@ void ul__wg_report(ul__wg_device *dv, ul_status s, const char *what) {
 
 void ul__wg_device_lose(ul__wg_device *dv, uint32_t reason, const char *message) {
   if (atomic_exchange(&dv->lost, true)) return;
+  dv->lost_reason = reason;
   ul__log(reason == WGPUDeviceLostReason_Destroyed ? UL__LOG_INFO : UL__LOG_WARN,
           "webgpu.h device lost for good (%s): %s", reason == WGPUDeviceLostReason_Destroyed ? "destroyed" : "unlost gave up",
           message);
@@ -97,8 +98,11 @@ void ul__wg_device_free(ul__wg_device *dv) {
   ul__wg_instance *in = dv->instance;
   if (dv->queue) ul__wg_unhold(dv->queue);
   if (dv->ud) {
+    uint64_t recoveries = ul_device_recoveries(dv->ud);
+    bool failed = atomic_load(&dv->lost) && dv->lost_reason != WGPUDeviceLostReason_Destroyed;
     ul_status s = ul_device_destroy(dv->ud);
     if (s && s != UL_ERR_BUSY) ul__log(UL__LOG_WARN, "webgpu.h device: %s", ul_last_error());
+    ul__wg_count_device(recoveries, s == UL_ERR_BUSY, failed);
   }
   pthread_mutex_lock(&dv->mu);
   for (uint32_t i = 0; i < dv->nscopes; i++) free(dv->scopes[i].message);

@@ -23,9 +23,37 @@ static ul_status env_get(ul_env **out) {
   return s;
 }
 
+/* What the devices of the process went through, for a fault harness that
+ * runs a program as a child (UNLOST_CHAOS_REPORT names the file written
+ * when the last instance goes). */
+static _Atomic uint64_t g_recoveries, g_leaks, g_failed;
+
+void ul__wg_count_device(uint64_t recoveries, bool leaked, bool failed) {
+  atomic_fetch_add(&g_recoveries, recoveries);
+  if (leaked) atomic_fetch_add(&g_leaks, 1);
+  if (failed) atomic_fetch_add(&g_failed, 1);
+}
+
+static void write_chaos_report(ul_env *env) {
+  const char *path = getenv("UNLOST_CHAOS_REPORT");
+  if (!path || !*path) return;
+  uint64_t calls = 0, injected = 0;
+  ul__saved_error keep;
+  ul__error_save(&keep);
+  ul_env_chaos_counts(env, &calls, &injected);
+  ul__error_restore(&keep);
+  FILE *f = fopen(path, "a");
+  if (!f) return;
+  fprintf(f, "calls=%llu injected=%llu recoveries=%llu leaked_devices=%llu failed_devices=%llu\n",
+          (unsigned long long)calls, (unsigned long long)injected, (unsigned long long)atomic_load(&g_recoveries),
+          (unsigned long long)atomic_load(&g_leaks), (unsigned long long)atomic_load(&g_failed));
+  fclose(f);
+}
+
 static void env_put(void) {
   pthread_mutex_lock(&g_env_mu);
   if (--g_env_users == 0) {
+    write_chaos_report(g_env);
     ul_env_destroy(g_env);
     g_env = NULL;
   }

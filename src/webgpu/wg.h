@@ -130,6 +130,7 @@ typedef struct ul__wg_device {
   WGPUUncapturedErrorCallbackInfo error_cb;
   uint64_t lost_future;      /* the future of the lost callback (WGPUDevice GetLostFuture) */
   _Atomic bool lost;         /* the program has been told (it destroyed it, or unlost gave up) */
+  uint32_t lost_reason;      /* the reason it was told */
   uint32_t features_count;
   uint32_t *features;        /* as asked (owned) */
   WGPULimits limits;         /* as granted, within the layer's own bounds */
@@ -281,6 +282,8 @@ bool ul__wg_enter(ul__wg_device *dv, const char *what);
 void ul__wg_leave(ul__wg_device *dv);
 /* The device of an object the program gave (its own check first). */
 static inline ul__wg_device *ul__wg_dev(void *o) { return o ? ((ul__wg_obj *)o)->dev : NULL; }
+/* Counts what a device went through (instance.c; UNLOST_CHAOS_REPORT). */
+void ul__wg_count_device(uint64_t recoveries, bool leaked, bool failed);
 /* Frees a device once nothing holds it (object.c calls it). */
 void ul__wg_device_free(ul__wg_device *dv);
 void ul__wg_adapter_free(ul__wg_adapter *a);
