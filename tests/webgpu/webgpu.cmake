@@ -74,3 +74,7 @@ if(TARGET unlost_webgpu)
       ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;LD_PRELOAD=${UL_WEBGPU_PRELOAD}")
   endforeach()
 endif()
+
+# Misuse tests and the descriptor fuzzer of the front door (linked to the
+# static library: no implementation of their own).
+include(${CMAKE_SOURCE_DIR}/tests/webgpu/misuse.cmake OPTIONAL)
