@@ -27,6 +27,9 @@ typedef struct ul__buffer_spec {
   ul_restore_fn restore_fn;
   void *restore_user;
   const void *initial_data;
+  /* LOG chosen from use: while the GPU never writes it, its contents come
+   * back from where the program's writes came from (res/provenance.c). */
+  bool from_use;
 } ul__buffer_spec;
 ul_status ul__buffer_create(ul_device *d, const ul__buffer_spec *spec, const ul_site *site, uint32_t *out);
 /* Writes `size` bytes at `offset` of buffer `o` through the queue, as
@@ -35,6 +38,10 @@ ul_status ul__buffer_create(ul_device *d, const ul__buffer_spec *spec, const ul_
  * recovered from. The range was checked by the caller. *o may move (a
  * checkpoint that recovers): it is looked up again. */
 ul_status ul__buffer_write(ul_device *d, uint32_t id, uint64_t offset, const void *data, uint64_t size);
+/* Sets the restore policy of buffer `id` after its creation (spec's
+ * restore and its source or callback; not SHADOW, not of a mappable
+ * buffer). Under d->mu. */
+ul_status ul__buffer_set_policy(ul_device *d, uint32_t id, const ul__buffer_spec *spec);
 /* Unmaps buffer `id` (ul_buffer_unmap's work; the device entered). */
 ul_status ul__buffer_unmap(ul_device *d, uint32_t id);
 

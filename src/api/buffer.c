@@ -62,7 +62,8 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
   ul__buffer_spec spec = {desc->label, desc->size, desc->usage ? desc->usage
                                                                : (UL_BUFFER_STORAGE | UL_BUFFER_COPY_SRC | UL_BUFFER_COPY_DST),
                           desc->restore, desc->source_data, desc->source_path, desc->source_offset,
-                          desc->source_path ? &st : NULL, desc->restore_fn, desc->restore_user, desc->initial_data};
+                          desc->source_path ? &st : NULL, desc->restore_fn, desc->restore_user, desc->initial_data,
+                          false};
   uint32_t id;
   s = ul__buffer_create(d, &spec, site, &id);
   if (!s) *out = (ul_buffer){id};
@@ -97,6 +98,8 @@ ul_status ul__buffer_create(ul_device *d, const ul__buffer_spec *spec, const ul_
   b->source_offset = spec->source_offset;
   b->restore_fn = spec->restore_fn;
   b->restore_user = spec->restore_user;
+  b->from_use = b->host_only = spec->from_use && b->restore == UL_RESTORE_LOG &&
+                               !(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE));
   const void *initial = spec->initial_data;
   if (spec->source_path) {
     /* The absolute path: a later chdir must not change what restores read. */
@@ -251,10 +254,26 @@ ul_status ul__buffer_write(ul_device *d, uint32_t id, uint64_t offset, const voi
    * log makes room first (a checkpoint), so its bound holds here too. A
    * MAP_WRITE buffer's host copy records it instead. */
   if (!(b->usage & UL_BUFFER_MAP_WRITE)) {
-    if ((s = ul__checkpoint_make_room(d, size))) return s;
-    if ((s = get_buffer(d, (ul_buffer){id}, "write buffer", &o))) return s;
+    /* A host-written buffer (its policy chosen from use) keeps where the
+     * bytes came from: a file's range when they lie in a mapping of one,
+     * logged without a copy. */
+    ul__src_file *file = NULL;
+    uint64_t file_off = 0, hash = 0;
+    if (b->host_only && (s = ul__prov_source(data, size, &file, &file_off, &hash))) return s;
+    if ((s = ul__checkpoint_make_room(d, file ? 64 : size)) || (s = get_buffer(d, (ul_buffer){id}, "write buffer", &o))) {
+      ul__src_file_unref(file);
+      return s;
+    }
     b = &o->u.buf;
-    if ((s = ul__oplog_write(d, o, offset, data, size))) return s;
+    s = file ? ul__oplog_write_file(d, o, offset, size, file, file_off, hash) : ul__oplog_write(d, o, offset, data, size);
+    if (!s && b->host_only && ul__prov_write(&b->prov, offset, data, size, file, file_off, hash)) {
+      /* No memory for the record: a plain LOG buffer from now on (the log
+       * has the write; a checkpoint reads the contents back). */
+      b->host_only = false;
+      ul__prov_clear(&b->prov);
+    }
+    ul__src_file_unref(file);
+    if (s) return s;
   }
   if (b->shadow) memcpy(b->shadow + offset, data, (size_t)size);
   if ((s = ul__buffer_upload(d, o, offset, data, size))) return s;
@@ -429,4 +448,43 @@ ul_status ul_buffer_size(ul_device *d, ul_buffer buf, uint64_t *size) {
   *size = s ? 0 : o->u.buf.size;
   ul__device_unlock(d);
   return s;
+}
+
+ul_status ul__buffer_set_policy(ul_device *d, uint32_t id, const ul__buffer_spec *spec) {
+  ul__obj *o;
+  ul_status s = get_buffer(d, (ul_buffer){id}, "set restore policy", &o);
+  if (s) return s;
+  ul__buffer_data *b = &o->u.buf;
+  if (spec->restore == UL_RESTORE_SHADOW)
+    return ul__fail(UL_ERR_UNSUPPORTED, "set restore policy of '%s': SHADOW is set at creation only",
+                    o->label ? o->label : "");
+  if (b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE))
+    return ul__fail(UL_ERR_UNSUPPORTED, "set restore policy of '%s': a mappable buffer keeps its own",
+                    o->label ? o->label : "");
+  char *path = NULL;
+  if (spec->restore == UL_RESTORE_SOURCE && spec->source_path) {
+    if (!(path = realpath(spec->source_path, NULL)))
+      return ul__fail(errno == ENOMEM ? UL_ERR_OUT_OF_MEMORY : UL_ERR_IO, "source '%s': %s", spec->source_path,
+                      strerror(errno));
+  }
+  /* What the old policy kept goes; the new one is the restore from now. */
+  free(b->source_path);
+  b->source_path = path;
+  b->source_data = spec->source_data;
+  b->source_offset = spec->source_offset;
+  b->source_hashed = false;
+  if (path) {
+    b->source_file_size = (uint64_t)spec->source_stat->st_size;
+    b->source_mtime_ns = ul__stat_mtime_ns(spec->source_stat);
+  }
+  b->restore_fn = spec->restore_fn;
+  b->restore_user = spec->restore_user;
+  b->restore = spec->restore;
+  b->host_only = b->from_use = false;
+  ul__prov_clear(&b->prov);
+  /* LOG from here: what was written before the next checkpoint is in the
+   * log; a checkpoint reads the rest back. */
+  if (spec->restore == UL_RESTORE_LOG) b->dirty = true;
+  else ul__prov_clear(&b->prov_ckpt);
+  return UL_OK;
 }

@@ -39,6 +39,7 @@ ul_status ul__shader_create(ul_device *d, const char *wgsl, size_t len, const ch
   }
   memcpy(o->u.sh.wgsl, wgsl, len);
   o->u.sh.wgsl[len] = 0;
+  o->u.sh.writes = ul__wgsl_analyze(o->u.sh.wgsl, len);
   return ul__obj_finish(d, o, out);
 }
 

@@ -236,11 +236,18 @@ static const WGPUBindGroupLayoutEntry *layout_entry(ul_device *d, const ul__bind
 }
 
 /* What a bind group entry may let a kernel write: its buffer, or the
- * texture of its view (a storage texture). NULL for a sampler, and for
- * what an explicit layout binds read-only (uniform, read-only storage,
- * sampled texture, read-only storage texture). */
-static ul__obj *entry_target(ul_device *d, const ul__bind_group_data *bd, const ul__bg_entry *e) {
+ * texture of its view (a storage texture). NULL for a sampler, for what an
+ * explicit layout binds read-only (uniform, read-only storage, sampled
+ * texture, read-only storage texture), and for a read_write binding that
+ * the pipeline's module never writes (wgsl.c; `pipeline` 0: unknown). */
+static ul__obj *entry_target(ul_device *d, const ul__bind_group_data *bd, const ul__bg_entry *e, uint32_t pipeline,
+                             uint32_t group) {
   const WGPUBindGroupLayoutEntry *le = layout_entry(d, bd, e->binding);
+  if (pipeline) {
+    ul__obj *p = ul__obj_find(d, pipeline, UL__OBJ_PIPELINE);
+    ul__obj *sh = p ? ul__obj_find(d, p->u.pipe.shader, UL__OBJ_SHADER) : NULL;
+    if (sh && !ul__wgsl_may_write(sh->u.sh.writes, group, e->binding)) return NULL;
+  }
   if (e->buffer) {
     if (le && (le->buffer.type == WGPUBufferBindingType_Uniform ||
                le->buffer.type == WGPUBufferBindingType_ReadOnlyStorage))
@@ -273,7 +280,7 @@ static void for_written(ul_device *d, const ul__op *op, void (*fn)(ul__obj *, co
   for (uint32_t k = 0; k < op->group_count; k++) {
     ul__obj *g = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
     for (uint32_t e = 0; g && e < g->u.bg.count; e++) {
-      ul__obj *t = entry_target(d, &g->u.bg, &g->u.bg.entries[e]);
+      ul__obj *t = entry_target(d, &g->u.bg, &g->u.bg.entries[e], op->pipeline, k);
       if (t) fn(t, why);
     }
   }
@@ -349,6 +356,12 @@ static void mark_dirty(ul__obj *o) {
   if (!o) return;
   if (o->kind == UL__OBJ_BUFFER) {
     o->u.buf.dirty = true;
+    if (o->u.buf.host_only) {
+      /* Written by the GPU: a plain LOG buffer from now on (its last
+       * checkpoint's extents stay its restore until the next one). */
+      o->u.buf.host_only = false;
+      ul__prov_clear(&o->u.buf.prov);
+    }
   } else if (o->kind == UL__OBJ_TEXTURE) {
     o->u.tex.dirty = true;
     o->u.tex.written = true;
@@ -575,7 +588,7 @@ static void cache_build(ul_device *d, ul_cmd *c) {
       k->group[(size_t)i * UL_MAX_BIND_GROUPS + g] = o->native;
       const ul__bind_group_data *bd = &o->u.bg;
       for (uint32_t e = 0; e < bd->count; e++) {
-        ul__obj *b = entry_target(d, bd, &bd->entries[e]);
+        ul__obj *b = entry_target(d, bd, &bd->entries[e], op->pipeline, g);
         if (!b) continue;
         bool seen = false;
         for (uint32_t x = 0; x < k->ndirty && !seen; x++) seen = k->dirty[x] == b;

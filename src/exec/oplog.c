@@ -9,6 +9,7 @@ typedef enum ul__entry_kind {
   UL__ENTRY_SUBMIT,
   UL__ENTRY_READ,
   UL__ENTRY_TEXTURE_WRITE, /* data: the region (UL__TR_WORDS u32), then the bytes */
+  UL__ENTRY_WRITE_FILE,    /* a buffer write of a file's bytes; data: a file_write */
 } ul__entry_kind;
 
 typedef struct ul__entry {
@@ -18,6 +19,12 @@ typedef struct ul__entry {
   uint64_t size;           /* write: bytes; submit: op count */
   void *data;              /* write: the bytes; submit: the ops */
 } ul__entry;
+
+/* A write whose bytes lie in a file (no copy of them is kept). */
+typedef struct file_write {
+  ul__src_file *file;
+  uint64_t file_off, hash;
+} file_write;
 
 typedef struct ul__oplog {
   ul__entry *e;
@@ -40,7 +47,10 @@ ul_status ul__oplog_create(ul_device *d) {
 }
 
 static void truncate_log(ul__oplog *l) {
-  for (uint32_t i = 0; i < l->count; i++) free(l->e[i].data);
+  for (uint32_t i = 0; i < l->count; i++) {
+    if (l->e[i].kind == UL__ENTRY_WRITE_FILE) ul__src_file_unref(((file_write *)l->e[i].data)->file);
+    free(l->e[i].data);
+  }
   l->count = 0;
   l->bytes = 0;
 }
@@ -80,6 +90,24 @@ ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void 
   ul__entry e = {UL__ENTRY_WRITE, o->id, offset, size, copy};
   ul_status s = append(l, e, size);
   if (s) free(copy);
+  return s;
+}
+
+ul_status ul__oplog_write_file(ul_device *d, ul__obj *o, uint64_t offset, uint64_t size, ul__src_file *file,
+                               uint64_t file_off, uint64_t hash) {
+  ul__oplog *l = d->res->log;
+  o->u.buf.dirty = true;
+  if (l->replaying || d->res->restoring) return UL_OK;
+  file_write *w = ul__malloc(sizeof *w);
+  if (!w) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
+  atomic_fetch_add(&file->refs, 1);
+  *w = (file_write){file, file_off, hash};
+  ul__entry e = {UL__ENTRY_WRITE_FILE, o->id, offset, size, w};
+  ul_status s = append(l, e, sizeof *w);
+  if (s) {
+    ul__src_file_unref(file);
+    free(w);
+  }
   return s;
 }
 
@@ -169,7 +197,7 @@ bool ul__oplog_names(ul_device *d, ul__obj *o) {
   for (uint32_t i = 0; i < l->count; i++) {
     const ul__entry *e = &l->e[i];
     if (e->kind == UL__ENTRY_READ) continue;
-    if (e->kind == UL__ENTRY_WRITE || e->kind == UL__ENTRY_TEXTURE_WRITE) {
+    if (e->kind == UL__ENTRY_WRITE || e->kind == UL__ENTRY_TEXTURE_WRITE || e->kind == UL__ENTRY_WRITE_FILE) {
       if (e->obj == o->id) return true;
       continue;
     }
@@ -197,6 +225,20 @@ ul_status ul__oplog_replay(ul_device *d) {
       if (t->native)
         s = ul__texture_write_region(d, t, e->data, (const uint8_t *)e->data + UL__TR_WORDS * sizeof(uint32_t),
                                      e->size);
+    } else if (e->kind == UL__ENTRY_WRITE_FILE) {
+      ul__obj *o = ul__obj_find(d, e->obj, UL__OBJ_BUFFER);
+      if (!o) {
+        s = ul__fail(UL_ERR_INTERNAL, "replay write: buffer 0x%08x is gone", e->obj);
+        break;
+      }
+      if (!o->native || o->state == UL__OBJ_LOST) continue;
+      const file_write *w = e->data;
+      s = ul__src_file_upload(d, o->native, e->offset, w->file, w->file_off, e->size, w->hash);
+      if (s && s != UL_ERR_DEVICE_LOST) {
+        /* The file changed: this buffer only is LOST (its use says so). */
+        ul__obj_mark_lost(o, ul_last_error());
+        s = UL_OK;
+      }
     } else if (e->kind == UL__ENTRY_WRITE) {
       ul__obj *o = ul__obj_find(d, e->obj, UL__OBJ_BUFFER);
       if (!o) {

@@ -12,6 +12,11 @@ void ul__oplog_destroy(ul_device *d);
 /* Records a write (the data is copied). */
 ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void *data,
                           uint64_t size);
+/* Records a write of `size` bytes at `offset` that lie in `file` at
+ * file_off (referenced; no copy): the replay reads them from the file with
+ * SOURCE's checks. */
+ul_status ul__oplog_write_file(ul_device *d, ul__obj *o, uint64_t offset, uint64_t size, ul__src_file *file,
+                               uint64_t file_off, uint64_t hash);
 /* Records a write of a region of a LOG texture (the data is copied; the
  * region as ul__texture_write_region takes it). */
 ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t region[UL__TR_WORDS], const void *data,

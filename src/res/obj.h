@@ -30,6 +30,37 @@ typedef enum ul__obj_state {
   UL__OBJ_LOST,      /* contents could not be restored: use is UL_ERR_DEVICE_LOST */
 } ul__obj_state;
 
+/* Where host-written bytes came from (provenance.c): a file, shared by
+ * the extents that read it, with its state when the program wrote them. */
+typedef struct ul__src_file {
+  _Atomic int refs;
+  char *path;
+  uint64_t size, ino, dev;
+  int64_t mtime_ns;
+} ul__src_file;
+/* A host copy of written bytes, shared by reference. */
+typedef struct ul__chunk {
+  _Atomic int refs;
+  uint64_t len;
+  uint8_t bytes[];
+} ul__chunk;
+/* One range of a buffer: from a file (file, file_off, hash of its bytes as
+ * SOURCE hashes them) or from a host copy (chunk, chunk_off). */
+typedef struct ul__extent {
+  uint64_t off, len;
+  ul__src_file *file;
+  uint64_t file_off, hash;
+  ul__chunk *chunk;
+  uint64_t chunk_off;
+} ul__extent;
+/* The extents of a buffer, sorted and not overlapping; ranges in none of
+ * them are zeros. */
+typedef struct ul__prov {
+  ul__extent *e;
+  uint32_t n, cap;
+  uint64_t bytes;
+} ul__prov;
+
 typedef struct ul__buffer_data {
   uint64_t size;
   uint64_t wgpu_usage;
@@ -59,6 +90,14 @@ typedef struct ul__buffer_data {
   /* A mapping that outlived its device: the lost device's buffer, kept
    * (not destroyed) so that map_ptr stays valid until ul_buffer_unmap. */
   WGPUBuffer map_old;
+  /* The policy chosen from use (the webgpu.h front door's LOG buffers):
+   * while the GPU never wrote it (host_only), its contents are where the
+   * program's writes came from (prov), which a checkpoint keeps
+   * (prov_ckpt) instead of reading them back; the first GPU write makes it
+   * a plain LOG buffer (prov_ckpt stays its restore until a checkpoint
+   * reads it back). */
+  bool from_use, host_only;
+  ul__prov prov, prov_ckpt;
 } ul__buffer_data;
 
 /* The engine keeps every object's descriptor in WebGPU's own terms (the
@@ -101,8 +140,23 @@ typedef struct ul__sampler_data {
   WGPUSamplerDescriptor nd; /* label NULL */
 } ul__sampler_data;
 
+/* The storage bindings a WGSL module may write (wgsl.c): a conservative
+ * reading of its text. */
+#define UL__WGSL_MAX_WRITES 64
+typedef struct ul__wgsl_writes {
+  bool known;
+  uint32_t count;
+  uint32_t group[UL__WGSL_MAX_WRITES], binding[UL__WGSL_MAX_WRITES];
+} ul__wgsl_writes;
+/* NULL when the reading cannot tell (or out of memory): every binding may
+ * be written. */
+ul__wgsl_writes *ul__wgsl_analyze(const char *src, size_t n);
+/* Whether binding (group, binding) may be written (true for NULL). */
+bool ul__wgsl_may_write(const ul__wgsl_writes *w, uint32_t group, uint32_t binding);
+
 typedef struct ul__shader_data {
   char *wgsl;
+  ul__wgsl_writes *writes; /* owned; NULL: any binding may be written */
 } ul__shader_data;
 
 typedef struct ul__bgl_data {
@@ -262,6 +316,28 @@ void ul__texture_level_extent(const ul__obj *o, uint32_t level, uint32_t *w, uin
 uint32_t ul__res_new_tag(void);
 /* Tracker bookkeeping around a create. */
 ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated);
+
+/* Provenance (provenance.c). */
+void ul__prov_clear(ul__prov *p);
+/* *dst becomes a copy of src (sharing its files and copies); false when out
+ * of memory (*dst unchanged). */
+bool ul__prov_copy(ul__prov *dst, const ul__prov *src);
+/* Whether [data, data+len) lies in a read-only mapping of a file: then
+ * *file is a new reference to it, with the range's offset and its hash as
+ * SOURCE hashes a file (*file NULL otherwise). */
+ul_status ul__prov_source(const void *data, uint64_t len, ul__src_file **file, uint64_t *file_off, uint64_t *hash);
+/* Records a write of `len` bytes at `off`: of `file` (referenced) when
+ * given, else a host copy of `data`. */
+ul_status ul__prov_write(ul__prov *p, uint64_t off, const void *data, uint64_t len, ul__src_file *file,
+                         uint64_t file_off, uint64_t hash);
+/* Writes the extents back into the rebuilt buffer (a file that changed is
+ * UL_ERR_IO naming it). */
+ul_status ul__prov_restore(ul_device *d, ul__obj *o, const ul__prov *p);
+/* Uploads `len` bytes of file `f` at file_off into dst at dst_off, checked
+ * as SOURCE checks its file (size, time, inode, the hash). */
+ul_status ul__src_file_upload(ul_device *d, WGPUBuffer dst, uint64_t dst_off, const ul__src_file *f,
+                              uint64_t file_off, uint64_t len, uint64_t hash);
+void ul__src_file_unref(ul__src_file *f);
 
 /* Per-kind native constructors (buffer.c, texture.c, pipeline.c). */
 ul_status ul__buffer_create_native(ul_device *d, ul__obj *o);

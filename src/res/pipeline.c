@@ -136,7 +136,10 @@ ul_status ul__query_set_create_native(ul_device *d, ul__obj *o) {
 
 void ul__obj_free_data(ul__obj *o) {
   switch (o->kind) {
-  case UL__OBJ_SHADER: free(o->u.sh.wgsl); break;
+  case UL__OBJ_SHADER:
+    free(o->u.sh.wgsl);
+    free(o->u.sh.writes);
+    break;
   case UL__OBJ_BGL: free(o->u.bgl.entries); break;
   case UL__OBJ_PLAYOUT: free(o->u.pl.groups); break;
   case UL__OBJ_PIPELINE:
@@ -148,6 +151,8 @@ void ul__obj_free_data(ul__obj *o) {
     break;
   case UL__OBJ_BIND_GROUP: free(o->u.bg.entries); break;
   case UL__OBJ_BUFFER:
+    ul__prov_clear(&o->u.buf.prov);
+    ul__prov_clear(&o->u.buf.prov_ckpt);
     free(o->u.buf.source_path);
     free(o->u.buf.shadow);
     free(o->u.buf.checkpoint);

@@ -39,9 +39,14 @@ UL__WG_EXPORT WGPUBuffer wgpuDeviceCreateBuffer(WGPUDevice device, const WGPUBuf
   const WGPUBufferDescriptor *bd = descriptor;
   char label[128];
   const char *lab = ul__wg_label(bd->label, label, sizeof label);
-  if (bd->nextInChain) {
+  const ul_wgpu_restore *policy = NULL;
+  for (const WGPUChainedStruct *c = bd->nextInChain; c; c = c->next) {
+    if (c->sType == UL_WGPU_STYPE_RESTORE && !policy) {
+      policy = (const ul_wgpu_restore *)c;
+      continue;
+    }
     ul__wg_error(dv, WGPUErrorType_Validation, "wgpuDeviceCreateBuffer '%s': chained sType 0x%x is not one unlost "
-                 "can keep for a rebuild", lab ? lab : "", bd->nextInChain->sType);
+                 "can keep for a rebuild", lab ? lab : "", c->sType);
     return (WGPUBuffer)b;
   }
   /* WebGPU's own rules first, with its words, before anything is made. */
@@ -76,8 +81,19 @@ UL__WG_EXPORT WGPUBuffer wgpuDeviceCreateBuffer(WGPUDevice device, const WGPUBuf
   }
   /* A zero-sized buffer is valid WebGPU; the engine keeps one of 4 bytes
    * (what it reports is the program's size). */
-  ul__buffer_spec spec = {lab, bd->size ? (bd->size + 3) & ~3ull : 4, bd->usage, UL_RESTORE_LOG, NULL, NULL, 0,
-                          NULL, NULL, NULL, NULL};
+  ul__buffer_spec spec = {.label = lab, .size = bd->size ? (bd->size + 3) & ~3ull : 4, .usage = bd->usage,
+                          .restore = UL_RESTORE_LOG, .from_use = true};
+  struct stat st;
+  if (policy) {
+    ul_status ps = ul__wg_policy_spec(b, policy, bd->size, &spec, &st);
+    if (ps) {
+      ul__wg_leave(dv);
+      free(b->host);
+      b->host = NULL;
+      ul__wg_report(dv, ps, "wgpuDeviceCreateBuffer: its unlost restore policy");
+      return (WGPUBuffer)b;
+    }
+  }
   uint32_t id;
   ul_status s = ul__buffer_create(dv->ud, &spec, site, &id);
   ul__wg_leave(dv);

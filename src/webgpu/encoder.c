@@ -531,6 +531,7 @@ UL__WG_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder enco
   ul__wg_leave(dv);
   if (s) {
     c->error = ul__strdup(why);
+    c->error_type = s == UL_ERR_DEVICE_LOST ? WGPUErrorType_Internal : WGPUErrorType_Validation;
     ul__wg_report(dv, s, what);
   }
   return (WGPUCommandBuffer)c;

@@ -35,8 +35,8 @@ void ul__wg_count_device(uint64_t recoveries, bool leaked, bool failed) {
 }
 
 static void write_chaos_report(ul_env *env) {
-  const char *path = getenv("UNLOST_CHAOS_REPORT");
-  if (!path || !*path) return;
+  const char *path = ul__opt_text(UL__OPT_CHAOS_REPORT);
+  if (!path) return;
   uint64_t calls = 0, injected = 0;
   ul__saved_error keep;
   ul__error_save(&keep);

@@ -36,8 +36,8 @@ UL__WG_EXPORT void wgpuQueueSubmit(WGPUQueue queue, size_t commandCount, const W
     const char *bad = c->error ? c->error : c->submitted ? "it was submitted already" : NULL;
     if (bad) {
       if (!atomic_load(&dv->lost))
-        ul__wg_error(dv, WGPUErrorType_Validation, "%s: command buffer %zu ('%s') is invalid: %s", what, i,
-                     c->label ? c->label : "", bad);
+        ul__wg_error(dv, c->error && c->error_type ? c->error_type : WGPUErrorType_Validation,
+                     "%s: command buffer %zu ('%s') is invalid: %s", what, i, c->label ? c->label : "", bad);
       return;
     }
   }

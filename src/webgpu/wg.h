@@ -11,6 +11,9 @@
 #include "api/api.h"
 #include "exec/oplog.h"
 #include "wgpu/wgpu_api.h"
+#include "unlost_webgpu.h"
+
+#include <sys/stat.h>
 
 /* The layer's exported functions (the webgpu.h entry points and unlost's
  * own additions); everything else stays hidden in the library. */
@@ -154,7 +157,15 @@ typedef struct ul__wg_buffer {
   uint8_t *host;           /* mappedAtCreation: the bytes the program writes (owned) */
   uint8_t *map_base;       /* the mapping's first byte (host, or the engine's map_ptr) */
   uint64_t pending;        /* the future of a map under way */
+  /* CALLBACK policy: the program's function (policy.c). */
+  WGPUStatus (*restore_fn)(WGPUDevice device, WGPUBuffer buffer, void *user);
+  void *restore_user;
 } ul__wg_buffer;
+
+/* The engine's spec of an explicit policy (policy.c); `st` holds a SOURCE
+ * file's state. */
+ul_status ul__wg_policy_spec(ul__wg_buffer *b, const ul_wgpu_restore *r, uint64_t size, ul__buffer_spec *spec,
+                             struct stat *st);
 
 typedef struct ul__wg_texture {
   ul__wg_obj h;
@@ -228,7 +239,8 @@ struct ul__wg_cmdbuf {
   uint32_t count;
   ul__wg_holds holds;
   char *label;
-  char *error;             /* invalid: why (submitting it is a validation error) */
+  char *error;             /* invalid: why (submitting it is an error of error_type) */
+  uint32_t error_type;     /* WGPUErrorType: Validation, or Internal for contents a loss took */
   WGPUCommandBuffer native; /* encoded at Finish on `epoch` (NULL: encode at submit) */
   uint64_t epoch;
   bool submitted;

@@ -77,4 +77,18 @@ endif()
 
 # Misuse tests and the descriptor fuzzer of the front door (linked to the
 # static library: no implementation of their own).
-include(${CMAKE_SOURCE_DIR}/tests/webgpu/misuse.cmake OPTIONAL)
+if(EXISTS ${CMAKE_SOURCE_DIR}/tests/webgpu/misuse_webgpu.c AND EXISTS ${CMAKE_SOURCE_DIR}/tests/webgpu/fuzz_webgpu.c)
+  include(${CMAKE_SOURCE_DIR}/tests/webgpu/misuse.cmake OPTIONAL)
+endif()
+
+# Restore policies through the front door (unlost_webgpu.h): linked to the
+# library, as a program that uses unlost's additions is.
+if(TARGET unlost_webgpu)
+  add_executable(webgpu_policy ${CMAKE_SOURCE_DIR}/tests/webgpu/policy_webgpu.c)
+  set_target_properties(webgpu_policy PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+  target_include_directories(webgpu_policy PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  target_link_libraries(webgpu_policy PRIVATE unlost_webgpu m)
+  add_test(NAME webgpu_policy COMMAND webgpu_policy)
+  set_tests_properties(webgpu_policy PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
+endif()
