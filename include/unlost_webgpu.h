@@ -67,6 +67,14 @@ UL_API ul_status ul_wgpu_buffer_set_restore(WGPUBuffer buffer, const ul_wgpu_res
  * it: wgpuDeviceRelease does. */
 UL_API ul_device *ul_wgpu_device(WGPUDevice device);
 
+/* Entries of libunlost-webgpu's webgpu.h functions made from inside a call
+ * the library made into the implementation: the implementation calling a
+ * webgpu.h function itself, which under LD_PRELOAD would reach the library
+ * with one of the implementation's own objects. 0 with the pinned Dawn
+ * (its exported functions call each other only from wrappers no one
+ * calls); tests check it stays so. */
+UL_API uint64_t ul_wgpu_reentries(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,7 +16,7 @@ static int g_env_users;
 static ul_status env_get(ul_env **out) {
   pthread_mutex_lock(&g_env_mu);
   ul_status s = UL_OK;
-  if (!g_env) s = ul_env_create(NULL, &g_env);
+  if (!g_env && !(s = ul_env_create(NULL, &g_env))) g_env->wgpu = ul__wg_guard(g_env->wgpu);
   if (!s) g_env_users++;
   *out = g_env;
   pthread_mutex_unlock(&g_env_mu);
@@ -44,9 +44,10 @@ static void write_chaos_report(ul_env *env) {
   ul__error_restore(&keep);
   FILE *f = fopen(path, "a");
   if (!f) return;
-  fprintf(f, "calls=%llu injected=%llu recoveries=%llu leaked_devices=%llu failed_devices=%llu\n",
+  fprintf(f, "calls=%llu injected=%llu recoveries=%llu leaked_devices=%llu failed_devices=%llu reentries=%llu\n",
           (unsigned long long)calls, (unsigned long long)injected, (unsigned long long)atomic_load(&g_recoveries),
-          (unsigned long long)atomic_load(&g_leaks), (unsigned long long)atomic_load(&g_failed));
+          (unsigned long long)atomic_load(&g_leaks), (unsigned long long)atomic_load(&g_failed),
+          (unsigned long long)ul_wgpu_reentries());
   fclose(f);
 }
 

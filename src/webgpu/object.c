@@ -50,6 +50,7 @@ void *ul__wg_new(ul__wg_kind kind, size_t size, ul__wg_device *dev) {
 
 void *ul__wg_peek(const void *handle, ul__wg_kind kind) {
   const ul__wg_obj *o = handle;
+  if (ul__wg_in_native) ul__wg_note_entry(); /* the implementation called in */
   if (!o || o->magic != UL__WG_MAGIC || o->kind != kind || atomic_load(&o->refs) <= 0) return NULL;
   return (void *)o;
 }

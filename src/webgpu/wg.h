@@ -270,9 +270,12 @@ void ul__wg_holds_clear(ul__wg_holds *h);
 const ul_site *ul__wg_site(void *return_address);
 /* A label into a NUL-terminated copy in buf (cut to fit). */
 const char *ul__wg_label(WGPUStringView v, char *buf, size_t cap);
-/* Counts entries into the layer from inside a native call the layer made
- * (the implementation calling a webgpu.h entry point itself): test hooks. */
+/* Set while this thread is inside a call of the implementation the layer
+ * made (guard.c); an entry of the layer then is counted. */
 extern _Thread_local int ul__wg_in_native;
+void ul__wg_note_entry(void);
+/* The env's table wrapped so (one per process: the env is shared). */
+const ul__wgpu *ul__wg_guard(const ul__wgpu *inner);
 
 /* ---- errors and the device's state (device.c) ---- */
 /* Reports an error of `type` (WGPUErrorType) to the innermost error scope

@@ -89,6 +89,23 @@ if(TARGET unlost_webgpu)
   target_include_directories(webgpu_policy PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
   target_link_libraries(webgpu_policy PRIVATE unlost_webgpu m)
   add_test(NAME webgpu_policy COMMAND webgpu_policy)
+  # Re-entry: the detector and a run through the static library; then a
+  # program linked to the implementation with the library preloaded.
+  add_executable(webgpu_reentry ${CMAKE_SOURCE_DIR}/tests/webgpu/reentry_webgpu.c)
+  set_target_properties(webgpu_reentry PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+  target_include_directories(webgpu_reentry PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  target_link_libraries(webgpu_reentry PRIVATE unlost_webgpu_static m)
+  add_test(NAME webgpu_reentry COMMAND webgpu_reentry)
+  set_tests_properties(webgpu_reentry PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
+  set(UL_ASAN_FIRST "")
+  if(UL_SANITIZE MATCHES "address")
+    set(UL_ASAN_FIRST "${UL_ASAN_RT}")
+  endif()
+  add_test(NAME webgpu_reentry_preload COMMAND bash ${CMAKE_SOURCE_DIR}/tests/webgpu/reentry_preload.sh
+    $<TARGET_FILE:wgpu_stencil> $<TARGET_FILE:unlost_webgpu> ${UL_ASAN_FIRST})
+  set_tests_properties(webgpu_reentry_preload PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV}")
   set_tests_properties(webgpu_policy PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
 endif()
