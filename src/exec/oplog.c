@@ -266,4 +266,7 @@ ul_status ul__oplog_replay(ul_device *d) {
   return s ? ul__wrap(s, "replay the operation log (%u entries)", l->count) : UL_OK;
 }
 
+uint64_t ul__oplog_checkpoints(ul_device *d) { return d && d->res && d->res->log ? d->res->log->checkpoints : 0; }
+
 uint64_t ul__oplog_bytes(ul_device *d) { return d->res && d->res->log ? d->res->log->bytes : 0; }
+

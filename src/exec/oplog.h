@@ -41,5 +41,7 @@ bool ul__oplog_empty(ul_device *d);
 /* Empties the log: the commit of a checkpoint (src/recover/checkpoint.c). */
 void ul__oplog_truncate(ul_device *d);
 uint64_t ul__oplog_bytes(ul_device *d);
+/* Checkpoints committed so far (truncations of the log). */
+uint64_t ul__oplog_checkpoints(ul_device *d);
 
 #endif

@@ -90,6 +90,18 @@ void ul__wg_release(void *p) {
   if (atomic_fetch_sub(&o->total, 1) == 1) finish(o);
 }
 
+bool ul__wg_revive(void *p) {
+  ul__wg_obj *o = p;
+  int t = atomic_load(&o->total);
+  while (t > 0 && !atomic_compare_exchange_weak(&o->total, &t, t + 1)) {
+  }
+  if (t <= 0) return false;
+  atomic_fetch_add(&o->refs, 1);
+  return true;
+}
+
+pthread_mutex_t ul__wg_bgl_mu = PTHREAD_MUTEX_INITIALIZER;
+
 void ul__wg_hold(void *p) { atomic_fetch_add(&((ul__wg_obj *)p)->total, 1); }
 
 void ul__wg_unhold(void *p) {
@@ -166,10 +178,17 @@ static void finish(ul__wg_obj *o) {
     engine_destroy(o);
     if (((ul__wg_view *)o)->texture) ul__wg_unhold(((ul__wg_view *)o)->texture);
     break;
-  case UL__WG_BGL:
+  case UL__WG_BGL: {
+    ul__wg_bgl *l = (ul__wg_bgl *)o;
     engine_destroy(o);
-    if (((ul__wg_bgl *)o)->pipeline) ul__wg_unhold(((ul__wg_bgl *)o)->pipeline);
+    if (l->pipeline) {
+      pthread_mutex_lock(&ul__wg_bgl_mu);
+      if (l->group < UL_MAX_BIND_GROUPS && l->pipeline->bgl[l->group] == l) l->pipeline->bgl[l->group] = NULL;
+      pthread_mutex_unlock(&ul__wg_bgl_mu);
+      ul__wg_unhold(l->pipeline);
+    }
     break;
+  }
   case UL__WG_PIPELINE: {
     ul__wg_pipeline *p = (ul__wg_pipeline *)o;
     engine_destroy(o);

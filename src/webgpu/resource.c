@@ -601,9 +601,19 @@ UL__WG_EXPORT WGPUBindGroupLayout wgpuComputePipelineGetBindGroupLayout(WGPUComp
   ul__wg_pipeline *p = ul__wg_check(pipeline, UL__WG_PIPELINE, what);
   if (!p) return NULL;
   ul__wg_device *dv = p->h.dev;
+  /* The one made before for this group, while it lives (programs such as
+   * ggml ask for it at every dispatch). */
+  if (groupIndex < UL_MAX_BIND_GROUPS) {
+    pthread_mutex_lock(&ul__wg_bgl_mu);
+    ul__wg_bgl *had = p->bgl[groupIndex];
+    bool again = had && ul__wg_revive(had);
+    pthread_mutex_unlock(&ul__wg_bgl_mu);
+    if (again) return (WGPUBindGroupLayout)had;
+  }
   ul__wg_bgl *l = ul__wg_new(UL__WG_BGL, sizeof *l, dv);
   if (!l) return NULL;
   l->pipeline = p;
+  l->group = groupIndex;
   ul__wg_hold(p);
   if (!p->h.id) {
     ul__wg_error(dv, WGPUErrorType_Validation, "%s: the pipeline is invalid", what);
@@ -613,6 +623,11 @@ UL__WG_EXPORT WGPUBindGroupLayout wgpuComputePipelineGetBindGroupLayout(WGPUComp
   if (!UL__WG_CREATE(dv, what, ul__pipeline_bgl_create(dv->ud, p->h.id, groupIndex, NULL,
                                                        ul__wg_site(__builtin_return_address(0)), &id)))
     l->h.id = id;
+  if (l->h.id && groupIndex < UL_MAX_BIND_GROUPS) {
+    pthread_mutex_lock(&ul__wg_bgl_mu);
+    if (!p->bgl[groupIndex]) p->bgl[groupIndex] = l;
+    pthread_mutex_unlock(&ul__wg_bgl_mu);
+  }
   return (WGPUBindGroupLayout)l;
 }
 

@@ -186,12 +186,18 @@ typedef struct ul__wg_shader {
 typedef struct ul__wg_bgl {
   ul__wg_obj h;
   struct ul__wg_pipeline *pipeline; /* a pipeline's layout: held (inner) */
+  uint32_t group;
 } ul__wg_bgl;
 
 typedef struct ul__wg_pipeline {
   ul__wg_obj h;
   ul__wg_obj *shader, *layout; /* held (inner) */
+  /* GetBindGroupLayout's answers, kept (not held: each clears its slot
+   * when it goes) and handed out again, as the implementation does. */
+  struct ul__wg_bgl *bgl[UL_MAX_BIND_GROUPS];
 } ul__wg_pipeline;
+/* Guards every pipeline's bgl[] (object.c, resource.c). */
+extern pthread_mutex_t ul__wg_bgl_mu;
 
 /* Objects a bind group, a pipeline layout or a command buffer holds. */
 typedef struct ul__wg_holds {
@@ -258,6 +264,9 @@ void *ul__wg_check(const void *handle, ul__wg_kind kind, const char *what);
 /* The same, quiet: no report (for getters that answer 0 for a bad handle). */
 void *ul__wg_peek(const void *handle, ul__wg_kind kind);
 void ul__wg_addref(void *o);
+/* A new reference for the program to an object that may be going: false
+ * when nothing holds it any more (it is being freed). */
+bool ul__wg_revive(void *o);
 void ul__wg_release(void *o);
 /* References held by other objects. */
 void ul__wg_hold(void *o);
