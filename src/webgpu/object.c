@@ -266,14 +266,16 @@ const ul_site *ul__wg_site(void *ra) {
     g_sites_cap = ncap;
   }
   Dl_info info;
-  char func[160], file[160];
+  char func[160], file[330];
   if (ra && dladdr(ra, &info) && info.dli_fname) {
     const char *base = strrchr(info.dli_fname, '/');
-    snprintf(file, sizeof file, "%s", base ? base + 1 : info.dli_fname);
     if (info.dli_sname)
       snprintf(func, sizeof func, "%s+0x%zx", info.dli_sname, (size_t)((char *)ra - (char *)info.dli_saddr));
     else
       snprintf(func, sizeof func, "0x%zx", (size_t)((char *)ra - (char *)info.dli_fbase));
+    /* Reports print a site as file:line; without the program's debug info
+     * the module and the caller's address say where. */
+    snprintf(file, sizeof file, "%s(%s)", base ? base + 1 : info.dli_fname, func);
   } else {
     snprintf(file, sizeof file, "(unknown)");
     snprintf(func, sizeof func, "%p", ra);
