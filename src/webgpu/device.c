@@ -66,7 +66,13 @@ void ul__wg_report(ul__wg_device *dv, ul_status s, const char *what) {
   }
 }
 
-void ul__wg_device_lose(ul__wg_device *dv, uint32_t reason, const char *message) {
+static void lose(ul__wg_device *dv, uint32_t reason, const char *message, void *handle);
+
+void ul__wg_device_lose(ul__wg_device *dv, uint32_t reason, const char *message) { lose(dv, reason, message, dv); }
+
+/* `handle` is what the lost callback gets as the device (NULL at the last
+ * release, as the implementation does). */
+static void lose(ul__wg_device *dv, uint32_t reason, const char *message, void *handle) {
   if (atomic_exchange(&dv->lost, true)) return;
   dv->lost_reason = reason;
   ul__log(reason == WGPUDeviceLostReason_Destroyed ? UL__LOG_INFO : UL__LOG_WARN,
@@ -79,7 +85,7 @@ void ul__wg_device_lose(ul__wg_device *dv, uint32_t reason, const char *message)
   for (ul__wg_future *x = in->futures; x; x = x->next)
     if (x->id == dv->lost_future) f = x;
   pthread_mutex_unlock(&in->mu);
-  if (f) ul__wg_future_resolve(in, f, reason, reason, dv, message);
+  if (f) ul__wg_future_resolve(in, f, reason, reason, handle, message);
 }
 
 bool ul__wg_enter(ul__wg_device *dv, const char *what) {
@@ -96,6 +102,17 @@ void ul__wg_leave(ul__wg_device *dv) { ul__device_unlock(dv->ud); }
 
 void ul__wg_device_free(ul__wg_device *dv) {
   ul__wg_instance *in = dv->instance;
+  /* The last release destroys the device, as the implementation's does:
+   * its lost callback says Destroyed (unless it was lost before). The
+   * callback gets no handle: the device is going. */
+  if (!atomic_load(&dv->lost)) {
+    atomic_store(&dv->h.destroyed, true);
+    lose(dv, WGPUDeviceLostReason_Destroyed, "Device was destroyed.", NULL);
+  }
+  pthread_mutex_lock(&in->mu);
+  for (ul__wg_future *x = in->futures; x; x = x->next)
+    if (x->kind == UL__WGF_LOST && x->object == dv) x->object = NULL;
+  pthread_mutex_unlock(&in->mu);
   if (dv->queue) ul__wg_unhold(dv->queue);
   if (dv->ud) {
     uint64_t recoveries = ul_device_recoveries(dv->ud);

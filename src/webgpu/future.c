@@ -206,7 +206,7 @@ UL__WG_EXPORT WGPUWaitStatus wgpuInstanceWaitAny(WGPUInstance instance, size_t c
   if (!in || (count && !futures)) return WGPUWaitStatus_Error;
   if (count > 64) return WGPUWaitStatus_Error;
   uint64_t start = ul__now_ns();
-  for (;;) {
+  for (bool polled = false;; polled = true) {
     bool any = false;
     for (size_t i = 0; i < count; i++) {
       uint64_t id = futures[i].future.id;
@@ -232,7 +232,14 @@ UL__WG_EXPORT WGPUWaitStatus wgpuInstanceWaitAny(WGPUInstance instance, size_t c
     }
     if (any) return WGPUWaitStatus_Success;
     uint64_t waited = ul__now_ns() - start;
-    if (timeoutNS == 0 || waited >= timeoutNS) return WGPUWaitStatus_TimedOut;
+    /* A wait of 0 is a poll: each future is looked at once (its native
+     * work may be done) before the answer is TimedOut. */
+    if (timeoutNS == 0) {
+      if (polled) return WGPUWaitStatus_TimedOut;
+      for (size_t i = 0; i < count; i++) advance_id(in, futures[i].future.id, 0);
+      continue;
+    }
+    if (waited >= timeoutNS) return WGPUWaitStatus_TimedOut;
     /* Move the waited ones on: the first waits a slice for its native
      * future (losses are looked at between slices), the others are only
      * looked at. */

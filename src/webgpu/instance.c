@@ -410,6 +410,7 @@ static ul__wg_device *make_device(ul__wg_adapter *a, const WGPUDeviceDescriptor 
   dv->limits.nextInChain = NULL;
   ul__wg_future *lf = ul__wg_future_new(in, UL__WGF_LOST, dv->lost_cb.mode ? dv->lost_cb.mode : WGPUCallbackMode_AllowSpontaneous,
                                         (void *)dv->lost_cb.callback, dv->lost_cb.userdata1, dv->lost_cb.userdata2);
+  if (lf) lf->object = dv; /* what its advance looks at: a loss not yet processed */
   dv->lost_future = lf ? lf->id : 0;
   return dv;
 }
