@@ -46,7 +46,7 @@ step "configure, build, install into $prefix"
 "$cmake" -S "$tmp/src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_INSTALL_PREFIX="$prefix" -DUL_WERROR=OFF >"$tmp/configure.log" \
   || { cat "$tmp/configure.log"; fail "configure"; }
-"$cmake" --build "$tmp/build" -j "$jobs" --target unlost_shared unlost_static unlost_webgpu unlost_webgpu_static unlost_cli \
+"$cmake" --build "$tmp/build" -j "$jobs" --target unlost_shared unlost_static unlost_webgpu unlost_webgpu_static unlost_cli unlost_bench_webgpu \
   >"$tmp/build.log" 2>&1 || { tail -40 "$tmp/build.log"; fail "build"; }
 "$cmake" --install "$tmp/build" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "install"; }
 rm -rf "$tmp/src/third_party"   # the baked source-tree Dawn path is gone now

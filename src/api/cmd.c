@@ -81,9 +81,18 @@ ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char
       char pipes[128];
       ul__ops_pipelines(d, ops, n, pipes, sizeof pipes);
       ul__flight_begin(d, d->submit_serial + 1, label, site ? site->file : NULL, site ? site->line : 0, pipes);
+      uint64_t errors = atomic_load(&d->uncaptured_errors);
       uint64_t ser = ul__queue_submit(d, cb);
-      ul__device_health_submitted(d, ser, first_use);
-      if (serial) *serial = ser;
+      char why[256];
+      if (!ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why)) {
+        /* Refused by the implementation (a buffer still mapped, say):
+         * nothing ran, so nothing may come back with a replay. */
+        ul__oplog_unsubmit(d);
+        s = ul__fail(UL_ERR_VALIDATION, "the implementation refused the submission: %s", why);
+      } else {
+        ul__device_health_submitted(d, ser, first_use);
+        if (serial) *serial = ser;
+      }
     }
   }
   if (cb && own) d->wgpu->CommandBufferRelease(cb);

@@ -7,6 +7,12 @@
 ul_status ul__texture_create(ul_device *d, const WGPUTextureDescriptor *nd, ul_restore restore, const char *label,
                              const ul_site *site, uint32_t *out) {
   *out = 0;
+  /* What would make the estimate below absurd, before anything is made. */
+  if (!nd->usage) return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture usage is None");
+  if (!nd->size.width || !nd->size.height || !nd->size.depthOrArrayLayers || !nd->mipLevelCount ||
+      nd->mipLevelCount > 32)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture of %ux%ux%u with %u levels: a size of 0 or more than 32 levels",
+                    nd->size.width, nd->size.height, nd->size.depthOrArrayLayers, nd->mipLevelCount);
   ul__format_info fmt;
   if (!ul__format_info_of(nd->format, &fmt))
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture format 0x%x is not one this implementation knows",

@@ -167,6 +167,14 @@ ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n) {
   return s;
 }
 
+void ul__oplog_unsubmit(ul_device *d) {
+  ul__oplog *l = d->res->log;
+  if (!l->count || l->e[l->count - 1].kind != UL__ENTRY_SUBMIT) return;
+  ul__entry *e = &l->e[--l->count];
+  l->bytes -= sizeof(ul__op) * e->size + sizeof *e;
+  free(e->data);
+}
+
 bool ul__oplog_drop_submission(ul_device *d, uint64_t serial, const char *why) {
   ul__oplog *l = d->res->log;
   for (uint32_t i = 0; i < l->count; i++) {

@@ -26,6 +26,9 @@ ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t regio
 ul_status ul__oplog_read(ul_device *d, uint64_t id, bool *logged);
 /* Records a submission (the ops are copied). */
 ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n);
+/* Takes the last entry back when it is a submission: one the
+ * implementation refused (nothing of it ran, so nothing may be replayed). */
+void ul__oplog_unsubmit(ul_device *d);
 /* Drops submission `serial` from the log (work that never ended: replaying
  * it would hang the next device too) and makes what it may write LOST, so
  * their use says so. False when the log no longer holds it. */

@@ -62,23 +62,27 @@ UL__WG_EXPORT WGPUBuffer wgpuDeviceCreateBuffer(WGPUDevice device, const WGPUBuf
   else if ((bd->usage & WGPUBufferUsage_MapWrite) && (bd->usage & ~(WGPUBufferUsage_MapWrite | WGPUBufferUsage_CopySrc)))
     bad = "MapWrite may only be combined with CopySrc";
   else if (bd->mappedAtCreation && bd->size % 4) bad = "a buffer mapped at creation needs a size that is a multiple of 4";
-  if (bad) {
-    ul__wg_error(dv, WGPUErrorType_Validation, "wgpuDeviceCreateBuffer '%s': %s (usage 0x%llx, size %llu)",
-                 lab ? lab : "", bad, (unsigned long long)bd->usage, (unsigned long long)bd->size);
-    return (WGPUBuffer)b;
-  }
-  if (bd->mappedAtCreation) {
+  else if (bd->size > dv->limits.maxBufferSize) bad = "the size exceeds the device's maxBufferSize";
+  /* A buffer mapped at creation is mapped even when it is an error (or its
+   * device is lost), as the implementation's is: its bytes go nowhere. */
+  if (bd->mappedAtCreation && bd->size <= dv->limits.maxBufferSize) {
     if (!(b->host = calloc(1, bd->size ? (size_t)bd->size : 1))) {
       ul__wg_error(dv, WGPUErrorType_OutOfMemory, "wgpuDeviceCreateBuffer '%s': no host memory for a mapping of %llu "
                    "bytes", lab ? lab : "", (unsigned long long)bd->size);
       return (WGPUBuffer)b;
     }
+    b->map_state = UL__WG_MAPPED;
+    b->map_mode = WGPUMapMode_Write;
+    b->map_offset = 0;
+    b->map_size = (size_t)bd->size;
+    b->map_base = b->host;
   }
-  if (!ul__wg_enter(dv, "wgpuDeviceCreateBuffer")) {
-    free(b->host);
-    b->host = NULL;
+  if (bad) {
+    ul__wg_error(dv, WGPUErrorType_Validation, "wgpuDeviceCreateBuffer '%s': %s (usage 0x%llx, size %llu)",
+                 lab ? lab : "", bad, (unsigned long long)bd->usage, (unsigned long long)bd->size);
     return (WGPUBuffer)b;
   }
+  if (!ul__wg_enter(dv, "wgpuDeviceCreateBuffer")) return (WGPUBuffer)b;
   /* A zero-sized buffer is valid WebGPU; the engine keeps one of 4 bytes
    * (what it reports is the program's size). */
   ul__buffer_spec spec = {.label = lab, .size = bd->size ? (bd->size + 3) & ~3ull : 4, .usage = bd->usage,
@@ -88,8 +92,6 @@ UL__WG_EXPORT WGPUBuffer wgpuDeviceCreateBuffer(WGPUDevice device, const WGPUBuf
     ul_status ps = ul__wg_policy_spec(b, policy, bd->size, &spec, &st);
     if (ps) {
       ul__wg_leave(dv);
-      free(b->host);
-      b->host = NULL;
       ul__wg_report(dv, ps, "wgpuDeviceCreateBuffer: its unlost restore policy");
       return (WGPUBuffer)b;
     }
@@ -98,19 +100,10 @@ UL__WG_EXPORT WGPUBuffer wgpuDeviceCreateBuffer(WGPUDevice device, const WGPUBuf
   ul_status s = ul__buffer_create(dv->ud, &spec, site, &id);
   ul__wg_leave(dv);
   if (s) {
-    free(b->host);
-    b->host = NULL;
     ul__wg_report(dv, s, "wgpuDeviceCreateBuffer");
     return (WGPUBuffer)b;
   }
   b->h.id = id;
-  if (b->host) {
-    b->map_state = UL__WG_MAPPED;
-    b->map_mode = WGPUMapMode_Write;
-    b->map_offset = 0;
-    b->map_size = (size_t)bd->size;
-    b->map_base = b->host;
-  }
   return (WGPUBuffer)b;
 }
 
@@ -130,6 +123,35 @@ UL__WG_EXPORT void wgpuBufferAddRef(WGPUBuffer buffer) {
 /* Ends a mapping (Unmap, Destroy, a last Release): what the program wrote
  * into a mapping at creation goes to the engine as a write; a pending map
  * is answered Aborted. */
+/* Ends the engine's mapping of b (the native one included). */
+static ul_status engine_unmap(ul__wg_buffer *b) {
+  ul__wg_device *dv = b->h.dev;
+  ul_device *d = dv->ud;
+  ul_status s = UL_OK;
+  if (!atomic_load(&dv->lost) && !ul__device_enter_ex(d, false)) {
+    ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
+    if (o && o->u.buf.mapped) s = ul__buffer_unmap(d, b->h.id);
+    else if (o && o->native) d->wgpu->BufferUnmap(o->native); /* a native map still on its way */
+    ul__device_unlock(d);
+    return s;
+  }
+  /* The device is gone for the program: the engine's mapping ends with
+   * its buffer. */
+  ul__saved_error keep;
+  ul__error_save(&keep);
+  ul__device_lock(d);
+  ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
+  if (o && o->native && !o->u.buf.map_old) d->wgpu->BufferUnmap(o->native);
+  if (o && o->u.buf.mapped) {
+    ul__buffer_drop_kept_map(d, o);
+    o->u.buf.mapped = false;
+    o->u.buf.map_ptr = NULL;
+  }
+  ul__device_unlock(d);
+  ul__error_restore(&keep);
+  return UL_OK;
+}
+
 static void end_mapping(ul__wg_buffer *b, const char *why, bool write_back) {
   ul__wg_device *dv = b->h.dev;
   pthread_mutex_lock(&b->mu);
@@ -142,13 +164,22 @@ static void end_mapping(ul__wg_buffer *b, const char *why, bool write_back) {
   b->map_base = NULL;
   pthread_mutex_unlock(&b->mu);
   if (st == UL__WG_PENDING && pending) {
+    /* A map not yet told to the program: its callback says Aborted, and
+     * whatever the engine mapped for it is unmapped. */
     ul__wg_instance *in = dv->instance;
     pthread_mutex_lock(&in->mu);
     ul__wg_future *f = NULL;
     for (ul__wg_future *x = in->futures; x; x = x->next)
       if (x->id == pending) f = x;
+    bool told = !f || f->fired || f->firing;
+    if (f && f->ready && !told) {
+      f->status = WGPUMapAsyncStatus_Aborted;
+      free(f->message);
+      f->message = ul__strdup(why);
+    }
     pthread_mutex_unlock(&in->mu);
-    if (f) ul__wg_future_resolve(in, f, WGPUMapAsyncStatus_Aborted, 0, NULL, why);
+    if (f && !f->ready) ul__wg_future_resolve(in, f, WGPUMapAsyncStatus_Aborted, 0, NULL, why);
+    if (b->h.id) engine_unmap(b);
     return;
   }
   if (st != UL__WG_MAPPED || !b->h.id) {
@@ -163,25 +194,24 @@ static void end_mapping(ul__wg_buffer *b, const char *why, bool write_back) {
     }
     free(host);
   } else {
-    ul_device *d = dv->ud;
-    if (!atomic_load(&dv->lost) && !ul__device_enter_ex(d, false)) {
-      s = ul__buffer_unmap(d, b->h.id);
-      ul__device_unlock(d);
-    } else {
-      /* The device is gone for the program: the engine's mapping ends
-       * with its buffer. */
-      ul__device_lock(d);
-      ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
-      if (o && o->u.buf.mapped) {
-        if (o->native && !o->u.buf.map_old) d->wgpu->BufferUnmap(o->native);
-        ul__buffer_drop_kept_map(d, o);
-        o->u.buf.mapped = false;
-        o->u.buf.map_ptr = NULL;
-      }
-      ul__device_unlock(d);
-    }
+    s = engine_unmap(b);
   }
   if (s && s != UL_ERR_WRONG_STATE) ul__wg_report(dv, s, "wgpuBufferUnmap");
+}
+
+/* At its callback, a map's outcome becomes the buffer's state (future.c):
+ * until then the buffer is Pending and has no mapped range, as the
+ * implementation's. */
+void ul__wg_map_told(ul__wg_future *f) {
+  ul__wg_buffer *b = (ul__wg_buffer *)f->target;
+  if (!b) return;
+  pthread_mutex_lock(&b->mu);
+  if (b->pending == f->id) {
+    b->pending = 0;
+    b->map_state = f->status == WGPUMapAsyncStatus_Success ? UL__WG_MAPPED : UL__WG_UNMAPPED;
+    if (b->map_state != UL__WG_MAPPED) b->map_base = NULL;
+  }
+  pthread_mutex_unlock(&b->mu);
 }
 
 UL__WG_EXPORT void wgpuBufferRelease(WGPUBuffer buffer) {
@@ -241,7 +271,8 @@ static void *mapped_range(ul__wg_buffer *b, size_t offset, size_t size, bool wri
   void *p = NULL;
   pthread_mutex_lock(&b->mu);
   if (b->map_state == UL__WG_MAPPED && b->map_base && (!writable || (b->map_mode & WGPUMapMode_Write))) {
-    if (size == WGPU_WHOLE_MAP_SIZE) size = offset <= b->map_offset + b->map_size ? b->map_offset + b->map_size - offset : 0;
+    /* The whole size is the rest of the buffer (it must lie inside the mapping). */
+    if (size == WGPU_WHOLE_MAP_SIZE) size = offset <= b->size ? (size_t)(b->size - offset) : 0;
     if (offset % 8 == 0 && size % 4 == 0 && offset >= b->map_offset && size <= b->map_size &&
         offset - b->map_offset <= b->map_size - size)
       p = b->map_base + (offset - b->map_offset);
@@ -386,7 +417,7 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
       ul__env_wait(d->env, d->instance, f->native, &f->cb->done, wait_ns);
       ul__error_restore(&keep);
     } else {
-      d->wgpu->InstanceProcessEvents(d->instance);
+      ul__wg_pump(d->env, d->instance);
     }
     if (!atomic_load(&f->cb->done)) return false;
   }
@@ -428,9 +459,7 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
   }
   ul__device_unlock(d);
   pthread_mutex_lock(&b->mu);
-  if (b->pending == f->id) {
-    b->pending = 0;
-    b->map_state = p || !f->map_size ? UL__WG_MAPPED : UL__WG_UNMAPPED;
+  if (b->pending == f->id) { /* Mapped at its callback (ul__wg_map_told) */
     b->map_mode = f->map_mode;
     b->map_offset = f->map_offset;
     b->map_size = f->map_size;

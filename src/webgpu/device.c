@@ -15,6 +15,8 @@ static bool filter_takes(uint32_t filter, uint32_t type) {
          (filter == WGPUErrorFilter_Internal && type == WGPUErrorType_Internal);
 }
 
+_Thread_local ul__wg_capture *ul__wg_capturing;
+
 void ul__wg_error(ul__wg_device *dv, uint32_t type, const char *fmt, ...) {
   if (!dv || atomic_load(&dv->lost)) return;
   char msg[1024];
@@ -22,6 +24,15 @@ void ul__wg_error(ul__wg_device *dv, uint32_t type, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  ul__wg_capture *cap = ul__wg_capturing;
+  if (cap && cap->dv == dv) {
+    /* An asynchronous create: its errors are its future's. */
+    if (!cap->type) {
+      cap->type = type;
+      snprintf(cap->msg, sizeof cap->msg, "%s", msg);
+    }
+    return;
+  }
   pthread_mutex_lock(&dv->mu);
   for (uint32_t i = dv->nscopes; i-- > 0;) {
     ul__wg_scope *sc = &dv->scopes[i];
@@ -123,12 +134,12 @@ void ul__wg_device_free(ul__wg_device *dv) {
   }
   pthread_mutex_lock(&dv->mu);
   for (uint32_t i = 0; i < dv->nscopes; i++) free(dv->scopes[i].message);
+  free(dv->scopes);
   pthread_mutex_unlock(&dv->mu);
   pthread_mutex_destroy(&dv->mu);
   free(dv->features);
   ul__wg_adapter *a = dv->adapter;
-  dv->h.magic = UL__WG_DEAD;
-  free(dv);
+  ul__wg_quarantine(dv);
   if (a) ul__wg_unhold(a);
   if (in) ul__wg_unhold(in);
 }
@@ -257,12 +268,23 @@ UL__WG_EXPORT void wgpuSupportedFeaturesFreeMembers(WGPUSupportedFeatures featur
 UL__WG_EXPORT void wgpuDevicePushErrorScope(WGPUDevice device, WGPUErrorFilter filter) {
   ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, "wgpuDevicePushErrorScope");
   if (!dv) return;
-  pthread_mutex_lock(&dv->mu);
-  if (dv->nscopes < UL__WG_MAX_SCOPES) {
-    dv->scopes[dv->nscopes++] = (ul__wg_scope){filter, WGPUErrorType_NoError, NULL};
-  } else {
-    dv->scope_overflow++;
+  if (filter < WGPUErrorFilter_Validation || filter > WGPUErrorFilter_Internal) {
+    ul__wg_error(dv, WGPUErrorType_Validation, "wgpuDevicePushErrorScope: filter %u is not a WGPUErrorFilter", filter);
+    return;
   }
+  pthread_mutex_lock(&dv->mu);
+  if (dv->nscopes == dv->scopes_cap) {
+    uint32_t ncap = dv->scopes_cap ? dv->scopes_cap * 2 : 16;
+    ul__wg_scope *n = realloc(dv->scopes, sizeof *n * ncap);
+    if (!n) {
+      pthread_mutex_unlock(&dv->mu);
+      ul__wg_error(dv, WGPUErrorType_OutOfMemory, "wgpuDevicePushErrorScope: out of host memory");
+      return;
+    }
+    dv->scopes = n;
+    dv->scopes_cap = ncap;
+  }
+  dv->scopes[dv->nscopes++] = (ul__wg_scope){filter, WGPUErrorType_NoError, NULL};
   pthread_mutex_unlock(&dv->mu);
 }
 
@@ -276,9 +298,7 @@ UL__WG_EXPORT WGPUFuture wgpuDevicePopErrorScope(WGPUDevice device, WGPUPopError
   char *msg = NULL;
   const char *text = "";
   pthread_mutex_lock(&dv->mu);
-  if (dv->scope_overflow) {
-    dv->scope_overflow--;
-  } else if (!dv->nscopes) {
+  if (!dv->nscopes) {
     status = WGPUPopErrorScopeStatus_Error;
     text = "no error scope to pop";
   } else {

@@ -141,11 +141,16 @@ UL__WG_EXPORT void wgpuCommandEncoderCopyBufferToBuffer(WGPUCommandEncoder encod
   op.off_a = sourceOffset;
   op.off_b = destinationOffset;
   op.size = size;
-  if (size == WGPU_WHOLE_SIZE) {
-    const ul__wg_buffer *b = ul__wg_peek(source, UL__WG_BUFFER);
-    op.size = b && sourceOffset <= b->size ? b->size - sourceOffset : 0;
-  }
-  if (op.size) push(e, &op);
+  const ul__wg_buffer *sb = ul__wg_peek(source, UL__WG_BUFFER), *db = ul__wg_peek(destination, UL__WG_BUFFER);
+  if (size == WGPU_WHOLE_SIZE) op.size = sb && sourceOffset <= sb->size ? sb->size - sourceOffset : 0;
+  /* The program's sizes (a 0-byte buffer is 4 in the engine). */
+  if (sb && db && (sourceOffset > sb->size || op.size > sb->size - sourceOffset || destinationOffset > db->size ||
+                   op.size > db->size - destinationOffset || sourceOffset % 4 || destinationOffset % 4 || op.size % 4))
+    fail(e, "%s: the range %llu + %llu of the source (%llu bytes) or %llu + %llu of the destination (%llu bytes) is "
+         "outside it or not aligned to 4", what, (unsigned long long)sourceOffset, (unsigned long long)op.size,
+         (unsigned long long)sb->size, (unsigned long long)destinationOffset, (unsigned long long)op.size,
+         (unsigned long long)db->size);
+  push(e, &op);
 }
 
 UL__WG_EXPORT void wgpuCommandEncoderClearBuffer(WGPUCommandEncoder encoder, WGPUBuffer buffer, uint64_t offset,
@@ -158,6 +163,9 @@ UL__WG_EXPORT void wgpuCommandEncoderClearBuffer(WGPUCommandEncoder encoder, WGP
   op.off_b = offset;
   const ul__wg_buffer *b = ul__wg_peek(buffer, UL__WG_BUFFER);
   op.size = size == WGPU_WHOLE_SIZE ? (b && offset <= b->size ? b->size - offset : 0) : size;
+  if (b && (offset > b->size || op.size > b->size - offset || offset % 4 || op.size % 4))
+    fail(e, "%s: the range %llu + %llu is outside the buffer of %llu bytes or not aligned to 4", what,
+         (unsigned long long)offset, (unsigned long long)op.size, (unsigned long long)b->size);
   if (op.size) push(e, &op); /* a clear of nothing is nothing (0 means the end to the engine) */
 }
 
@@ -322,6 +330,7 @@ UL__WG_EXPORT WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(WGPUComm
   if (descriptor && descriptor->nextInChain) fail(e, "%s: chained sType 0x%x is not kept", what, descriptor->nextInChain->sType);
   if (descriptor && descriptor->timestampWrites) {
     const WGPUPassTimestampWrites *tw = descriptor->timestampWrites;
+    if (tw->nextInChain) fail(e, "%s: chained sType 0x%x on the timestamp writes is not kept", what, tw->nextInChain->sType);
     op.query_set = use(e, tw->querySet, UL__WG_QUERY_SET, what);
     op.query_first = tw->beginningOfPassWriteIndex;
     op.query_count = tw->endOfPassWriteIndex;

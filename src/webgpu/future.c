@@ -44,19 +44,23 @@ static void unlink_free(ul__wg_instance *in, ul__wg_future *f) {
   free(f);
 }
 
-/* What a pending future holds goes with its outcome. */
+/* What a pending future holds goes with its outcome (a map's buffer with
+ * its callback: the map becomes the buffer's state then). */
 static void let_go(ul__wg_future *f) {
   if (f->cb) {
     ul__cb_unref(f->cb);
     f->cb = NULL;
   }
-  if (f->target) {
-    ul__wg_unhold(f->target);
-    f->target = NULL;
-  }
   if (f->dev) {
     ul__wg_unhold(f->dev);
     f->dev = NULL;
+  }
+}
+
+static void let_go_target(ul__wg_future *f) {
+  if (f->target) {
+    ul__wg_unhold(f->target);
+    f->target = NULL;
   }
 }
 
@@ -96,7 +100,9 @@ static bool fire(ul__wg_instance *in, ul__wg_future *f) {
   }
   f->firing = true;
   pthread_mutex_unlock(&in->mu);
+  if (f->kind == UL__WGF_MAP) ul__wg_map_told(f);
   if (f->callback) call(f);
+  let_go_target(f);
   pthread_mutex_lock(&in->mu);
   f->fired = true;
   unlink_free(in, f);
@@ -175,8 +181,21 @@ static void advance_id(ul__wg_instance *in, uint64_t id, uint64_t wait_ns) {
   if (now) fire(in, f);
 }
 
+/* The implementation's events are pumped at most once per
+ * UL__WG_PUMP_NS, however fast a program polls: a poll loop costs the
+ * implementation nothing, and a fault schedule that counts calls counts
+ * time spent polling as little. */
+#define UL__WG_PUMP_NS 250000ull
+static _Atomic uint64_t g_last_pump;
+
+void ul__wg_pump(ul_env *env, WGPUInstance inst) {
+  uint64_t now = ul__now_ns(), last = atomic_load(&g_last_pump);
+  if (now - last < UL__WG_PUMP_NS || !atomic_compare_exchange_strong(&g_last_pump, &last, now)) return;
+  env->wgpu->InstanceProcessEvents(inst);
+}
+
 void ul__wg_progress(ul__wg_instance *in, bool spontaneous_only) {
-  in->env->wgpu->InstanceProcessEvents(in->env->instance);
+  ul__wg_pump(in->env, in->env->instance);
   uint64_t ids[256];
   uint32_t n = pending_ids(in, ids, UL__COUNT_OF(ids));
   for (uint32_t i = 0; i < n; i++) advance_id(in, ids[i], 0);
@@ -294,7 +313,9 @@ void ul__wg_futures_free(ul__wg_instance *in) {
       f->message = ul__strdup("A valid external Instance reference no longer exists.");
       f->object = f->kind == UL__WGF_LOST ? f->object : NULL;
     }
+    if (!f->fired && f->kind == UL__WGF_MAP) ul__wg_map_told(f);
     if (!f->fired && f->callback) call(f);
+    let_go_target(f);
     f->next = NULL;
     free(f->message);
     for (size_t i = 0; i < f->info.messageCount; i++) free((void *)f->info.messages[i].message.data);

@@ -91,8 +91,7 @@ UL__WG_EXPORT WGPUInstance wgpuCreateInstance(const WGPUInstanceDescriptor *desc
 void ul__wg_instance_free(ul__wg_instance *in) {
   ul__wg_futures_free(in);
   pthread_mutex_destroy(&in->mu);
-  in->h.magic = UL__WG_DEAD;
-  free(in);
+  ul__wg_quarantine(in);
   env_put();
 }
 
@@ -184,8 +183,7 @@ void ul__wg_adapter_free(ul__wg_adapter *a) {
   free_toggles(a->enabled, a->enabled_count);
   free_toggles(a->disabled, a->disabled_count);
   ul__wg_instance *in = a->instance;
-  a->h.magic = UL__WG_DEAD;
-  free(a);
+  ul__wg_quarantine(a);
   if (in) ul__wg_unhold(in);
 }
 

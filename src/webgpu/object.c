@@ -26,7 +26,8 @@ static pthread_mutex_t g_quarantine_mu = PTHREAD_MUTEX_INITIALIZER;
 static void *g_quarantine[UL__WG_QUARANTINE];
 static uint32_t g_quarantine_next;
 
-static void quarantine(ul__wg_obj *o) {
+void ul__wg_quarantine(void *p) {
+  ul__wg_obj *o = p;
   o->magic = UL__WG_DEAD;
   pthread_mutex_lock(&g_quarantine_mu);
   void *old = g_quarantine[g_quarantine_next];
@@ -55,7 +56,7 @@ void *ul__wg_peek(const void *handle, ul__wg_kind kind) {
   return (void *)o;
 }
 
-void *ul__wg_check(const void *handle, ul__wg_kind kind, const char *what) {
+void *ul__wg_check_on(ul__wg_device *dv, const void *handle, ul__wg_kind kind, const char *what) {
   ul__wg_obj *o = ul__wg_peek(handle, kind);
   if (o) return o;
   const ul__wg_obj *x = handle;
@@ -64,13 +65,20 @@ void *ul__wg_check(const void *handle, ul__wg_kind kind, const char *what) {
                     : x->magic != UL__WG_MAGIC   ? "is not an object of this library (made by another implementation?)"
                     : x->kind != (uint32_t)kind  ? "is of another type"
                     : "was released by the program";
-  /* A live object the program released, or one of another type, still
-   * names its device: the error goes there, as the implementation's would. */
-  if (x && x->magic == UL__WG_MAGIC && x->dev && atomic_load(&x->dev->h.total) > 0)
-    ul__wg_error(x->dev, WGPUErrorType_Validation, "%s: the %s %s", what, ul__wg_kind_name(kind), why);
+  /* The error goes to the device of the call, or else to the device the
+   * object names (a live object the program released, or of another type),
+   * as the implementation's would. */
+  ul__wg_device *to = dv;
+  if (!to && x && x->magic == UL__WG_MAGIC && x->dev && atomic_load(&x->dev->h.total) > 0) to = x->dev;
+  if (to)
+    ul__wg_error(to, WGPUErrorType_Validation, "%s: the %s %s", what, ul__wg_kind_name(kind), why);
   else
     ul__log(UL__LOG_WARN, "misuse: %s: the %s %s", what, ul__wg_kind_name(kind), why);
   return NULL;
+}
+
+void *ul__wg_check(const void *handle, ul__wg_kind kind, const char *what) {
+  return ul__wg_check_on(NULL, handle, kind, what);
 }
 
 void ul__wg_addref(void *p) {
@@ -212,7 +220,7 @@ static void finish(ul__wg_obj *o) {
     break;
   default: engine_destroy(o); break;
   }
-  quarantine(o);
+  ul__wg_quarantine(o);
   /* A queue is its device's (it does not hold the device back). */
   if (dev && o->kind != UL__WG_QUEUE) ul__wg_unhold(dev);
 }

@@ -20,6 +20,25 @@ UL__WG_EXPORT void wgpuQueueSetLabel(WGPUQueue queue, WGPUStringView label) {
   UL__UNUSED(label);
 }
 
+/* Why a command buffer cannot run now: a buffer it uses (directly or
+ * through a bind group) is mapped or has a map pending. NULL: none. */
+const char *ul__wg_cmdbuf_mapped(const ul__wg_cmdbuf *c) {
+  for (uint32_t i = 0; i < c->holds.count; i++) {
+    const ul__wg_obj *o = c->holds.objs[i];
+    const ul__wg_holds *inner = o->kind == UL__WG_BIND_GROUP ? &((const ul__wg_group *)o)->holds : NULL;
+    for (uint32_t k = 0; k <= (inner ? inner->count : 0); k++) {
+      const ul__wg_obj *x = k == 0 ? o : inner->objs[k - 1];
+      if (x->kind != UL__WG_BUFFER) continue;
+      ul__wg_buffer *b = (ul__wg_buffer *)x;
+      pthread_mutex_lock(&b->mu);
+      bool mapped = b->map_state != UL__WG_UNMAPPED;
+      pthread_mutex_unlock(&b->mu);
+      if (mapped) return "a buffer it uses is mapped or has a map pending";
+    }
+  }
+  return NULL;
+}
+
 UL__WG_EXPORT void wgpuQueueSubmit(WGPUQueue queue, size_t commandCount, const WGPUCommandBuffer *commands) {
   const char *what = "wgpuQueueSubmit";
   ul__wg_queue *q = ul__wg_check(queue, UL__WG_QUEUE, what);
@@ -29,11 +48,14 @@ UL__WG_EXPORT void wgpuQueueSubmit(WGPUQueue queue, size_t commandCount, const W
     ul__wg_error(dv, WGPUErrorType_Validation, "%s: commands is NULL", what);
     return;
   }
-  /* WebGPU's rule: one invalid command buffer and nothing is submitted. */
+  /* WebGPU's rules: one invalid command buffer and nothing is submitted. */
   for (size_t i = 0; i < commandCount; i++) {
-    ul__wg_cmdbuf *c = ul__wg_check(commands[i], UL__WG_CMDBUF, what);
+    ul__wg_cmdbuf *c = ul__wg_check_on(dv, commands[i], UL__WG_CMDBUF, what);
     if (!c) return;
     const char *bad = c->error ? c->error : c->submitted ? "it was submitted already" : NULL;
+    for (size_t j = 0; j < i && !bad; j++)
+      if (commands[j] == commands[i]) bad = "it is given twice";
+    if (!bad) bad = ul__wg_cmdbuf_mapped(c);
     if (bad) {
       if (!atomic_load(&dv->lost))
         ul__wg_error(dv, c->error && c->error_type ? c->error_type : WGPUErrorType_Validation,
@@ -47,6 +69,16 @@ UL__WG_EXPORT void wgpuQueueSubmit(WGPUQueue queue, size_t commandCount, const W
     ul__wg_cmdbuf *c = (ul__wg_cmdbuf *)commands[i];
     c->submitted = true;
     s = ul__ops_submit(dv->ud, c->ops, c->count, c->label, &c->site, c->native, c->epoch, NULL);
+    /* The engine gives up on a call after a few recoveries in a row; the
+     * program has no status to hear that from, so the submission is made
+     * again on the device after the next recovery, until it goes through
+     * or the device fails for good (the stall bound ends a device whose
+     * recoveries never let a call through). Contents a loss took are
+     * another matter: no loss is then pending, and the error stands. */
+    for (int again = 0; s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(dv->ud) && again < 16; again++) {
+      if ((s = ul__device_recover_locked(dv->ud))) break;
+      s = ul__ops_submit(dv->ud, c->ops, c->count, c->label, &c->site, c->native, c->epoch, NULL);
+    }
     if (c->native) {
       dv->ud->wgpu->CommandBufferRelease(c->native);
       c->native = NULL;
@@ -65,7 +97,7 @@ UL__WG_EXPORT void wgpuQueueWriteBuffer(WGPUQueue queue, WGPUBuffer buffer, uint
   ul__wg_queue *q = ul__wg_check(queue, UL__WG_QUEUE, what);
   if (!q) return;
   ul__wg_device *dv = q->h.dev;
-  ul__wg_buffer *b = ul__wg_check(buffer, UL__WG_BUFFER, what);
+  ul__wg_buffer *b = ul__wg_check_on(dv, buffer, UL__WG_BUFFER, what);
   if (!b || atomic_load(&dv->lost)) return;
   const char *bad = NULL;
   pthread_mutex_lock(&b->mu);
@@ -99,7 +131,7 @@ UL__WG_EXPORT void wgpuQueueWriteTexture(WGPUQueue queue, const WGPUTexelCopyTex
     ul__wg_error(dv, WGPUErrorType_Validation, "%s: a NULL argument", what);
     return;
   }
-  ul__wg_texture *t = ul__wg_check(destination->texture, UL__WG_TEXTURE, what);
+  ul__wg_texture *t = ul__wg_check_on(dv, destination->texture, UL__WG_TEXTURE, what);
   if (!t || atomic_load(&dv->lost)) return;
   if (!t->h.id || atomic_load(&t->h.destroyed)) {
     ul__wg_error(dv, WGPUErrorType_Validation, "%s: the texture is invalid or destroyed", what);
@@ -185,7 +217,7 @@ bool ul__wg_work_done_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wa
       ul__env_wait(d->env, d->instance, f->native, &f->cb->done, wait_ns);
       ul__error_restore(&keep);
     } else {
-      d->wgpu->InstanceProcessEvents(d->instance);
+      ul__wg_pump(d->env, d->instance);
     }
     if (!atomic_load(&f->cb->done)) return false;
   }

@@ -7,10 +7,11 @@
 #include "webgpu/wg.h"
 
 /* The program's object, or NULL for a NULL handle that is allowed. Sets
- * *bad for a handle that is not NULL and not a live object of `kind`. */
-static void *opt(const void *h, ul__wg_kind kind, const char *what, bool *bad) {
+ * *bad for a handle that is not NULL and not a live object of `kind` (the
+ * error reported on dv). */
+static void *opt(ul__wg_device *dv, const void *h, ul__wg_kind kind, const char *what, bool *bad) {
   if (!h) return NULL;
-  void *o = ul__wg_check(h, kind, what);
+  void *o = ul__wg_check_on(dv, h, kind, what);
   if (!o) *bad = true;
   return o;
 }
@@ -132,10 +133,13 @@ static WGPUTextureView make_view(WGPUTexture texture, const WGPUTextureViewDescr
     vd.arrayLayerCount = WGPU_ARRAY_LAYER_COUNT_UNDEFINED;
   }
   if (chain_refused(dv, vd.nextInChain, what)) return (WGPUTextureView)v;
-  if (!t->h.id || atomic_load(&t->h.destroyed)) {
-    ul__wg_error(dv, WGPUErrorType_Validation, "%s: the texture is invalid or destroyed", what);
+  if (!t->h.id) {
+    ul__wg_error(dv, WGPUErrorType_Validation, "%s: the texture is invalid", what);
     return (WGPUTextureView)v;
   }
+  /* A view of a destroyed texture is made (as the implementation makes
+   * it); its use is the error. */
+  if (atomic_load(&t->h.destroyed)) return (WGPUTextureView)v;
   char label[128];
   const char *lab = ul__wg_label(vd.label, label, sizeof label);
   uint32_t id = 0;
@@ -318,16 +322,25 @@ static void on_info(WGPUCompilationInfoRequestStatus status, const WGPUCompilati
   info_unref(r);
 }
 
-/* The messages of compiling `wgsl` (or of the engine's module `id`) on the
- * current native device. */
-static info_rec *compile_info(ul__wg_device *dv, uint32_t id, const char *wgsl, size_t len) {
+/* The messages of compiling `wgsl` (or of the engine's module `id`) on one
+ * native device, or NULL with *again set when that device was lost while it
+ * compiled (its answer then says nothing: a lost device reports no
+ * messages). */
+static info_rec *compile_info_once(ul__wg_device *dv, uint32_t id, const char *wgsl, size_t len, bool *again) {
   ul_device *d = dv->ud;
   const ul__wgpu *w = d->wgpu;
+  *again = false;
   if (!w->ShaderModuleGetCompilationInfo) return NULL;
   info_rec *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   atomic_store(&r->refs, 2);
-  ul__device_lock(d);
+  /* The device made usable first (a recorded loss recovered from), so the
+   * messages come from a native device that works. */
+  if (ul__device_enter_ex(d, false)) {
+    free(r);
+    return NULL;
+  }
+  uint64_t epoch = d->epoch;
   ul__obj *o = id ? ul__obj_find(d, id, UL__OBJ_SHADER) : NULL;
   WGPUShaderModule m = o ? o->native : NULL;
   bool own = false;
@@ -364,7 +377,28 @@ static info_rec *compile_info(ul__wg_device *dv, uint32_t id, const char *wgsl, 
     info_unref(r);
     return NULL;
   }
+  /* Lost while it compiled: the answer came from a dead device. */
+  ul__device_lock(d);
+  bool lost = ul__device_loss_pending(d) || d->epoch != epoch;
+  ul__device_unlock(d);
+  if (lost || r->status != WGPUCompilationInfoRequestStatus_Success) {
+    info_unref(r);
+    *again = true;
+    return NULL;
+  }
   return r;
+}
+
+/* The messages, asked again on the next native device after a loss (a few
+ * times: the device then failed for good, or keeps being lost, and the
+ * program hears it from its next call). */
+static info_rec *compile_info(ul__wg_device *dv, uint32_t id, const char *wgsl, size_t len) {
+  for (int i = 0; i < 8; i++) {
+    bool again;
+    info_rec *r = compile_info_once(dv, id, wgsl, len, &again);
+    if (r || !again) return r;
+  }
+  return NULL;
 }
 
 UL__WG_EXPORT WGPUFuture wgpuShaderModuleGetCompilationInfo(WGPUShaderModule shaderModule,
@@ -461,9 +495,12 @@ UL__WG_EXPORT WGPUPipelineLayout wgpuDeviceCreatePipelineLayout(WGPUDevice devic
   uint32_t ids[UL_MAX_BIND_GROUPS];
   bool bad = false;
   for (size_t i = 0; i < n; i++) {
-    ul__wg_bgl *l = opt(descriptor->bindGroupLayouts[i], UL__WG_BGL, what, &bad);
+    ul__wg_bgl *l = opt(dv, descriptor->bindGroupLayouts[i], UL__WG_BGL, what, &bad);
     ids[i] = l ? l->h.id : 0;
-    if (l && !l->h.id) bad = true;
+    if (l && !l->h.id && !bad) {
+      ul__wg_error(dv, WGPUErrorType_Validation, "%s: bind group layout %zu is an invalid object", what, i);
+      bad = true;
+    }
     if (l) ul__wg_holds_add(&g->holds, l);
   }
   if (bad) return (WGPUPipelineLayout)g;
@@ -508,11 +545,17 @@ static ul__wg_pipeline *make_pipeline(ul__wg_device *dv, const WGPUComputePipeli
     return p;
   }
   bool bad = false;
-  ul__wg_shader *sh = opt(descriptor->compute.module, UL__WG_SHADER, what, &bad);
-  ul__wg_group *lay = opt(descriptor->layout, UL__WG_PLAYOUT, what, &bad);
-  if (!sh || bad || !sh->h.id || (lay && !lay->h.id)) {
+  ul__wg_shader *sh = ul__wg_check_on(dv, descriptor->compute.module, UL__WG_SHADER, what);
+  ul__wg_group *lay = opt(dv, descriptor->layout, UL__WG_PLAYOUT, what, &bad);
+  if (!sh) bad = true;
+  if (bad || !sh->h.id || (lay && !lay->h.id)) {
     snprintf(why, cap, "the shader module or the layout is invalid");
     if (!bad) ul__wg_error(dv, WGPUErrorType_Validation, "%s: %s", what, why);
+    return p;
+  }
+  if (descriptor->compute.constantCount && !descriptor->compute.constants) {
+    snprintf(why, cap, "constants is NULL with a count of %zu", descriptor->compute.constantCount);
+    ul__wg_error(dv, WGPUErrorType_Validation, "%s: %s", what, why);
     return p;
   }
   p->shader = &sh->h;
@@ -555,15 +598,14 @@ UL__WG_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice device,
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   /* Made now (the engine compiles while the call runs); the program hears
-   * of it through its future. Its errors go to the future, not to a scope:
-   * a scope would hear them from the synchronous create, so it is pushed. */
-  wgpuDevicePushErrorScope(device, WGPUErrorFilter_Validation);
-  wgpuDevicePushErrorScope(device, WGPUErrorFilter_Internal);
+   * of it through its future, errors included (not through its scopes). */
+  ul__wg_capture cap = {dv, 0, ""};
+  ul__wg_capture *outer = ul__wg_capturing;
+  ul__wg_capturing = &cap;
   char why[512];
   ul__wg_pipeline *p = make_pipeline(dv, descriptor, ul__wg_site(__builtin_return_address(0)), why, sizeof why);
-  pthread_mutex_lock(&dv->mu);
-  for (int k = 0; k < 2 && dv->nscopes; k++) free(dv->scopes[--dv->nscopes].message);
-  pthread_mutex_unlock(&dv->mu);
+  ul__wg_capturing = outer;
+  if (cap.type && !why[0]) snprintf(why, sizeof why, "%s", cap.msg);
   if (atomic_load(&dv->lost)) {
     if (p) ul__wg_release(p);
     ul__wg_future_resolve(dv->instance, f, WGPUCreatePipelineAsyncStatus_Success, 0,
@@ -650,7 +692,7 @@ UL__WG_EXPORT WGPUBindGroup wgpuDeviceCreateBindGroup(WGPUDevice device, const W
     return (WGPUBindGroup)g;
   }
   bool bad = false;
-  ul__wg_bgl *l = ul__wg_check(descriptor->layout, UL__WG_BGL, what);
+  ul__wg_bgl *l = ul__wg_check_on(dv, descriptor->layout, UL__WG_BGL, what);
   if (!l) return (WGPUBindGroup)g;
   ul__wg_holds_add(&g->holds, l);
   ul__bg_entry stack[16], *e = n <= 16 ? stack : calloc(n, sizeof *e);
@@ -665,10 +707,16 @@ UL__WG_EXPORT WGPUBindGroup wgpuDeviceCreateBindGroup(WGPUDevice device, const W
       bad = true;
       break;
     }
-    ul__wg_obj *b = opt(x->buffer, UL__WG_BUFFER, what, &bad);
-    ul__wg_obj *v = opt(x->textureView, UL__WG_VIEW, what, &bad);
-    ul__wg_obj *s = opt(x->sampler, UL__WG_SAMPLER, what, &bad);
+    ul__wg_obj *b = opt(dv, x->buffer, UL__WG_BUFFER, what, &bad);
+    ul__wg_obj *v = opt(dv, x->textureView, UL__WG_VIEW, what, &bad);
+    ul__wg_obj *s = opt(dv, x->sampler, UL__WG_SAMPLER, what, &bad);
     e[i] = (ul__bg_entry){x->binding, b ? b->id : 0, v ? v->id : 0, s ? s->id : 0, x->offset, x->size};
+    const ul__wg_buffer *wb = (const ul__wg_buffer *)b;
+    if (wb && !bad && (x->size == 0 || (x->size == WGPU_WHOLE_SIZE && x->offset >= wb->size))) {
+      ul__wg_error(dv, WGPUErrorType_Validation, "%s: entry %zu (binding %u) binds 0 bytes of its buffer", what, i,
+                   x->binding);
+      bad = true;
+    }
     if (!!b + !!v + !!s != 1 && !bad) {
       ul__wg_error(dv, WGPUErrorType_Validation, "%s: entry %zu (binding %u) names %d resources (exactly one)", what,
                    i, x->binding, !!b + !!v + !!s);

@@ -112,7 +112,6 @@ typedef struct ul__wg_adapter {
 } ul__wg_adapter;
 
 /* ---- devices (device.c) ---- */
-#define UL__WG_MAX_SCOPES 64
 typedef struct ul__wg_scope {
   uint32_t filter;         /* WGPUErrorFilter */
   uint32_t type;           /* the first error caught (WGPUErrorType_NoError: none) */
@@ -126,9 +125,8 @@ typedef struct ul__wg_device {
   ul_device *ud;             /* the engine's device */
   struct ul__wg_queue *queue; /* its one queue */
   pthread_mutex_t mu;        /* leaf: scopes, lost state, label */
-  ul__wg_scope scopes[UL__WG_MAX_SCOPES];
-  uint32_t nscopes;
-  uint32_t scope_overflow;   /* pushes beyond the stack (popped as empty) */
+  ul__wg_scope *scopes;      /* the error scopes, innermost last (owned) */
+  uint32_t nscopes, scopes_cap;
   WGPUDeviceLostCallbackInfo lost_cb;
   WGPUUncapturedErrorCallbackInfo error_cb;
   uint64_t lost_future;      /* the future of the lost callback (WGPUDevice GetLostFuture) */
@@ -261,9 +259,15 @@ void *ul__wg_new(ul__wg_kind kind, size_t size, ul__wg_device *dev);
  * (reported, as the implementation would, as a validation error on `dev`
  * when there is one to report to; `what` names the entry point). */
 void *ul__wg_check(const void *handle, ul__wg_kind kind, const char *what);
+/* The same for a handle given to a call on device `dv` (an argument):
+ * the error goes to dv. */
+void *ul__wg_check_on(ul__wg_device *dv, const void *handle, ul__wg_kind kind, const char *what);
 /* The same, quiet: no report (for getters that answer 0 for a bad handle). */
 void *ul__wg_peek(const void *handle, ul__wg_kind kind);
 void ul__wg_addref(void *o);
+/* The end of an object's memory: its magic turned dead, kept a while so
+ * that a handle used after its last release is seen, then freed. */
+void ul__wg_quarantine(void *o);
 /* A new reference for the program to an object that may be going: false
  * when nothing holds it any more (it is being freed). */
 bool ul__wg_revive(void *o);
@@ -292,6 +296,15 @@ const ul__wgpu *ul__wg_guard(const ul__wgpu *inner);
  * this thread, no lock held). Nothing once the device is lost to the
  * program. */
 void ul__wg_error(ul__wg_device *dv, uint32_t type, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* While set on a thread, the errors of calls on `dv` go here instead of to
+ * the program's scopes and callback (an asynchronous create answers them
+ * through its future). */
+typedef struct ul__wg_capture {
+  ul__wg_device *dv;
+  uint32_t type;           /* 0: none yet */
+  char msg[1024];
+} ul__wg_capture;
+extern _Thread_local ul__wg_capture *ul__wg_capturing;
 /* An engine status as the program hears it: validation for misuse,
  * out-of-memory, internal for the rest; UL_ERR_DEVICE_FAILED makes the
  * device lost to the program (its lost callback). `what` is the call. */
@@ -326,6 +339,9 @@ void ul__wg_future_resolve(ul__wg_instance *in, ul__wg_future *f, uint32_t statu
  * callbacks that ProcessEvents may run (AllowProcessEvents, or only
  * AllowSpontaneous when `spontaneous_only`). */
 void ul__wg_progress(ul__wg_instance *in, bool spontaneous_only);
+/* Lets the implementation run its callbacks (ProcessEvents), at most
+ * every 250 us. */
+void ul__wg_pump(ul_env *env, WGPUInstance inst);
 /* Answers the pending futures of `dv` (its loss): maps and work done. */
 void ul__wg_futures_fail_device(ul__wg_instance *in, ul__wg_device *dv, const char *why);
 /* Frees every future (instance release). */
@@ -336,11 +352,14 @@ WGPUFuture ul__wg_future_id(const ul__wg_future *f);
 void ul__wg_buffer_free(ul__wg_buffer *b);
 /* The map of a future (future.c drives it): started, checked, finished. */
 bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns);
+/* A map's callback is about to run: its outcome becomes the buffer's state. */
+void ul__wg_map_told(ul__wg_future *f);
 bool ul__wg_work_done_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns);
 
 /* ---- encoding (encoder.c) ---- */
 void ul__wg_encoder_free(ul__wg_encoder *e);
 void ul__wg_cmdbuf_free(ul__wg_cmdbuf *c);
+const char *ul__wg_cmdbuf_mapped(const ul__wg_cmdbuf *c);
 void ul__wg_group_free(ul__wg_group *g);
 
 #endif
