@@ -59,6 +59,18 @@ void ul__wg_report(ul__wg_device *dv, ul_status s, const char *what) {
   if (!s || !dv) return;
   char msg[1024];
   snprintf(msg, sizeof msg, "%s", ul_last_error());
+  /* The engine gave up on the call because the device was lost again
+   * before each try could complete (a loss still pending says so; contents
+   * a loss took come back after a recovery that succeeded). webgpu.h has
+   * no status for "not done": going on would leave the program with
+   * objects and results that silently lack this call, so the device is
+   * lost for good instead, and the message says why. */
+  if (s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(dv->ud)) {
+    char why[1200];
+    snprintf(why, sizeof why, "%s: lost again before each try of it could complete: %s", what, msg);
+    ul__wg_device_lose(dv, WGPUDeviceLostReason_Unknown, why);
+    return;
+  }
   switch (s) {
   case UL_ERR_DEVICE_FAILED: ul__wg_device_lose(dv, WGPUDeviceLostReason_Unknown, msg); return;
   case UL_ERR_OUT_OF_MEMORY: ul__wg_error(dv, WGPUErrorType_OutOfMemory, "%s: %s", what, msg); return;
