@@ -52,7 +52,7 @@ clean:
 install:
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(abspath $(PREFIX)) \
 	  $(if $(wildcard $(BUILD)/CMakeCache.txt),,-DCMAKE_BUILD_TYPE=RelWithDebInfo) $(CMAKE_OPT)
-	cmake --build $(BUILD) -j $(JOBS) --target unlost_shared unlost_static unlost_cli
+	cmake --build $(BUILD) -j $(JOBS) --target unlost_shared unlost_static unlost_webgpu unlost_webgpu_static unlost_cli
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)
 
 # The API reference from include/unlost.h into $(BUILD)/docs/html. Fails when

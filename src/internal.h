@@ -19,7 +19,7 @@
 #define UL__PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define UL__UNUSED(x) (void)(x)
 
-/* ---- errors (src/core/error.c) ----
+/* ---- errors (src/base/error.c) ----
  * The calling thread holds one error: a status and a message chain. A
  * failing function sets it with ul__fail(); each caller that adds context
  * uses ul__wrap(), which prepends "context: " so the outermost reads first. */
@@ -36,7 +36,7 @@ typedef struct ul__saved_error {
 void ul__error_save(ul__saved_error *e);
 void ul__error_restore(const ul__saved_error *e);
 
-/* ---- logging (src/core/log.c) ---- */
+/* ---- logging (src/base/log.c) ---- */
 typedef enum ul__log_level {
   UL__LOG_ERROR = 0,
   UL__LOG_WARN = 1,
@@ -46,7 +46,7 @@ typedef enum ul__log_level {
 void ul__log(ul__log_level level, const char *fmt, ...) UL__PRINTF(2, 3);
 bool ul__log_enabled(ul__log_level level);
 
-/* ---- time (src/core/clock.c) ---- */
+/* ---- time (src/base/clock.c) ---- */
 /* Monotonic nanoseconds. */
 uint64_t ul__now_ns(void);
 /* The same clock read coarsely (CLOCK_MONOTONIC_COARSE: the last tick,
@@ -57,7 +57,7 @@ void ul__sleep_ns(uint64_t ns);
  * condition variable waited on uses), for pthread_cond_timedwait. */
 struct timespec ul__deadline(clockid_t clock, uint64_t ns);
 
-/* ---- host memory (src/core/alloc.c) ----
+/* ---- host memory (src/base/alloc.c) ----
  * The allocation seam: unlost's own host allocations that a call can fail
  * on go through these, so that a test can fail them (SQLite's
  * test_malloc.c): after `n` more successful allocations every one fails
@@ -68,7 +68,7 @@ void ul__malloc_fail_after(long n, bool continuous);
 /* Allocations the seam refused so far. */
 uint64_t ul__malloc_failures(void);
 
-/* ---- options (src/options.c) ----
+/* ---- options (src/base/options.c) ----
  * Every UNLOST_* environment variable the library reads is an entry of one
  * table: its name, kind, range, default and meaning. Numbers use the strict
  * grammar (ul__parse_u64); a bad value is warned about once, naming the
@@ -91,6 +91,8 @@ typedef enum ul__opt {
   UL__OPT_STANDBY_PREFILL_MB,
   UL__OPT_FILL_AHEAD,
   UL__OPT_READ_DEADLINE_MS,
+  UL__OPT_RECOVERY,
+  UL__OPT_CHAOS_REPORT,
   UL__OPT_COUNT
 } ul__opt;
 /* The variable's name and meaning (static text; NULL out of range). */

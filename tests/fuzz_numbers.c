@@ -1,5 +1,5 @@
 /* Fuzz target for the strict number parser every CLI option and the fault
- * spec use (src/core/parse.c): ul__parse_u64 (with and without size
+ * spec use (src/base/parse.c): ul__parse_u64 (with and without size
  * suffixes) and ul__parse_f64, against reference parsers written here from
  * the documented grammar (a different construction: a scan that classifies
  * the text first, then arithmetic in 128 bits). The oracle: both agree on

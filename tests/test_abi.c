@@ -3,7 +3,7 @@
  * pahole (Debian package dwarves). */
 #include "internal.h"
 #include "ul_test.h"
-#include "wgpu/wgpu.h"
+#include "wgpu/wgpu_api.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -96,8 +96,54 @@ static void test_detects_a_mismatch(void) {
   ul_test_failures = before;
 }
 
+/* The list of entry points (wgpu/wgpu_api.h) is the implementation's: every
+ * wgpu* symbol it exports is in the list, and every name in the list is
+ * exported. The front door defines the whole list, so a program's call can
+ * never reach the implementation with one of the layer's objects. */
+static int ours_has(const char *name) {
+  static const char *const ours[] = {
+#define X(Ret, Name, params, args) "wgpu" #Name,
+      UL__WGPU_API(X)
+#undef X
+  };
+  for (size_t i = 0; i < sizeof ours / sizeof *ours; i++)
+    if (!strcmp(ours[i], name)) return 1;
+  return 0;
+}
+
+static void test_entry_points_match_implementation(void) {
+  const char *lib = getenv("UNLOST_WEBGPU_LIB");
+  if (!lib || !*lib) lib = UL_DAWN_LIB;
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s' 2>/dev/null", lib);
+  FILE *p = popen(cmd, "r");
+  ASSERT_TRUE(p != NULL);
+  char line[512];
+  int exported = 0, missing = 0;
+  while (p && fgets(line, sizeof line, p)) {
+    char addr[64], kind[8], name[256];
+    if (sscanf(line, "%63s %7s %255s", addr, kind, name) != 3 || strcmp(kind, "T") || strncmp(name, "wgpu", 4))
+      continue;
+    exported++;
+    if (!ours_has(name)) {
+      UL__FAIL_AT("the implementation exports %s, which wgpu/wgpu_api.h does not list", name);
+      missing++;
+    }
+  }
+  if (p) pclose(p);
+  int listed = 0;
+#define X(Ret, Name, params, args) listed++;
+  UL__WGPU_API(X)
+#undef X
+  printf("the implementation exports %d wgpu* functions; our list has %d\n", exported, listed);
+  ASSERT_EQ(missing, 0);
+  ASSERT_EQ(exported, listed);
+  ASSERT_TRUE(!ours_has("wgpuNotAFunction")); /* the lookup can say no */
+}
+
 int main(void) {
   RUN_TEST(test_structs_match_implementation);
+  RUN_TEST(test_entry_points_match_implementation);
   RUN_TEST(test_detects_a_mismatch);
   TEST_MAIN_END();
 }

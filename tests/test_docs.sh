@@ -4,8 +4,13 @@
 # A block whose first line is `// fragment` is a piece of a function body; it
 # is compiled inside
 #   ul_status fragment(ul_env *env, ul_device *dev) { ...; return UL_OK; }
-# after <stdio.h>, <stdlib.h>, <string.h> and <unlost.h>. Other blocks must be
-# whole translation units. Errors point at the Markdown file and line.
+# after <stdio.h>, <stdlib.h>, <string.h> and <unlost.h>. A block whose first
+# line is `// webgpu fragment` is a piece of
+#   void fragment(WGPUDevice device, size_t n)
+# after our webgpu.h declarations (src/wgpu/wgpu_api.h) and unlost_webgpu.h.
+# Other blocks must be whole translation units. Errors point at the
+# Markdown file and line. docs/webgpu.md's table lists every entry point of
+# src/wgpu/wgpu_api.h once, "refused" exactly for those src/webgpu/ refuses.
 # Also: the YAML block of docs/kubernetes.md equals docs/k8s/deployment.yaml
 # (and yamllint accepts it, where installed); the man page renders without
 # warnings (where groff is installed).
@@ -25,11 +30,16 @@ for md in "${mds[@]}"; do
   base=$(echo "$md" | tr '/.' '__')
   awk -v out="$tmp/$base" -v md="$md" '
     BEGIN { n = 0; in_c = 0; in_other = 0 }
-    in_c && /^```[ \t]*$/ { in_c = 0; if (frag) print "  return UL_OK;\n}" > f; close(f); next }
+    in_c && /^```[ \t]*$/ { in_c = 0; if (frag == 1) print "  return UL_OK;\n}" > f; if (frag == 2) print "}" > f; close(f); next }
     in_c {
       if (first) {
         first = 0
-        if ($0 ~ /^\/\/ fragment/) {
+        if ($0 ~ /^\/\/ webgpu fragment/) {
+          frag = 2
+          print "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include \"wgpu/wgpu_api.h\"\n#include <unlost_webgpu.h>" > f
+          print "void fragment(WGPUDevice device, size_t n);" > f
+          print "void fragment(WGPUDevice device, size_t n) {\n  (void)device;\n  (void)n;" > f
+        } else if ($0 ~ /^\/\/ fragment/) {
           frag = 1
           print "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unlost.h>" > f
           print "ul_status fragment(ul_env *env, ul_device *dev);" > f
@@ -48,7 +58,7 @@ done
 
 blocks=("$tmp"/*.c)
 for c in "${blocks[@]}"; do
-  if ! "$cc" -std=c11 -Wall -Wextra -Werror -I"$src/include" -c "$c" -o "${c%.c}.o" 2>"${c%.c}.err"; then
+  if ! "$cc" -std=c11 -Wall -Wextra -Werror -I"$src/include" -I"$src/src" -c "$c" -o "${c%.c}.o" 2>"${c%.c}.err"; then
     echo "FAIL $(basename "$c"):" >&2
     cat "${c%.c}.err" >&2
     fails=$((fails + 1))
@@ -68,6 +78,27 @@ if [ -f docs/k8s/deployment.yaml ]; then
   if command -v yamllint >/dev/null; then
     yamllint -d '{extends: default, rules: {line-length: {max: 120}, document-start: disable}}' \
       docs/k8s/deployment.yaml || { echo "FAIL yamllint docs/k8s/deployment.yaml" >&2; fails=$((fails + 1)); }
+  fi
+fi
+
+# docs/webgpu.md: one row per entry point, refused exactly where the library
+# refuses (src/webgpu/refused.c, and the render pass and the two commands
+# the encoder refuses).
+if [ -f docs/webgpu.md ] && [ -f src/wgpu/wgpu_api.h ]; then
+  grep -o '^  X([^,]*, [A-Za-z0-9]*,' src/wgpu/wgpu_api.h | sed 's/.*, \([A-Za-z0-9]*\),$/wgpu\1/' | sort >"$tmp/api.txt"
+  sed -n 's/^| `\(wgpu[A-Za-z0-9]*\)` | \([a-z]*\) |.*/\1 \2/p' docs/webgpu.md | sort >"$tmp/table.txt"
+  if ! diff <(cut -d' ' -f1 "$tmp/table.txt") "$tmp/api.txt" >"$tmp/table.diff"; then
+    echo "FAIL docs/webgpu.md's table does not list every entry point once:" >&2
+    cat "$tmp/table.diff" >&2
+    fails=$((fails + 1))
+  fi
+  { sed -n 's/^UL__WG_EXPORT [^(]* \(wgpu[A-Za-z0-9]*\)(.*/\1/p' src/webgpu/refused.c
+    echo wgpuCommandEncoderBeginRenderPass; echo wgpuCommandEncoderWriteBuffer; echo wgpuComputePassEncoderSetImmediateData
+  } | sort >"$tmp/refused.txt"
+  if ! diff <(awk '$2 == "refused" {print $1}' "$tmp/table.txt") "$tmp/refused.txt" >"$tmp/refused.diff"; then
+    echo "FAIL docs/webgpu.md's refused rows differ from what src/webgpu/ refuses:" >&2
+    cat "$tmp/refused.diff" >&2
+    fails=$((fails + 1))
   fi
 fi
 

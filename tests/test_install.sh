@@ -46,7 +46,7 @@ step "configure, build, install into $prefix"
 "$cmake" -S "$tmp/src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_INSTALL_PREFIX="$prefix" -DUL_WERROR=OFF >"$tmp/configure.log" \
   || { cat "$tmp/configure.log"; fail "configure"; }
-"$cmake" --build "$tmp/build" -j "$jobs" --target unlost_shared unlost_static unlost_cli \
+"$cmake" --build "$tmp/build" -j "$jobs" --target unlost_shared unlost_static unlost_webgpu unlost_webgpu_static unlost_cli unlost_bench_webgpu \
   >"$tmp/build.log" 2>&1 || { tail -40 "$tmp/build.log"; fail "build"; }
 "$cmake" --install "$tmp/build" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "install"; }
 rm -rf "$tmp/src/third_party"   # the baked source-tree Dawn path is gone now
@@ -55,10 +55,11 @@ step "check the installed files"
 pc=$(find "$prefix" -name unlost.pc)
 [ -n "$pc" ] || fail "no unlost.pc under $prefix"
 libdir=$(dirname "$(dirname "$pc")")
-for f in include/unlost.h bin/unlost; do
+for f in include/unlost.h include/unlost_webgpu.h bin/unlost; do
   [ -f "$prefix/$f" ] || fail "missing $prefix/$f"
 done
-for f in libunlost.a libunlost.so unlost/libwebgpu_wrapper.so cmake/unlost/unlostConfig.cmake \
+for f in libunlost.a libunlost.so libunlost-webgpu.a libunlost-webgpu.so pkgconfig/unlost-webgpu.pc \
+  unlost/libwebgpu_wrapper.so cmake/unlost/unlostConfig.cmake \
   cmake/unlost/unlostConfigVersion.cmake cmake/unlost/unlostTargets.cmake; do
   [ -e "$libdir/$f" ] || fail "missing $libdir/$f"
 done
@@ -86,6 +87,20 @@ for p in "${progs[@]}"; do
   run "$tmp/pc_$name" "$name"
 done
 
+# A program written on webgpu.h alone, linked to libunlost-webgpu instead of
+# the implementation (our declarations stand in for the program's own
+# webgpu.h): it must run on the installed library and the installed Dawn.
+wprog=$src/tests/webgpu/wgpu_matmul.c
+step "pkg-config unlost-webgpu"
+echo "unlost-webgpu $(pkg-config --modversion unlost-webgpu): $(pkg-config --cflags --libs unlost-webgpu)"
+# shellcheck disable=SC2046
+"$cc" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$src/src" -I"$src/tests/webgpu" -o "$tmp/pc_webgpu" "$wprog" \
+  $(pkg-config --cflags --libs unlost-webgpu) -lm -Wl,-rpath,"$libdir" || fail "cc a webgpu.h program with pkg-config"
+"$tmp/pc_webgpu" >"$tmp/webgpu.out" || { cat "$tmp/webgpu.out"; fail "the webgpu.h program on the installed library"; }
+grep -q "^ok " "$tmp/webgpu.out" || fail "the webgpu.h program did not pass"
+ldd "$tmp/pc_webgpu" >"$tmp/ldd_webgpu.txt" || fail "ldd pc_webgpu"
+grep -q "$libdir/libunlost-webgpu.so" "$tmp/ldd_webgpu.txt" || { cat "$tmp/ldd_webgpu.txt"; fail "not linked to the installed libunlost-webgpu.so"; }
+
 step "find_package(unlost)"
 mkdir -p "$tmp/consumer"
 {
@@ -99,6 +114,10 @@ mkdir -p "$tmp/consumer"
     echo "add_executable(${name}_static \"$p\")"
     echo "target_link_libraries(${name}_static PRIVATE unlost::unlost_static)"
   done
+  echo "add_executable(webgpu_prog \"$wprog\")"
+  echo "target_include_directories(webgpu_prog PRIVATE \"$src/src\" \"$src/tests/webgpu\")"
+  echo "target_compile_definitions(webgpu_prog PRIVATE _GNU_SOURCE)"
+  echo "target_link_libraries(webgpu_prog PRIVATE unlost::webgpu m)"
 } >"$tmp/consumer/CMakeLists.txt"
 "$cmake" -S "$tmp/consumer" -B "$tmp/consumer/build" -DCMAKE_C_COMPILER="$cc" \
   -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/consumer.log" || { cat "$tmp/consumer.log"; fail "find_package"; }
@@ -109,6 +128,8 @@ for p in "${progs[@]}"; do
   run "$tmp/consumer/build/$name" "$name"
   run "$tmp/consumer/build/${name}_static" "$name"
 done
+"$tmp/consumer/build/webgpu_prog" >"$tmp/webgpu2.out" || { cat "$tmp/webgpu2.out"; fail "webgpu_prog (unlost::webgpu)"; }
+grep -q "^ok " "$tmp/webgpu2.out" || fail "webgpu_prog did not pass"
 # ldd to a file first: grep -q quits at the first match, and under pipefail
 # the SIGPIPE that ldd may then get would fail the check at random.
 ldd "$tmp/consumer/build/install_smoke" >"$tmp/ldd.txt" || fail "ldd install_smoke"

@@ -4,12 +4,18 @@
 # sideways fails, as does a tools/ or examples/ include of anything but the
 # public header -- unless it is listed in tests/layer_debt.txt, the known
 # violations still to be removed (a listed edge that no longer exists fails
-# too, so the list only shrinks). Then the check tests itself: in a copy of
-# the tree, an added upward include must make it fail.
-#   test_layers.sh SOURCE_DIR [--no-self-test]
+# too, so the list only shrinks). Then the same for calls: every function or
+# variable one file of src/ uses that another file defines (read from the
+# built objects with nm: the reference a declaration in a lower header can
+# hide from the include check) must be of the same folder or one below.
+# Then the check tests itself: an added upward include, and an added upward
+# call, must each make it fail.
+#   test_layers.sh SOURCE_DIR [BUILD_DIR] [--no-self-test]
 set -u
-root=${1:?usage: test_layers.sh SOURCE_DIR}
-self_test=${2:-}
+root=${1:?usage: test_layers.sh SOURCE_DIR [BUILD_DIR]}
+objdir=${2:-}
+self_test=${3:-}
+[ "$objdir" = --no-self-test ] && { self_test=$objdir; objdir=; }
 
 check() { # check ROOT -> prints violations, returns 1 if any
   local r=$1 bad=0
@@ -75,10 +81,88 @@ $key"
   return $bad
 }
 
+# The folder of a source path relative to src/ ("core/device.c" -> core,
+# "internal.h" -> base).
+folder_of() { case $1 in */*) echo "${1%%/*}" ;; *) echo base ;; esac; }
+
+# check_calls ROOT EDGES: EDGES lines "user.c definer.c symbol" (paths under
+# src/); prints violations, returns 1 if any.
+check_calls() {
+  local r=$1 edges=$2 bad=0
+  declare -A rank=()
+  local n=0 line w
+  while IFS= read -r line; do
+    line=${line%%#*}
+    [ -z "${line// /}" ] && continue
+    for w in $line; do rank[$w]=$n; done
+    n=$((n + 1))
+  done < "$r/src/LAYERS"
+  local user def sym
+  while read -r user def sym; do
+    [ -z "$user" ] && continue
+    local a b
+    a=$(folder_of "$user")
+    b=$(folder_of "$def")
+    [ "$a" = "$b" ] && continue
+    if [ -z "${rank[$a]+x}" ] || [ -z "${rank[$b]+x}" ]; then
+      echo "call violation: src/$user uses $sym of src/$def (a folder not in src/LAYERS)"; bad=1; continue
+    fi
+    if [ "${rank[$b]}" -ge "${rank[$a]}" ]; then
+      echo "call violation: src/$user uses $sym of src/$def ($([ "${rank[$b]}" -gt "${rank[$a]}" ] && echo upward || echo sideways): $a calls $b)"
+      bad=1
+    fi
+  done <<< "$edges"
+  return $bad
+}
+
+# The edges of the built objects: for every symbol an object uses and
+# another defines.
+call_edges() {
+  local dir=$1 r=$2 o
+  local -a objs=()
+  # Objects of sources that still exist (a build folder keeps those of files
+  # since moved or removed).
+  while IFS= read -r o; do
+    local src=${o#*_obj.dir/src/}
+    [ -f "$r/src/${src%.o}" ] && objs+=("$o")
+  done < <(find "$dir" -path '*_obj.dir/src/*' -name '*.c.o' | sort)
+  [ "${#objs[@]}" -gt 0 ] || return 1
+  declare -A def=()
+  local rel s t
+  for o in "${objs[@]}"; do
+    rel=${o#*_obj.dir/src/}
+    rel=${rel%.o}
+    while read -r _ t s; do
+      case $t in T|D|B|R) def[$s]=$rel ;; esac
+    done < <(nm --defined-only "$o")
+  done
+  for o in "${objs[@]}"; do
+    rel=${o#*_obj.dir/src/}
+    rel=${rel%.o}
+    while read -r _ s; do
+      [ -n "${def[$s]+x}" ] && [ "${def[$s]}" != "$rel" ] && echo "$rel ${def[$s]} $s"
+    done < <(nm -u "$o")
+  done
+  return 0
+}
+
 check "$root"
 rc=$?
 if [ "$rc" -ne 0 ]; then echo "FAIL: the layer check found the violations above"; exit 1; fi
 echo "ok   layers: every include of src/, tools/ and examples/ follows src/LAYERS (with the listed debt)"
+if [ -n "$objdir" ]; then
+  edges=$(call_edges "$objdir" "$root") || { echo "FAIL: no objects of src/ under $objdir (build first)"; exit 1; }
+  check_calls "$root" "$edges"
+  if [ $? -ne 0 ]; then echo "FAIL: the layer check found the calls above going up or sideways"; exit 1; fi
+  echo "ok   calls: $(wc -l <<< "$edges") uses of one file's symbols by another go down src/LAYERS"
+  if [ "$self_test" != --no-self-test ]; then
+    if check_calls "$root" "$edges
+core/device.c recover/health.c ul__device_health_loss" > /dev/null; then
+      echo "FAIL: an upward call (core -> recover) was not caught"; exit 1
+    fi
+    echo "ok   self-test: an added upward call (src/core/device.c -> src/recover/health.c) fails the check"
+  fi
+fi
 
 if [ "$self_test" != --no-self-test ]; then
   # The check can fail: an upward include added in a copy must be caught.

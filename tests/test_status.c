@@ -100,7 +100,7 @@ static void test_options_table(void) {
     name[strcspn(name, "\"\n")] = '\0';
     bool found = false;
     for (int o = 0; o < UL__OPT_COUNT; o++) found |= !strcmp(ul__opt_name((ul__opt)o), name);
-    if (!found) UL__FAIL_AT("%s is read in src/ but not in the options table (src/options.c)", name);
+    if (!found) UL__FAIL_AT("%s is read in src/ but not in the options table (src/base/options.c)", name);
     names++;
   }
   pclose(p);

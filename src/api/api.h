@@ -2,12 +2,98 @@
 #ifndef UL_API_API_H
 #define UL_API_API_H
 
+#include "exec/cmd.h"
 #include "recover/recover.h"
+
+#include <sys/stat.h>
 
 /* Finishes a create whose descriptor was copied into `o` (pending): the
  * native object with retries, the tracker's record; frees `o` on failure
  * (src/api/pipeline.c). Under d->mu. */
 ul_status ul__obj_finish(ul_device *d, ul__obj *o, uint32_t *out);
+
+/* A buffer as the engine makes it (src/api/buffer.c): WebGPU's usage bits
+ * as the program asked (unlost adds what its restore needs), the restore
+ * policy and its source; source_stat is the SOURCE file's at the create. */
+typedef struct ul__buffer_spec {
+  const char *label;
+  uint64_t size;
+  uint64_t usage;
+  ul_restore restore;
+  const void *source_data;
+  const char *source_path;
+  uint64_t source_offset;
+  const struct stat *source_stat;
+  ul_restore_fn restore_fn;
+  void *restore_user;
+  const void *initial_data;
+  /* LOG chosen from use: while the GPU never writes it, its contents come
+   * back from where the program's writes came from (res/provenance.c). */
+  bool from_use;
+} ul__buffer_spec;
+ul_status ul__buffer_create(ul_device *d, const ul__buffer_spec *spec, const ul_site *site, uint32_t *out);
+/* Writes `size` bytes at `offset` of buffer `o` through the queue, as
+ * every write is: recorded first (the log, after room is made; a SHADOW or
+ * MAP_WRITE buffer's host copy), then uploaded; a loss meanwhile is
+ * recovered from. The range was checked by the caller. *o may move (a
+ * checkpoint that recovers): it is looked up again. */
+ul_status ul__buffer_write(ul_device *d, uint32_t id, uint64_t offset, const void *data, uint64_t size);
+/* Sets the restore policy of buffer `id` after its creation (spec's
+ * restore and its source or callback; not SHADOW, not of a mappable
+ * buffer). Under d->mu. */
+ul_status ul__buffer_set_policy(ul_device *d, uint32_t id, const ul__buffer_spec *spec);
+/* Unmaps buffer `id` (ul_buffer_unmap's work; the device entered). */
+ul_status ul__buffer_unmap(ul_device *d, uint32_t id);
+
+/* The engine's creates, which both front doors call: each takes the
+ * native descriptor (handles as registry ids), copies it into a new
+ * object, makes the native object with retries and tracks it; *out is the
+ * new id (0 on failure). Under d->mu, the device entered.
+ * src/api/pipeline.c: */
+ul_status ul__shader_create(ul_device *d, const char *wgsl, size_t len, const char *label, const ul_site *site,
+                            uint32_t *out);
+ul_status ul__bgl_create(ul_device *d, uint32_t count, const WGPUBindGroupLayoutEntry *entries, const char *label,
+                         const ul_site *site, uint32_t *out);
+/* Group `group`'s layout of pipeline `pipeline` (GetBindGroupLayout). */
+ul_status ul__pipeline_bgl_create(ul_device *d, uint32_t pipeline, uint32_t group, const char *label,
+                                  const ul_site *site, uint32_t *out);
+/* groups: BGL ids, 0 for an empty slot. A layout obtained from a pipeline
+ * is UL_ERR_UNSUPPORTED here (a rebuild makes those after the pipelines). */
+ul_status ul__playout_create(ul_device *d, uint32_t count, const uint32_t *groups, uint32_t immediate_size,
+                             const char *label, const ul_site *site, uint32_t *out);
+/* layout 0: "auto"; entry NULL: the module's only one. */
+ul_status ul__pipeline_create(ul_device *d, uint32_t shader, uint32_t layout, const char *entry, size_t entry_len,
+                              uint32_t constant_count, const WGPUConstantEntry *constants, const char *label,
+                              const ul_site *site, uint32_t *out);
+/* layout: a BGL or PIPELINE_BGL id; or 0 with group `group` of pipeline. */
+ul_status ul__bind_group_create(ul_device *d, uint32_t layout, uint32_t pipeline, uint32_t group, uint32_t count,
+                                const ul__bg_entry *entries, const char *label, const ul_site *site,
+                                uint32_t *out);
+ul_status ul__query_set_create(ul_device *d, uint32_t type, uint32_t count, const char *label, const ul_site *site,
+                               uint32_t *out);
+/* src/api/texture.c: */
+ul_status ul__texture_create(ul_device *d, const WGPUTextureDescriptor *nd, ul_restore restore, const char *label,
+                             const ul_site *site, uint32_t *out);
+ul_status ul__view_create(ul_device *d, uint32_t texture, const WGPUTextureViewDescriptor *nd, const char *label,
+                          const ul_site *site, uint32_t *out);
+/* Destroys texture `t` and its views (they die with it). Under d->mu. */
+void ul__texture_destroy(ul_device *d, ul__obj *t);
+ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, const char *label, const ul_site *site,
+                             uint32_t *out);
+
+/* Submits `n` ops (the device entered): room in the log, the check of
+ * every handle, the encode -- or `prepared`, when it was encoded from the
+ * same ops on this device's epoch `prepared_epoch` (the caller keeps its
+ * reference) -- the log, the submit. *serial (may be NULL) names it for
+ * ul_device_wait (src/api/cmd.c). */
+ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char *label, const ul_site *site,
+                         WGPUCommandBuffer prepared, uint64_t prepared_epoch, uint64_t *serial);
+
+/* ul_device_create with what the device asks of the implementation in
+ * WebGPU's terms (NULL: as ul_device_create); `req` is copied
+ * (src/api/device.c). */
+ul_status ul__device_create_req(ul_env *env, const ul_device_desc *desc, const ul__device_req *req, ul_device **out,
+                                const ul_site *site);
 
 /* The checkpoint under the retry policy (src/api/checkpoint.c). */
 /* The same, recovering from a loss and trying again (at most

@@ -59,37 +59,57 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
                       (unsigned long long)(desc->source_offset + desc->size));
   }
   if ((s = ul__device_enter(d))) return ul__wrap(s, "create buffer");
-  if (desc->size > d->limits.maxBufferSize) {
-    s = ul__fail(UL_ERR_INVALID_ARGUMENT, "create buffer '%s': size %llu exceeds the device's maxBufferSize %llu",
-                 desc->label ? desc->label : "", (unsigned long long)desc->size,
-                 (unsigned long long)d->limits.maxBufferSize);
-    ul__device_unlock(d);
-    return s;
-  }
+  ul__buffer_spec spec = {desc->label, desc->size, desc->usage ? desc->usage
+                                                               : (UL_BUFFER_STORAGE | UL_BUFFER_COPY_SRC | UL_BUFFER_COPY_DST),
+                          desc->restore, desc->source_data, desc->source_path, desc->source_offset,
+                          desc->source_path ? &st : NULL, desc->restore_fn, desc->restore_user, desc->initial_data,
+                          false};
+  uint32_t id;
+  s = ul__buffer_create(d, &spec, site, &id);
+  if (!s) *out = (ul_buffer){id};
+  ul__device_unlock(d);
+  return s;
+}
+
+ul_status ul__buffer_create(ul_device *d, const ul__buffer_spec *spec, const ul_site *site, uint32_t *out) {
+  ul_status s;
+  *out = 0;
+  if (spec->size > d->limits.maxBufferSize)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "create buffer '%s': size %llu exceeds the device's maxBufferSize %llu",
+                    spec->label ? spec->label : "", (unsigned long long)spec->size,
+                    (unsigned long long)d->limits.maxBufferSize);
   ul__obj *o = NULL;
-  s = ul__obj_new(d, UL__OBJ_BUFFER, desc->label, site, &o);
+  s = ul__obj_new(d, UL__OBJ_BUFFER, spec->label, site, &o);
   if (s) goto out;
   o->pending = true;
   ul__buffer_data *b = &o->u.buf;
-  b->size = desc->size;
-  b->usage = desc->usage ? desc->usage : (UL_BUFFER_STORAGE | UL_BUFFER_COPY_SRC | UL_BUFFER_COPY_DST);
-  b->restore = desc->restore;
+  b->size = spec->size;
+  b->usage = (uint32_t)spec->usage;
+  b->restore = spec->restore;
   b->wgpu_usage = b->usage;
+  /* What a restore needs: copies both ways, or into a MAP_READ buffer (its
+   * one companion usage); a MAP_WRITE buffer takes none (its host copy
+   * fills it through a mapping). */
   if (!(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE)))
     b->wgpu_usage |= WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
-  b->source_data = desc->source_data;
-  b->source_offset = desc->source_offset;
-  b->restore_fn = desc->restore_fn;
-  b->restore_user = desc->restore_user;
-  if (desc->source_path) {
+  else if (b->usage & UL_BUFFER_MAP_READ)
+    b->wgpu_usage |= WGPUBufferUsage_CopyDst;
+  b->source_data = spec->source_data;
+  b->source_offset = spec->source_offset;
+  b->restore_fn = spec->restore_fn;
+  b->restore_user = spec->restore_user;
+  b->from_use = b->host_only = spec->from_use && b->restore == UL_RESTORE_LOG &&
+                               !(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE));
+  const void *initial = spec->initial_data;
+  if (spec->source_path) {
     /* The absolute path: a later chdir must not change what restores read. */
-    if (!(b->source_path = realpath(desc->source_path, NULL))) {
-      s = ul__fail(errno == ENOMEM ? UL_ERR_OUT_OF_MEMORY : UL_ERR_IO, "source '%s': %s", desc->source_path,
+    if (!(b->source_path = realpath(spec->source_path, NULL))) {
+      s = ul__fail(errno == ENOMEM ? UL_ERR_OUT_OF_MEMORY : UL_ERR_IO, "source '%s': %s", spec->source_path,
                    strerror(errno));
       goto fail;
     }
-    b->source_file_size = (uint64_t)st.st_size;
-    b->source_mtime_ns = ul__stat_mtime_ns(&st);
+    b->source_file_size = (uint64_t)spec->source_stat->st_size;
+    b->source_mtime_ns = ul__stat_mtime_ns(spec->source_stat);
   }
   /* A MAP_WRITE buffer changes only through the program's mappings, which
    * the log does not see: under LOG (the default) it keeps a host copy, as
@@ -101,7 +121,7 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
                    o->label ? o->label : "");
       goto fail;
     }
-    if (desc->initial_data) memcpy(b->shadow, desc->initial_data, (size_t)b->size);
+    if (initial) memcpy(b->shadow, initial, (size_t)b->size);
     b->checkpoint = malloc((size_t)b->size);
     if (!b->checkpoint) {
       s = ul__fail(UL_ERR_OUT_OF_MEMORY, "create buffer '%s': no host memory for its shadow copy",
@@ -128,7 +148,7 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
   do {
     s = ul__obj_create_native(d, o);
     if (!s) {
-      const void *init = b->restore == UL_RESTORE_SOURCE ? b->source_data : desc->initial_data;
+      const void *init = b->restore == UL_RESTORE_SOURCE ? b->source_data : initial;
       if (b->restore == UL_RESTORE_SOURCE && b->source_path) s = ul__buffer_restore(d, o);
       else if (init && !ul__buffer_filled_at_creation(b)) s = ul__buffer_upload(d, o, 0, init, b->size);
       if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost during create");
@@ -150,7 +170,7 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
   s = ul__track_alloc(d->res->tracker, &td, &o->track_id);
   if (s) goto fail;
   o->pending = false;
-  *out = (ul_buffer){o->id};
+  *out = o->id;
   goto out;
 fail:
   if (o) {
@@ -159,7 +179,6 @@ fail:
   }
   s = ul__wrap(s, "create buffer");
 out:
-  ul__device_unlock(d);
   return s;
 }
 
@@ -215,29 +234,54 @@ ul_status ul_buffer_write(ul_device *d, ul_buffer buf, uint64_t offset, const vo
                  o->label ? o->label : "");
     goto out;
   }
-  ul__buffer_data *b = &o->u.buf;
-  if (b->restore == UL_RESTORE_SOURCE) {
+  if (o->u.buf.restore == UL_RESTORE_SOURCE) {
     s = ul__fail(UL_ERR_WRONG_STATE, "write buffer '%s': a SOURCE buffer is immutable (it is restored from its source)",
                  o->label ? o->label : "");
     goto out;
   }
+  s = ul__buffer_write(d, buf.id, offset, data, size);
+out:
+  ul__device_unlock(d);
+  return s ? ul__wrap(s, "write buffer") : UL_OK;
+}
+
+ul_status ul__buffer_write(ul_device *d, uint32_t id, uint64_t offset, const void *data, uint64_t size) {
+  ul__obj *o;
+  ul_status s = get_buffer(d, (ul_buffer){id}, "write buffer", &o);
+  if (s) return s;
+  ul__buffer_data *b = &o->u.buf;
   /* Record first: what is recorded survives a loss during the write. The
-   * log makes room first (a checkpoint), so its bound holds here too. */
-  if (!(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE))) {
-    if ((s = ul__checkpoint_make_room(d, size))) goto out;
-    if ((s = get_buffer(d, buf, "write buffer", &o))) goto out;
+   * log makes room first (a checkpoint), so its bound holds here too. A
+   * MAP_WRITE buffer's host copy records it instead. */
+  if (!(b->usage & UL_BUFFER_MAP_WRITE)) {
+    /* A host-written buffer (its policy chosen from use) keeps where the
+     * bytes came from: a file's range when they lie in a mapping of one,
+     * logged without a copy. */
+    ul__src_file *file = NULL;
+    uint64_t file_off = 0, hash = 0;
+    if (b->host_only && (s = ul__prov_source(data, size, &file, &file_off, &hash))) return s;
+    if ((s = ul__checkpoint_make_room(d, file ? 64 : size)) || (s = get_buffer(d, (ul_buffer){id}, "write buffer", &o))) {
+      ul__src_file_unref(file);
+      return s;
+    }
     b = &o->u.buf;
-    if ((s = ul__oplog_write(d, o, offset, data, size))) goto out;
+    s = file ? ul__oplog_write_file(d, o, offset, size, file, file_off, hash) : ul__oplog_write(d, o, offset, data, size);
+    if (!s && b->host_only && ul__prov_write(&b->prov, offset, data, size, file, file_off, hash)) {
+      /* No memory for the record: a plain LOG buffer from now on (the log
+       * has the write; a checkpoint reads the contents back). */
+      b->host_only = false;
+      ul__prov_clear(&b->prov);
+    }
+    ul__src_file_unref(file);
+    if (s) return s;
   }
   if (b->shadow) memcpy(b->shadow + offset, data, (size_t)size);
-  if ((s = ul__buffer_upload(d, o, offset, data, size))) goto out;
+  if ((s = ul__buffer_upload(d, o, offset, data, size))) return s;
   if (ul__device_loss_pending(d)) {
     /* The write is kept (shadow or log); recovery will put it back. */
     s = ul__device_recover_locked(d);
   }
-out:
-  ul__device_unlock(d);
-  return s ? ul__wrap(s, "write buffer") : UL_OK;
+  return s;
 }
 
 ul_status ul_buffer_read(ul_device *d, ul_buffer buf, uint64_t offset, void *dst, uint64_t size,
@@ -354,8 +398,15 @@ ul_status ul_buffer_unmap(ul_device *d, ul_buffer buf) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "unmap buffer: NULL device");
   ul_status s = ul__device_enter_ex(d, false);
   if (s) return ul__wrap(s, "unmap buffer");
+  s = ul__buffer_unmap(d, buf.id);
+  ul__device_unlock(d);
+  return s;
+}
+
+ul_status ul__buffer_unmap(ul_device *d, uint32_t id) {
+  ul_buffer buf = {id};
   ul__obj *o;
-  s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "unmap buffer", &o);
+  ul_status s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "unmap buffer", &o);
   ul__buffer_data *b = s ? NULL : &o->u.buf;
   if (b && !b->mapped) {
     s = ul__fail(UL_ERR_WRONG_STATE, "unmap buffer '%s': not mapped", o->label ? o->label : "");
@@ -370,10 +421,7 @@ ul_status ul_buffer_unmap(ul_device *d, ul_buffer buf) {
         memcpy(b->shadow + b->map_offset, b->map_ptr, (size_t)b->map_size);
         s = ul__oplog_write(d, o, b->map_offset, b->map_ptr, b->map_size);
       }
-      if (s) {
-        ul__device_unlock(d);
-        return ul__wrap(s, "unmap buffer '%s'", o && o->label ? o->label : "");
-      }
+      if (s) return ul__wrap(s, "unmap buffer '%s'", o && o->label ? o->label : "");
     }
     if (!b->map_old) {
       d->wgpu->BufferUnmap(o->native);
@@ -389,7 +437,6 @@ ul_status ul_buffer_unmap(ul_device *d, ul_buffer buf) {
       b->map_ptr = NULL;
     }
   }
-  ul__device_unlock(d);
   return s;
 }
 
@@ -401,4 +448,43 @@ ul_status ul_buffer_size(ul_device *d, ul_buffer buf, uint64_t *size) {
   *size = s ? 0 : o->u.buf.size;
   ul__device_unlock(d);
   return s;
+}
+
+ul_status ul__buffer_set_policy(ul_device *d, uint32_t id, const ul__buffer_spec *spec) {
+  ul__obj *o;
+  ul_status s = get_buffer(d, (ul_buffer){id}, "set restore policy", &o);
+  if (s) return s;
+  ul__buffer_data *b = &o->u.buf;
+  if (spec->restore == UL_RESTORE_SHADOW)
+    return ul__fail(UL_ERR_UNSUPPORTED, "set restore policy of '%s': SHADOW is set at creation only",
+                    o->label ? o->label : "");
+  if (b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE))
+    return ul__fail(UL_ERR_UNSUPPORTED, "set restore policy of '%s': a mappable buffer keeps its own",
+                    o->label ? o->label : "");
+  char *path = NULL;
+  if (spec->restore == UL_RESTORE_SOURCE && spec->source_path) {
+    if (!(path = realpath(spec->source_path, NULL)))
+      return ul__fail(errno == ENOMEM ? UL_ERR_OUT_OF_MEMORY : UL_ERR_IO, "source '%s': %s", spec->source_path,
+                      strerror(errno));
+  }
+  /* What the old policy kept goes; the new one is the restore from now. */
+  free(b->source_path);
+  b->source_path = path;
+  b->source_data = spec->source_data;
+  b->source_offset = spec->source_offset;
+  b->source_hashed = false;
+  if (path) {
+    b->source_file_size = (uint64_t)spec->source_stat->st_size;
+    b->source_mtime_ns = ul__stat_mtime_ns(spec->source_stat);
+  }
+  b->restore_fn = spec->restore_fn;
+  b->restore_user = spec->restore_user;
+  b->restore = spec->restore;
+  b->host_only = b->from_use = false;
+  ul__prov_clear(&b->prov);
+  /* LOG from here: what was written before the next checkpoint is in the
+   * log; a checkpoint reads the rest back. */
+  if (spec->restore == UL_RESTORE_LOG) b->dirty = true;
+  else ul__prov_clear(&b->prov_ckpt);
+  return UL_OK;
 }

@@ -37,6 +37,11 @@ static ul_status validate_health(const ul_health_config *h) {
 
 ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device **out,
                               const ul_site *site) {
+  return ul__device_create_req(env, desc, NULL, out, site);
+}
+
+ul_status ul__device_create_req(ul_env *env, const ul_device_desc *desc, const ul__device_req *req, ul_device **out,
+                                const ul_site *site) {
   if (!out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create device: out is NULL");
   *out = NULL;
   if (!env) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create device: env is NULL");
@@ -60,6 +65,12 @@ ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device
     return ul__fail(UL_ERR_OUT_OF_MEMORY, "create device: out of host memory");
   }
   d->desc.label = d->label;
+  if (req && (!(d->req = malloc(sizeof *d->req)) || !ul__device_req_copy(d->req, req))) {
+    free(d->req);
+    free(d->label);
+    free(d);
+    return ul__fail(UL_ERR_OUT_OF_MEMORY, "create device: out of host memory");
+  }
   if (site) d->site = *site;
   d->recovery_wait_ms = 30000;
   d->rng = desc->recovery.jitter_seed ? desc->recovery.jitter_seed : ul__now_ns();
@@ -80,6 +91,8 @@ ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device
   }
   if (s) {
     pthread_mutex_destroy(&d->mu);
+    ul__device_req_free(d->req);
+    free(d->req);
     free(d->label);
     free(d);
     return ul__wrap(s, "create device '%s'", desc->label ? desc->label : "device");
@@ -104,6 +117,8 @@ ul_status ul_device_create_at(ul_env *env, const ul_device_desc *desc, ul_device
     pthread_mutex_destroy(&d->hev_mu);
     ul__native_release(d, &n);
     pthread_mutex_destroy(&d->mu);
+    ul__device_req_free(d->req);
+    free(d->req);
     free(d->label);
     free(d);
     return ul__wrap(s, "create device");
@@ -162,6 +177,8 @@ ul_status ul_device_destroy(ul_device *d) {
   ul__adapter_reap_orphans(d->wgpu);
   pthread_cond_destroy(&d->recovered);
   pthread_mutex_destroy(&d->mu);
+  ul__device_req_free(d->req);
+  free(d->req);
   free(d->label);
   free(d->losses);
   free(d);

@@ -4,56 +4,64 @@
 #include "api/api.h"
 #include "exec/oplog.h"
 
-static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_texture *out,
-                             const ul_site *site) {
-  ul_texture_desc t = *desc;
-  if (!t.height) t.height = 1;
-  if (!t.depth) t.depth = 1;
-  if (!t.mip_levels) t.mip_levels = 1;
-  if (!t.usage) t.usage = UL_TEXTURE_SAMPLED | UL_TEXTURE_STORAGE | UL_TEXTURE_COPY_SRC | UL_TEXTURE_COPY_DST;
-  if (!t.width) return ul__fail(UL_ERR_INVALID_ARGUMENT, "width is 0");
-  if ((unsigned)t.format >= UL_FORMAT_COUNT_)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "format %d is not a ul_format", (int)t.format);
-  if (t.usage & ~0xFu) return ul__fail(UL_ERR_INVALID_ARGUMENT, "unknown usage bits 0x%x", t.usage & ~0xFu);
-  if (t.restore != UL_RESTORE_LOG && t.restore != UL_RESTORE_NONE && t.restore != UL_RESTORE_SHADOW)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "textures take the LOG, NONE or SHADOW policy");
-  /* The device's limits, before anything is allocated for the texture. */
-  const WGPULimits *lim = &d->limits;
-  uint32_t max_wh = t.is_3d ? lim->maxTextureDimension3D : lim->maxTextureDimension2D;
-  uint32_t max_d = t.is_3d ? lim->maxTextureDimension3D : lim->maxTextureArrayLayers;
-  if (t.mip_levels > 16 || t.width > max_wh || t.height > max_wh || t.depth > max_d)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT,
-                    "texture of %ux%ux%u with %u levels exceeds the device's limits (%s %u, %s %u)",
-                    t.width, t.height, t.depth, t.mip_levels, t.is_3d ? "3D size" : "2D size", max_wh,
-                    t.is_3d ? "3D depth" : "array layers", max_d);
-  t.usage |= UL_TEXTURE_COPY_SRC | UL_TEXTURE_COPY_DST; /* restore needs both */
-  /* Estimate: texels of all levels (a level halves each dimension). */
+ul_status ul__texture_create(ul_device *d, const WGPUTextureDescriptor *nd, ul_restore restore, const char *label,
+                             const ul_site *site, uint32_t *out) {
+  *out = 0;
+  /* What would make the estimate below absurd, before anything is made. */
+  if (!nd->usage) return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture usage is None");
+  if (!nd->size.width || !nd->size.height || !nd->size.depthOrArrayLayers || !nd->mipLevelCount ||
+      nd->mipLevelCount > 32)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture of %ux%ux%u with %u levels: a size of 0 or more than 32 levels",
+                    nd->size.width, nd->size.height, nd->size.depthOrArrayLayers, nd->mipLevelCount);
+  ul__format_info fmt;
+  if (!ul__format_info_of(nd->format, &fmt))
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture format 0x%x is not one this implementation knows",
+                    (unsigned)nd->format);
+  if (restore == UL_RESTORE_SHADOW && (!fmt.copyable || fmt.bw != 1 || nd->mipLevelCount > 1))
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "a SHADOW texture needs one level of an uncompressed, copyable format");
+  /* Estimate: blocks of all levels (a level halves each dimension). */
   uint64_t bytes = 0;
-  uint64_t w = t.width, h = t.height, dd = t.depth;
-  for (uint32_t l = 0; l < t.mip_levels; l++) {
-    bytes += w * h * dd * ul_format_bytes(t.format);
+  uint32_t bw = fmt.bw ? fmt.bw : 1, bh = fmt.bh ? fmt.bh : 1;
+  uint64_t per_block = fmt.block_bytes ? fmt.block_bytes : 4;
+  uint64_t w = nd->size.width, h = nd->size.height ? nd->size.height : 1, dd = nd->size.depthOrArrayLayers;
+  for (uint32_t l = 0; l < nd->mipLevelCount; l++) {
+    bytes += (w + bw - 1) / bw * ((h + bh - 1) / bh) * dd * per_block * (nd->sampleCount > 1 ? nd->sampleCount : 1);
     w = UL__MAX(w / 2, 1);
     h = UL__MAX(h / 2, 1);
-    if (t.is_3d) dd = UL__MAX(dd / 2, 1);
+    if (nd->dimension == WGPUTextureDimension_3D) dd = UL__MAX(dd / 2, 1);
   }
   ul__obj *o = NULL;
-  ul_status s = ul__obj_new(d, UL__OBJ_TEXTURE, desc->label, site, &o);
+  ul_status s = ul__obj_new(d, UL__OBJ_TEXTURE, label, site, &o);
   if (s) return s;
   o->pending = true;
-  o->u.tex.desc = t;
-  o->u.tex.desc.usage = t.usage;
-  o->u.tex.wgpu_format = ul__format_wgpu(t.format);
-  o->u.tex.bytes = bytes;
-  if (t.restore == UL_RESTORE_SHADOW) {
-    /* Level 0's bytes; the limits above keep this product within 64 bits. */
-    uint64_t level0 = (uint64_t)t.width * t.height * t.depth * ul_format_bytes(t.format);
+  ul__texture_data *t = &o->u.tex;
+  t->nd = *nd;
+  t->nd.nextInChain = NULL;
+  t->nd.label = (WGPUStringView){NULL, 0};
+  t->nd.viewFormats = NULL;
+  t->fmt = fmt;
+  t->restore = restore;
+  t->bytes = bytes;
+  /* Restore needs both copies, when the format allows them at all. */
+  if (fmt.copyable && nd->sampleCount <= 1) t->nd.usage |= WGPUTextureUsage_CopySrc | WGPUTextureUsage_CopyDst;
+  if (nd->viewFormatCount) {
+    uint32_t *vf = malloc(sizeof *vf * nd->viewFormatCount);
+    if (!vf) {
+      ul__obj_free(d, o);
+      return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+    memcpy(vf, nd->viewFormats, sizeof *vf * nd->viewFormatCount);
+    t->nd.viewFormats = vf;
+  }
+  if (restore == UL_RESTORE_SHADOW) {
+    uint64_t level0 = ul__texture_level_bytes(o, 0);
     if (level0 > d->limits.maxBufferSize) {
       ul__obj_free(d, o);
       return ul__fail(UL_ERR_INVALID_ARGUMENT, "a SHADOW texture of %llu bytes is larger than the device's "
                       "maxBufferSize %llu", (unsigned long long)level0, (unsigned long long)d->limits.maxBufferSize);
     }
-    o->u.tex.shadow = calloc(1, (size_t)level0);
-    if (!o->u.tex.shadow) {
+    t->shadow = calloc(1, (size_t)level0);
+    if (!t->shadow) {
       ul__obj_free(d, o);
       return ul__fail(UL_ERR_OUT_OF_MEMORY, "no host memory for the shadow copy");
     }
@@ -78,8 +86,41 @@ static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_textu
     return s;
   }
   o->pending = false;
-  *out = (ul_texture){o->id};
+  *out = o->id;
   return UL_OK;
+}
+
+/* unlost.h's texture: its defaults and rules, then the native descriptor. */
+static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_texture *out,
+                             const ul_site *site) {
+  ul_texture_desc t = *desc;
+  if (!t.height) t.height = 1;
+  if (!t.depth) t.depth = 1;
+  if (!t.mip_levels) t.mip_levels = 1;
+  if (!t.usage) t.usage = UL_TEXTURE_SAMPLED | UL_TEXTURE_STORAGE | UL_TEXTURE_COPY_SRC | UL_TEXTURE_COPY_DST;
+  if (!t.width) return ul__fail(UL_ERR_INVALID_ARGUMENT, "width is 0");
+  if ((unsigned)t.format >= UL_FORMAT_COUNT_)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "format %d is not a ul_format", (int)t.format);
+  if (t.usage & ~0xFu) return ul__fail(UL_ERR_INVALID_ARGUMENT, "unknown usage bits 0x%x", t.usage & ~0xFu);
+  if (t.restore != UL_RESTORE_LOG && t.restore != UL_RESTORE_NONE && t.restore != UL_RESTORE_SHADOW)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT, "textures take the LOG, NONE or SHADOW policy");
+  /* The device's limits, before anything is allocated for the texture. */
+  const WGPULimits *lim = &d->limits;
+  uint32_t max_wh = t.is_3d ? lim->maxTextureDimension3D : lim->maxTextureDimension2D;
+  uint32_t max_d = t.is_3d ? lim->maxTextureDimension3D : lim->maxTextureArrayLayers;
+  if (t.mip_levels > 16 || t.width > max_wh || t.height > max_wh || t.depth > max_d)
+    return ul__fail(UL_ERR_INVALID_ARGUMENT,
+                    "texture of %ux%ux%u with %u levels exceeds the device's limits (%s %u, %s %u)",
+                    t.width, t.height, t.depth, t.mip_levels, t.is_3d ? "3D size" : "2D size", max_wh,
+                    t.is_3d ? "3D depth" : "array layers", max_d);
+  WGPUTextureDescriptor nd = {0};
+  nd.usage = t.usage;
+  nd.dimension = t.is_3d ? WGPUTextureDimension_3D : WGPUTextureDimension_2D;
+  nd.size = (WGPUExtent3D){t.width, t.height, t.depth};
+  nd.format = ul__format_wgpu(t.format);
+  nd.mipLevelCount = t.mip_levels;
+  nd.sampleCount = 1;
+  return ul__texture_create(d, &nd, t.restore, desc->label, site, &out->id);
 }
 
 ul_status ul_texture_create_at(ul_device *d, const ul_texture_desc *desc, ul_texture *out,
@@ -98,9 +139,14 @@ static void destroy_views_of(ul_device *d, uint32_t texture_id) {
   ul__res *r = d->res;
   for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
     ul__obj *v = r->slots[i];
-    if (v && v->kind == UL__OBJ_VIEW && !v->destroyed && v->u.view.desc.texture.id == texture_id)
+    if (v && v->kind == UL__OBJ_VIEW && !v->destroyed && v->u.view.texture == texture_id)
       ul__obj_destroy(d, v);
   }
+}
+
+void ul__texture_destroy(ul_device *d, ul__obj *t) {
+  destroy_views_of(d, t->id);
+  ul__obj_destroy(d, t);
 }
 
 ul_status ul_texture_destroy(ul_device *d, ul_texture tex) {
@@ -119,12 +165,12 @@ ul_status ul_texture_destroy(ul_device *d, ul_texture tex) {
 
 static ul_status check_region(const ul__obj *t, uint32_t x, uint32_t y, uint32_t z, uint32_t w,
                               uint32_t h, uint32_t depth, uint64_t size, uint32_t *bpr) {
-  const ul_texture_desc *td = &t->u.tex.desc;
+  const WGPUExtent3D *sz = &t->u.tex.nd.size;
   if (!w || !h || !depth) return ul__fail(UL_ERR_INVALID_ARGUMENT, "empty region");
-  if ((uint64_t)x + w > td->width || (uint64_t)y + h > td->height || (uint64_t)z + depth > td->depth)
+  if ((uint64_t)x + w > sz->width || (uint64_t)y + h > sz->height || (uint64_t)z + depth > sz->depthOrArrayLayers)
     return ul__fail(UL_ERR_INVALID_ARGUMENT, "region %u,%u,%u + %ux%ux%u outside texture %ux%ux%u", x, y,
-                    z, w, h, depth, td->width, td->height, td->depth);
-  uint32_t tight = w * ul_format_bytes(td->format);
+                    z, w, h, depth, sz->width, sz->height, sz->depthOrArrayLayers);
+  uint32_t tight = w * t->u.tex.fmt.block_bytes;
   if (!*bpr) *bpr = tight;
   if (*bpr < tight) return ul__fail(UL_ERR_INVALID_ARGUMENT, "bytes_per_row %u < %u", *bpr, tight);
   uint64_t need = (uint64_t)*bpr * h * (depth - 1) + (uint64_t)*bpr * (h - 1) + tight;
@@ -144,21 +190,22 @@ ul_status ul_texture_write(ul_device *d, ul_texture tex, uint32_t x, uint32_t y,
       !(s = check_region(o, x, y, z, w, h, depth, size, &bytes_per_row))) {
     /* LOG: recorded first (room made first), so a loss from here on is
      * replayed; SHADOW: the host copy. */
-    if (o->u.tex.desc.restore == UL_RESTORE_LOG) {
-      uint32_t region[7] = {x, y, z, w, h, depth, bytes_per_row};
+    if (o->u.tex.restore == UL_RESTORE_LOG) {
+      uint32_t region[UL__TR_WORDS] = {x, y, z, w, h, depth, bytes_per_row, 0, 0, 0};
       if (!(s = ul__checkpoint_make_room(d, size)) &&
           !(s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "write texture", &o)))
         s = ul__oplog_write_texture(d, o, region, data, size);
     }
     if (!s && o->u.tex.shadow) {
-      const ul_texture_desc *td = &o->u.tex.desc;
-      uint32_t tb = ul_format_bytes(td->format);
+      const WGPUExtent3D *sz = &o->u.tex.nd.size;
+      uint32_t tb = o->u.tex.fmt.block_bytes;
       for (uint32_t k = 0; k < depth; k++)
         for (uint32_t j = 0; j < h; j++)
-          memcpy(o->u.tex.shadow + (((uint64_t)(z + k) * td->height + y + j) * td->width + x) * tb,
+          memcpy(o->u.tex.shadow + (((uint64_t)(z + k) * sz->height + y + j) * sz->width + x) * tb,
                  (const uint8_t *)data + ((uint64_t)k * h + j) * bytes_per_row, (size_t)w * tb);
     }
-    if (!s) s = ul__texture_write_region(d, o, x, y, z, w, h, depth, data, size, bytes_per_row);
+    uint32_t r[UL__TR_WORDS] = {x, y, z, w, h, depth, bytes_per_row, 0, 0, 0};
+    if (!s) s = ul__texture_write_region(d, o, r, data, size);
     /* The write is kept (log or shadow): recovery puts it back. */
     if (!s && ul__device_loss_pending(d)) s = ul__device_recover_locked(d);
   }
@@ -192,19 +239,45 @@ out:
   return s ? ul__wrap(s, "read texture") : UL_OK;
 }
 
+ul_status ul__view_create(ul_device *d, uint32_t texture, const WGPUTextureViewDescriptor *nd, const char *label,
+                          const ul_site *site, uint32_t *out) {
+  *out = 0;
+  ul__obj *t, *o = NULL;
+  ul_status s = ul__obj_get(d, texture, UL__OBJ_TEXTURE, "create texture view", &t);
+  if (!s && !(s = ul__obj_new(d, UL__OBJ_VIEW, label, site, &o))) {
+    o->pending = true;
+    o->u.view.texture = texture;
+    o->u.view.nd = *nd;
+    o->u.view.nd.nextInChain = NULL;
+    o->u.view.nd.label = (WGPUStringView){NULL, 0};
+    s = ul__obj_finish(d, o, out);
+  }
+  return s;
+}
+
 ul_status ul_texture_view_create_at(ul_device *d, const ul_texture_view_desc *desc,
                                     ul_texture_view *out, const ul_site *site) {
   if (out) out->id = 0;
   if (!d || !desc || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create texture view: NULL argument");
   ul_status s = ul__device_enter(d);
   if (s) return ul__wrap(s, "create texture view");
-  ul__obj *t, *o = NULL;
-  if (!(s = ul__obj_get(d, desc->texture.id, UL__OBJ_TEXTURE, "create texture view", &t)) &&
-      !(s = ul__obj_new(d, UL__OBJ_VIEW, desc->label, site, &o))) {
-    o->pending = true;
-    o->u.view.desc = *desc;
-    o->u.view.desc.label = NULL;
-    s = ul__obj_finish(d, o, &out->id);
+  ul__obj *t;
+  if (!(s = ul__obj_get(d, desc->texture.id, UL__OBJ_TEXTURE, "create texture view", &t))) {
+    /* 3D for a 3D texture, 2D for one layer, else a 2D array. */
+    const WGPUTextureDescriptor *td = &t->u.tex.nd;
+    WGPUTextureViewDescriptor vd = {0};
+    vd.format = td->format;
+    vd.dimension = td->dimension == WGPUTextureDimension_3D ? WGPUTextureViewDimension_3D
+                   : (desc->layer_count == 1 || td->size.depthOrArrayLayers == 1) ? WGPUTextureViewDimension_2D
+                                                                                  : WGPUTextureViewDimension_2DArray;
+    vd.baseMipLevel = desc->base_mip;
+    vd.mipLevelCount = desc->mip_count ? desc->mip_count : WGPU_MIP_LEVEL_COUNT_UNDEFINED;
+    vd.baseArrayLayer = desc->base_layer;
+    vd.arrayLayerCount = desc->layer_count ? desc->layer_count : WGPU_ARRAY_LAYER_COUNT_UNDEFINED;
+    vd.aspect = WGPUTextureAspect_All;
+    uint32_t id;
+    s = ul__view_create(d, desc->texture.id, &vd, desc->label, site, &id);
+    if (!s) out->id = id;
   }
   ul__device_unlock(d);
   return s ? ul__wrap(s, "create texture view") : UL_OK;
@@ -212,6 +285,21 @@ ul_status ul_texture_view_create_at(ul_device *d, const ul_texture_view_desc *de
 
 ul_status ul_texture_view_destroy(ul_device *d, ul_texture_view v) {
   return ul__destroy_simple(d, v.id, UL__OBJ_VIEW, "destroy texture view");
+}
+
+ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, const char *label, const ul_site *site,
+                             uint32_t *out) {
+  *out = 0;
+  ul__obj *o = NULL;
+  ul_status s = ul__obj_new(d, UL__OBJ_SAMPLER, label, site, &o);
+  if (!s) {
+    o->pending = true;
+    o->u.smp.nd = *nd;
+    o->u.smp.nd.nextInChain = NULL;
+    o->u.smp.nd.label = (WGPUStringView){NULL, 0};
+    s = ul__obj_finish(d, o, out);
+  }
+  return s;
 }
 
 ul_status ul_sampler_create_at(ul_device *d, const ul_sampler_desc *desc, ul_sampler *out,
@@ -222,13 +310,17 @@ ul_status ul_sampler_create_at(ul_device *d, const ul_sampler_desc *desc, ul_sam
   if (!desc) desc = &zero;
   ul_status s = ul__device_enter(d);
   if (s) return ul__wrap(s, "create sampler");
-  ul__obj *o = NULL;
-  if (!(s = ul__obj_new(d, UL__OBJ_SAMPLER, desc->label, site, &o))) {
-    o->pending = true;
-    o->u.smp.desc = *desc;
-    o->u.smp.desc.label = NULL;
-    s = ul__obj_finish(d, o, &out->id);
-  }
+  WGPUSamplerDescriptor x = {0};
+  uint32_t am = desc->repeat ? WGPUAddressMode_Repeat : WGPUAddressMode_ClampToEdge;
+  x.addressModeU = x.addressModeV = x.addressModeW = am;
+  x.magFilter = x.minFilter = desc->linear ? WGPUFilterMode_Linear : WGPUFilterMode_Nearest;
+  x.mipmapFilter = desc->linear ? WGPUMipmapFilterMode_Linear : WGPUMipmapFilterMode_Nearest;
+  x.lodMinClamp = 0;
+  x.lodMaxClamp = 32;
+  x.maxAnisotropy = 1;
+  uint32_t id;
+  s = ul__sampler_create(d, &x, desc->label, site, &id);
+  if (!s) out->id = id;
   ul__device_unlock(d);
   return s ? ul__wrap(s, "create sampler") : UL_OK;
 }

@@ -76,8 +76,25 @@ typedef struct ul__flight {
   char pipelines[128];
 } ul__flight;
 
+/* What a device asks of the implementation beyond ul_device_desc (the
+ * webgpu.h front door's devices): features and limits in WebGPU's terms,
+ * and the program's Dawn toggles, asked of every native device it gets.
+ * Owned by the device (deep copies). */
+typedef struct ul__device_req {
+  uint32_t feature_count;
+  uint32_t *features;
+  bool has_limits;
+  WGPULimits limits;       /* nextInChain NULL */
+  uint32_t enabled_count, disabled_count;
+  char **enabled, **disabled;
+} ul__device_req;
+/* A deep copy of `src` into *dst; false when out of memory (nothing held). */
+bool ul__device_req_copy(ul__device_req *dst, const ul__device_req *src);
+void ul__device_req_free(ul__device_req *r);
+
 struct ul_device {
   ul_env *env;
+  ul__device_req *req;     /* NULL: unlost.h's device */
   const ul__wgpu *wgpu;
   pthread_mutex_t mu;      /* serializes every call into WebGPU for this device */
   char *label;

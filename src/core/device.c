@@ -672,15 +672,44 @@ static ul_status native_build(ul_device *d, const ul__wgpu *w, bool standby, boo
    * run beside the program's calls (ul__native_release_async). Asked
    * through the real table, so that fault schedules count the same calls. */
   const ul__wgpu *raw = &env->lib.procs;
-  uint32_t features[1];
+  const ul__device_req *req = d->req;
+  uint32_t nreq = req ? req->feature_count : 0;
+  uint32_t stack[16], *features = nreq + 1 <= 16 ? stack : malloc(sizeof *features * (nreq + 1));
+  if (!features) {
+    s = ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+    goto fail;
+  }
+  for (uint32_t i = 0; i < nreq; i++) features[dd.requiredFeatureCount++] = req->features[i];
   if (raw->DeviceForceLoss && raw->AdapterHasFeature &&
       raw->AdapterHasFeature(n->adapter, WGPUFeatureName_ImplicitDeviceSynchronization)) {
-    features[dd.requiredFeatureCount++] = WGPUFeatureName_ImplicitDeviceSynchronization;
-    dd.requiredFeatures = features;
+    bool asked = false;
+    for (uint32_t i = 0; i < nreq; i++) asked |= req->features[i] == WGPUFeatureName_ImplicitDeviceSynchronization;
+    if (!asked) features[dd.requiredFeatureCount++] = WGPUFeatureName_ImplicitDeviceSynchronization;
     n->synchronized = true;
   }
+  if (dd.requiredFeatureCount) dd.requiredFeatures = features;
   dd.label = ul__sv(d->label);
   dd.requiredLimits = &required;
+  if (req && req->has_limits) {
+    required = req->limits;
+    required.nextInChain = NULL;
+  }
+  /* The program's toggles beside unlost's own. */
+  const char *en_stack[8], **enabled = en_stack;
+  uint32_t nen = 1 + (req ? req->enabled_count : 0);
+  if (nen > 8 && !(enabled = malloc(sizeof *enabled * nen))) {
+    if (features != stack) free(features);
+    s = ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+    goto fail;
+  }
+  enabled[0] = toggles[0];
+  for (uint32_t i = 1; i < nen; i++) enabled[i] = req->enabled[i - 1];
+  td.enabledToggles = enabled;
+  td.enabledToggleCount = nen;
+  if (req && req->disabled_count) {
+    td.disabledToggles = (const char *const *)req->disabled;
+    td.disabledToggleCount = req->disabled_count;
+  }
   dd.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
   dd.deviceLostCallbackInfo.callback = on_device_lost;
   dd.deviceLostCallbackInfo.userdata1 = n->ctx;
@@ -689,6 +718,8 @@ static ul_status native_build(ul_device *d, const ul__wgpu *w, bool standby, boo
   build_begin(env, ul__device_release_deadline_ns(d));
   s = ul__request_device_with(env, w, n->instance, n->adapter, &dd, request_timeout_ns(d), &n->device);
   build_end(env);
+  if (features != stack) free(features);
+  if (enabled != en_stack) free(enabled);
   if (s) {
     /* No device: its lost callback was either never registered or has
      * already fired with FailedCreation and dropped its reference. */
@@ -1267,4 +1298,41 @@ void ul__device_count_recovery(ul_device *d) {
   pthread_mutex_lock(&g_lost_mu); /* metrics read it under this lock */
   d->recoveries_total++;
   pthread_mutex_unlock(&g_lost_mu);
+}
+
+bool ul__device_req_copy(ul__device_req *dst, const ul__device_req *src) {
+  memset(dst, 0, sizeof *dst);
+  dst->has_limits = src->has_limits;
+  dst->limits = src->limits;
+  dst->limits.nextInChain = NULL;
+  if (src->feature_count) {
+    if (!(dst->features = malloc(sizeof *dst->features * src->feature_count))) return false;
+    memcpy(dst->features, src->features, sizeof *dst->features * src->feature_count);
+    dst->feature_count = src->feature_count;
+  }
+  bool ok = true;
+  if (src->enabled_count && (dst->enabled = calloc(src->enabled_count, sizeof *dst->enabled))) {
+    dst->enabled_count = src->enabled_count;
+    for (uint32_t i = 0; i < src->enabled_count; i++) ok &= (dst->enabled[i] = ul__strdup(src->enabled[i])) != NULL;
+  } else if (src->enabled_count) {
+    ok = false;
+  }
+  if (src->disabled_count && (dst->disabled = calloc(src->disabled_count, sizeof *dst->disabled))) {
+    dst->disabled_count = src->disabled_count;
+    for (uint32_t i = 0; i < src->disabled_count; i++) ok &= (dst->disabled[i] = ul__strdup(src->disabled[i])) != NULL;
+  } else if (src->disabled_count) {
+    ok = false;
+  }
+  if (!ok) ul__device_req_free(dst);
+  return ok;
+}
+
+void ul__device_req_free(ul__device_req *r) {
+  if (!r) return;
+  for (uint32_t i = 0; r->enabled && i < r->enabled_count; i++) free(r->enabled[i]);
+  for (uint32_t i = 0; r->disabled && i < r->disabled_count; i++) free(r->disabled[i]);
+  free(r->enabled);
+  free(r->disabled);
+  free(r->features);
+  memset(r, 0, sizeof *r);
 }

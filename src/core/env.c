@@ -45,7 +45,7 @@ ul_status ul_env_create(const ul_env_desc *desc, ul_env **out) {
   /* Timed waits let every wait carry a deadline without polling. */
   WGPUInstanceDescriptor idesc = {0};
   idesc.capabilities.timedWaitAnyEnable = 1;
-  idesc.capabilities.timedWaitAnyMaxCount = 1;
+  idesc.capabilities.timedWaitAnyMaxCount = 64; /* the front door waits on several futures at once */
   env->instance = env->lib.procs.CreateInstance(&idesc);
   env->timed_wait = env->instance != NULL;
   if (!env->instance) {

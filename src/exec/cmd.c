@@ -188,20 +188,20 @@ ul_status ul_cmd_copy_texture_to_buffer(ul_cmd *c, ul_texture src, uint32_t w, u
 static ul_status check_group(ul_device *d, uint32_t id, ul__obj **out) {
   ul_status s = ul__obj_get(d, id, UL__OBJ_BIND_GROUP, "submit", out);
   if (s) return s;
-  const ul_bind_group_desc *bd = &(*out)->u.bg.desc;
-  for (uint32_t i = 0; i < bd->entry_count; i++) {
-    const ul_bind_entry *e = &bd->entries[i];
+  const ul__bind_group_data *bd = &(*out)->u.bg;
+  for (uint32_t i = 0; i < bd->count; i++) {
+    const ul__bg_entry *e = &bd->entries[i];
     ul__obj *r;
-    const char *kind = e->buffer.id ? "buffer" : e->view.id ? "texture view" : "sampler";
-    uint32_t rid = e->buffer.id ? e->buffer.id : e->view.id ? e->view.id : e->sampler.id;
-    ul__obj_kind k = e->buffer.id ? UL__OBJ_BUFFER : e->view.id ? UL__OBJ_VIEW : UL__OBJ_SAMPLER;
+    const char *kind = e->buffer ? "buffer" : e->view ? "texture view" : "sampler";
+    uint32_t rid = e->buffer ? e->buffer : e->view ? e->view : e->sampler;
+    ul__obj_kind k = e->buffer ? UL__OBJ_BUFFER : e->view ? UL__OBJ_VIEW : UL__OBJ_SAMPLER;
     if (ul__obj_get(d, rid, k, "submit", &r))
       return ul__fail(UL_ERR_INVALID_HANDLE,
                       "submit: bind group '%s' refers to a destroyed %s (binding %u)",
                       (*out)->label ? (*out)->label : "", kind, e->binding);
     /* A view's contents are its texture's. */
     if (k == UL__OBJ_VIEW) {
-      ul__obj *t = ul__obj_find(d, r->u.view.desc.texture.id, UL__OBJ_TEXTURE);
+      ul__obj *t = ul__obj_find(d, r->u.view.texture, UL__OBJ_TEXTURE);
       if (t && t->state == UL__OBJ_LOST) r = t;
     }
     /* The replay runs what was submitted before the contents were lost. */
@@ -226,12 +226,47 @@ static ul_status op_object(ul_device *d, uint32_t id, ul__obj_kind kind, const c
 #define op_buffer(d, id, what) op_object(d, id, UL__OBJ_BUFFER, what)
 #define op_texture(d, id, what) op_object(d, id, UL__OBJ_TEXTURE, what)
 
+/* The layout entry of `binding` in a bind group's layout, when the layout
+ * is an explicit one (NULL for a pipeline's derived layout). */
+static const WGPUBindGroupLayoutEntry *layout_entry(ul_device *d, const ul__bind_group_data *bd, uint32_t binding) {
+  ul__obj *l = bd->layout ? ul__obj_find(d, bd->layout, UL__OBJ_BGL) : NULL;
+  for (uint32_t i = 0; l && i < l->u.bgl.count; i++)
+    if (l->u.bgl.entries[i].binding == binding) return &l->u.bgl.entries[i];
+  return NULL;
+}
+
 /* What a bind group entry may let a kernel write: its buffer, or the
- * texture of its view (a storage texture). NULL for a sampler. */
-static ul__obj *entry_target(ul_device *d, const ul_bind_entry *e) {
-  if (e->buffer.id) return ul__obj_find(d, e->buffer.id, UL__OBJ_BUFFER);
-  ul__obj *v = e->view.id ? ul__obj_find(d, e->view.id, UL__OBJ_VIEW) : NULL;
-  return v ? ul__obj_find(d, v->u.view.desc.texture.id, UL__OBJ_TEXTURE) : NULL;
+ * texture of its view (a storage texture). NULL for a sampler, for what an
+ * explicit layout binds read-only (uniform, read-only storage, sampled
+ * texture, read-only storage texture), and for a read_write binding that
+ * the pipeline's module never writes (wgsl.c; `pipeline` 0: unknown). */
+static ul__obj *entry_target(ul_device *d, const ul__bind_group_data *bd, const ul__bg_entry *e, uint32_t pipeline,
+                             uint32_t group) {
+  const WGPUBindGroupLayoutEntry *le = layout_entry(d, bd, e->binding);
+  if (pipeline) {
+    ul__obj *p = ul__obj_find(d, pipeline, UL__OBJ_PIPELINE);
+    ul__obj *sh = p ? ul__obj_find(d, p->u.pipe.shader, UL__OBJ_SHADER) : NULL;
+    if (sh && !ul__wgsl_may_write(sh->u.sh.writes, group, e->binding)) return NULL;
+  }
+  if (e->buffer) {
+    if (le && (le->buffer.type == WGPUBufferBindingType_Uniform ||
+               le->buffer.type == WGPUBufferBindingType_ReadOnlyStorage))
+      return NULL;
+    return ul__obj_find(d, e->buffer, UL__OBJ_BUFFER);
+  }
+  if (le && le->storageTexture.access != WGPUStorageTextureAccess_WriteOnly &&
+      le->storageTexture.access != WGPUStorageTextureAccess_ReadWrite)
+    return NULL;
+  ul__obj *v = e->view ? ul__obj_find(d, e->view, UL__OBJ_VIEW) : NULL;
+  return v ? ul__obj_find(d, v->u.view.texture, UL__OBJ_TEXTURE) : NULL;
+}
+
+/* What a bind group entry lets a kernel read: its buffer or its view's
+ * texture (NULL for a sampler). */
+static ul__obj *entry_source(ul_device *d, const ul__bg_entry *e) {
+  if (e->buffer) return ul__obj_find(d, e->buffer, UL__OBJ_BUFFER);
+  ul__obj *v = e->view ? ul__obj_find(d, e->view, UL__OBJ_VIEW) : NULL;
+  return v ? ul__obj_find(d, v->u.view.texture, UL__OBJ_TEXTURE) : NULL;
 }
 
 static bool is_lost(const ul__obj *o) { return o && o->state == UL__OBJ_LOST; }
@@ -240,35 +275,70 @@ static void make_lost_why(ul__obj *o, const char *why) {
   if (o && (o->kind == UL__OBJ_BUFFER || o->kind == UL__OBJ_TEXTURE)) ul__obj_mark_lost(o, why);
 }
 
-void ul__cmd_mark_written_lost(ul_device *d, const ul__op *ops, uint32_t n, const char *why) {
-  for (uint32_t i = 0; i < n; i++) {
-    const ul__op *op = &ops[i];
-    for (uint32_t k = 0; k < op->group_count; k++) {
-      ul__obj *g = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
-      for (uint32_t e = 0; g && e < g->u.bg.desc.entry_count; e++)
-        make_lost_why(entry_target(d, &g->u.bg.desc.entries[e]), why);
+/* Calls fn for every buffer and texture the op may write. */
+static void for_written(ul_device *d, const ul__op *op, void (*fn)(ul__obj *, const char *), const char *why) {
+  for (uint32_t k = 0; k < op->group_count; k++) {
+    ul__obj *g = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
+    for (uint32_t e = 0; g && e < g->u.bg.count; e++) {
+      ul__obj *t = entry_target(d, &g->u.bg, &g->u.bg.entries[e], op->pipeline, k);
+      if (t) fn(t, why);
     }
-    if (op->buf_b) make_lost_why(ul__obj_find(d, op->buf_b, UL__OBJ_BUFFER), why);
-    if (op->kind == UL__OP_COPY_BUFFER_TO_TEXTURE) make_lost_why(ul__obj_find(d, op->texture, UL__OBJ_TEXTURE), why);
   }
+  switch (op->kind) {
+  case UL__OP_COPY_BUFFER:
+  case UL__OP_CLEAR_BUFFER:
+  case UL__OP_COPY_TEXTURE_TO_BUFFER:
+  case UL__OP_RESOLVE_QUERY_SET: {
+    ul__obj *b = ul__obj_find(d, op->buf_b, UL__OBJ_BUFFER);
+    if (b) fn(b, why);
+    break;
+  }
+  case UL__OP_COPY_BUFFER_TO_TEXTURE: {
+    ul__obj *t = ul__obj_find(d, op->texture, UL__OBJ_TEXTURE);
+    if (t) fn(t, why);
+    break;
+  }
+  case UL__OP_COPY_TEXTURE_TO_TEXTURE: {
+    ul__obj *t = ul__obj_find(d, op->texture_b, UL__OBJ_TEXTURE);
+    if (t) fn(t, why);
+    break;
+  }
+  default: break;
+  }
+}
+
+static void lost_fn(ul__obj *o, const char *why) { make_lost_why(o, why); }
+
+void ul__cmd_mark_written_lost(ul_device *d, const ul__op *ops, uint32_t n, const char *why) {
+  for (uint32_t i = 0; i < n; i++) for_written(d, &ops[i], lost_fn, why);
+}
+
+/* The first LOST object the op reads, or NULL. */
+static const ul__obj *reads_lost(ul_device *d, const ul__op *op) {
+  for (uint32_t k = 0; k < op->group_count; k++) {
+    ul__obj *g = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
+    for (uint32_t e = 0; g && e < g->u.bg.count; e++) {
+      ul__obj *t = entry_source(d, &g->u.bg.entries[e]);
+      if (is_lost(t)) return t;
+    }
+  }
+  ul__obj *x = NULL;
+  switch (op->kind) {
+  case UL__OP_DISPATCH_INDIRECT:
+  case UL__OP_COPY_BUFFER:
+  case UL__OP_COPY_BUFFER_TO_TEXTURE: x = ul__obj_find(d, op->buf_a, UL__OBJ_BUFFER); break;
+  case UL__OP_COPY_TEXTURE_TO_BUFFER:
+  case UL__OP_COPY_TEXTURE_TO_TEXTURE: x = ul__obj_find(d, op->texture, UL__OBJ_TEXTURE); break;
+  default: break;
+  }
+  return is_lost(x) ? x : NULL;
 }
 
 uint32_t ul__cmd_drop_lost(ul_device *d, ul__op *ops, uint32_t n) {
   uint32_t kept = 0;
   for (uint32_t i = 0; i < n; i++) {
     ul__op *op = &ops[i];
-    const ul__obj *lost = NULL;
-    for (uint32_t k = 0; k < op->group_count && !lost; k++) {
-      ul__obj *g = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
-      for (uint32_t e = 0; g && e < g->u.bg.desc.entry_count && !lost; e++) {
-        ul__obj *t = entry_target(d, &g->u.bg.desc.entries[e]);
-        if (is_lost(t)) lost = t;
-      }
-    }
-    ul__obj *a = op->buf_a ? ul__obj_find(d, op->buf_a, UL__OBJ_BUFFER) : NULL;
-    ul__obj *t = op->texture ? ul__obj_find(d, op->texture, UL__OBJ_TEXTURE) : NULL;
-    if (!lost && is_lost(a)) lost = a;
-    if (!lost && op->kind == UL__OP_COPY_TEXTURE_TO_BUFFER && is_lost(t)) lost = t;
+    const ul__obj *lost = reads_lost(d, op);
     if (!lost) {
       ops[kept++] = *op;
       continue;
@@ -284,15 +354,30 @@ uint32_t ul__cmd_drop_lost(ul_device *d, ul__op *ops, uint32_t n) {
 /* Marks a buffer or texture as changed since the last checkpoint. */
 static void mark_dirty(ul__obj *o) {
   if (!o) return;
-  if (o->kind == UL__OBJ_BUFFER) o->u.buf.dirty = true;
-  else if (o->kind == UL__OBJ_TEXTURE) o->u.tex.dirty = true;
+  if (o->kind == UL__OBJ_BUFFER) {
+    o->u.buf.dirty = true;
+    if (o->u.buf.host_only) {
+      /* Written by the GPU: a plain LOG buffer from now on (its last
+       * checkpoint's extents stay its restore until the next one). */
+      o->u.buf.host_only = false;
+      ul__prov_clear(&o->u.buf.prov);
+    }
+  } else if (o->kind == UL__OBJ_TEXTURE) {
+    o->u.tex.dirty = true;
+    o->u.tex.written = true;
+  }
 }
 
-ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char *label,
-                         WGPUCommandBuffer *out) {
-  const ul__wgpu *w = d->wgpu;
-  *out = NULL;
-  /* Check everything first: nothing is encoded for a list with a bad op. */
+static void dirty_fn(ul__obj *o, const char *why) {
+  UL__UNUSED(why);
+  mark_dirty(o);
+}
+
+void ul__cmd_mark_written(ul_device *d, const ul__op *ops, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) for_written(d, &ops[i], dirty_fn, NULL);
+}
+
+ul_status ul__cmd_check(ul_device *d, const ul__op *ops, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
     const ul__op *op = &ops[i];
     ul__obj *o;
@@ -304,7 +389,7 @@ ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char
     case UL__OP_DISPATCH:
       if ((s = ul__obj_get(d, op->pipeline, UL__OBJ_PIPELINE, "submit", &o))) return s;
       for (uint32_t g = 0; g < op->group_count; g++)
-        if ((s = check_group(d, op->groups[g], &o))) return s;
+        if (op->groups[g] && (s = check_group(d, op->groups[g], &o))) return s;
       break;
     case UL__OP_COPY_BUFFER:
       if ((s = op_buffer(d, op->buf_a, "submit: copy source"))) return s;
@@ -320,85 +405,151 @@ ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char
       if ((s = op_texture(d, op->texture, "submit: copy source"))) return s;
       if ((s = op_buffer(d, op->buf_b, "submit: copy destination"))) return s;
       break;
+    case UL__OP_COPY_TEXTURE_TO_TEXTURE:
+      if ((s = op_texture(d, op->texture, "submit: copy source"))) return s;
+      if ((s = op_texture(d, op->texture_b, "submit: copy destination"))) return s;
+      break;
+    case UL__OP_RESOLVE_QUERY_SET:
+      if ((s = ul__obj_get(d, op->query_set, UL__OBJ_QUERY_SET, "submit: resolve", &o))) return s;
+      if ((s = op_buffer(d, op->buf_b, "submit: resolve destination"))) return s;
+      break;
+    case UL__OP_PASS_BEGIN:
+      if (op->query_set && (s = ul__obj_get(d, op->query_set, UL__OBJ_QUERY_SET, "submit: timestamps", &o))) return s;
+      break;
+    case UL__OP_WRITE_TIMESTAMP:
+      if ((s = ul__obj_get(d, op->query_set, UL__OBJ_QUERY_SET, "submit: timestamp", &o))) return s;
+      break;
+    case UL__OP_PASS_END: break;
     }
   }
+  return UL_OK;
+}
+
+static void *native_of(ul_device *d, uint32_t id, ul__obj_kind kind) {
+  ul__obj *o;
+  return ul__obj_get(d, id, kind, "submit", &o) ? NULL : o->native;
+}
+
+static WGPUTexelCopyTextureInfo texture_side(ul_device *d, uint32_t id, uint32_t mip, const uint32_t origin[3],
+                                             uint32_t aspect) {
+  WGPUTexelCopyTextureInfo t = {native_of(d, id, UL__OBJ_TEXTURE), mip, {origin[0], origin[1], origin[2]},
+                                aspect ? aspect : WGPUTextureAspect_All};
+  return t;
+}
+
+ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char *label,
+                         WGPUCommandBuffer *out) {
+  const ul__wgpu *w = d->wgpu;
+  *out = NULL;
+  /* Check everything first: nothing is encoded for a list with a bad op. */
+  ul_status s = ul__cmd_check(d, ops, n);
+  if (s) return s;
   WGPUCommandEncoderDescriptor ed = {NULL, ul__sv(label)};
   WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, &ed);
   WGPUComputePassEncoder pass = NULL;
+  bool explicit_pass = false; /* opened by a PASS_BEGIN: only its PASS_END closes it */
   /* What the pass has bound, so unchanged state is not set again. */
   void *bound_pipeline = NULL;
   void *bound_groups[UL_MAX_BIND_GROUPS] = {0};
   for (uint32_t i = 0; i < n; i++) {
     const ul__op *op = &ops[i];
-    ul__obj *o, *o2;
     bool dispatch = op->kind == UL__OP_DISPATCH || op->kind == UL__OP_DISPATCH_INDIRECT;
-    if (!dispatch && pass) {
+    bool in_pass_op = dispatch || (op->kind == UL__OP_WRITE_TIMESTAMP && pass);
+    if (pass && (op->kind == UL__OP_PASS_BEGIN || op->kind == UL__OP_PASS_END || (!in_pass_op && !explicit_pass))) {
       w->ComputePassEncoderEnd(pass);
       w->ComputePassEncoderRelease(pass);
       pass = NULL;
+      explicit_pass = false;
     }
+    if (op->kind == UL__OP_PASS_BEGIN) {
+      WGPUPassTimestampWrites tw = {NULL, NULL, op->query_first, op->query_count};
+      WGPUComputePassDescriptor pd = {NULL, {NULL, 0}, NULL};
+      if (op->query_set) {
+        tw.querySet = native_of(d, op->query_set, UL__OBJ_QUERY_SET);
+        pd.timestampWrites = &tw;
+      }
+      pass = w->CommandEncoderBeginComputePass(e, &pd);
+      explicit_pass = true;
+      bound_pipeline = NULL;
+      memset(bound_groups, 0, sizeof bound_groups);
+      continue;
+    }
+    if (op->kind == UL__OP_PASS_END) continue;
     if (dispatch) {
       if (!pass) {
         pass = w->CommandEncoderBeginComputePass(e, NULL);
         bound_pipeline = NULL;
         memset(bound_groups, 0, sizeof bound_groups);
       }
-      ul__obj_get(d, op->pipeline, UL__OBJ_PIPELINE, "submit", &o);
-      if (o->native != bound_pipeline) {
-        w->ComputePassEncoderSetPipeline(pass, o->native);
-        bound_pipeline = o->native;
+      void *pipe = native_of(d, op->pipeline, UL__OBJ_PIPELINE);
+      if (pipe != bound_pipeline) {
+        w->ComputePassEncoderSetPipeline(pass, pipe);
+        bound_pipeline = pipe;
       }
+      uint32_t dyn_at = 0;
       for (uint32_t g = 0; g < op->group_count; g++) {
+        if (!op->groups[g]) continue;
+        ul__obj *o2;
         ul__obj_get(d, op->groups[g], UL__OBJ_BIND_GROUP, "submit", &o2);
-        if (o2->native != bound_groups[g]) {
-          w->ComputePassEncoderSetBindGroup(pass, g, o2->native, 0, NULL);
+        uint32_t nd = op->dyn_count[g];
+        if (o2->native != bound_groups[g] || nd) {
+          w->ComputePassEncoderSetBindGroup(pass, g, o2->native, nd, nd ? &op->dyn[dyn_at] : NULL);
           bound_groups[g] = o2->native;
         }
-        const ul_bind_group_desc *bd = &o2->u.bg.desc;
-        for (uint32_t k = 0; k < bd->entry_count; k++) mark_dirty(entry_target(d, &bd->entries[k]));
+        dyn_at += nd;
       }
-      if (op->kind == UL__OP_DISPATCH) {
+      if (op->kind == UL__OP_DISPATCH)
         w->ComputePassEncoderDispatchWorkgroups(pass, op->x, op->y, op->z);
-      } else {
-        ul__obj_get(d, op->buf_a, UL__OBJ_BUFFER, "submit", &o2);
-        w->ComputePassEncoderDispatchWorkgroupsIndirect(pass, o2->native, op->off_a);
-      }
+      else
+        w->ComputePassEncoderDispatchWorkgroupsIndirect(pass, native_of(d, op->buf_a, UL__OBJ_BUFFER), op->off_a);
+      ul__cmd_mark_written(d, op, 1);
       continue;
     }
     switch (op->kind) {
     case UL__OP_COPY_BUFFER:
-      ul__obj_get(d, op->buf_a, UL__OBJ_BUFFER, "submit", &o);
-      ul__obj_get(d, op->buf_b, UL__OBJ_BUFFER, "submit", &o2);
-      w->CommandEncoderCopyBufferToBuffer(e, o->native, op->off_a, o2->native, op->off_b, op->size);
-      o2->u.buf.dirty = true;
+      w->CommandEncoderCopyBufferToBuffer(e, native_of(d, op->buf_a, UL__OBJ_BUFFER), op->off_a,
+                                          native_of(d, op->buf_b, UL__OBJ_BUFFER), op->off_b, op->size);
       break;
     case UL__OP_CLEAR_BUFFER:
-      ul__obj_get(d, op->buf_b, UL__OBJ_BUFFER, "submit", &o2);
-      w->CommandEncoderClearBuffer(e, o2->native, op->off_b, op->size ? op->size : WGPU_WHOLE_SIZE);
-      o2->u.buf.dirty = true;
+      w->CommandEncoderClearBuffer(e, native_of(d, op->buf_b, UL__OBJ_BUFFER), op->off_b,
+                                   op->size ? op->size : WGPU_WHOLE_SIZE);
       break;
     case UL__OP_COPY_BUFFER_TO_TEXTURE: {
-      ul__obj_get(d, op->buf_a, UL__OBJ_BUFFER, "submit", &o);
-      ul__obj_get(d, op->texture, UL__OBJ_TEXTURE, "submit", &o2);
-      WGPUTexelCopyBufferInfo src = {{op->off_a, op->bytes_per_row, op->y}, o->native};
-      WGPUTexelCopyTextureInfo dst = {o2->native, 0, {0, 0, 0}, WGPUTextureAspect_All};
+      WGPUTexelCopyBufferInfo src = {{op->off_a, op->bytes_per_row, op->rows_per_image ? op->rows_per_image : op->y},
+                                     native_of(d, op->buf_a, UL__OBJ_BUFFER)};
+      WGPUTexelCopyTextureInfo dst = texture_side(d, op->texture, op->mip_a, op->origin_a, op->aspect_a);
       WGPUExtent3D ext = {op->x, op->y, op->z};
       w->CommandEncoderCopyBufferToTexture(e, &src, &dst, &ext);
-      mark_dirty(o2);
       break;
     }
     case UL__OP_COPY_TEXTURE_TO_BUFFER: {
-      ul__obj_get(d, op->texture, UL__OBJ_TEXTURE, "submit", &o);
-      ul__obj_get(d, op->buf_b, UL__OBJ_BUFFER, "submit", &o2);
-      WGPUTexelCopyTextureInfo src = {o->native, 0, {0, 0, 0}, WGPUTextureAspect_All};
-      WGPUTexelCopyBufferInfo dst = {{op->off_b, op->bytes_per_row, op->y}, o2->native};
+      WGPUTexelCopyTextureInfo src = texture_side(d, op->texture, op->mip_a, op->origin_a, op->aspect_a);
+      WGPUTexelCopyBufferInfo dst = {{op->off_b, op->bytes_per_row, op->rows_per_image ? op->rows_per_image : op->y},
+                                     native_of(d, op->buf_b, UL__OBJ_BUFFER)};
       WGPUExtent3D ext = {op->x, op->y, op->z};
       w->CommandEncoderCopyTextureToBuffer(e, &src, &dst, &ext);
-      o2->u.buf.dirty = true;
       break;
     }
+    case UL__OP_COPY_TEXTURE_TO_TEXTURE: {
+      WGPUTexelCopyTextureInfo src = texture_side(d, op->texture, op->mip_a, op->origin_a, op->aspect_a);
+      WGPUTexelCopyTextureInfo dst = texture_side(d, op->texture_b, op->mip_b, op->origin_b, op->aspect_b);
+      WGPUExtent3D ext = {op->x, op->y, op->z};
+      w->CommandEncoderCopyTextureToTexture(e, &src, &dst, &ext);
+      break;
+    }
+    case UL__OP_RESOLVE_QUERY_SET:
+      w->CommandEncoderResolveQuerySet(e, native_of(d, op->query_set, UL__OBJ_QUERY_SET), op->query_first,
+                                       op->query_count, native_of(d, op->buf_b, UL__OBJ_BUFFER), op->off_b);
+      break;
+    case UL__OP_WRITE_TIMESTAMP:
+      if (pass && w->ComputePassEncoderWriteTimestamp)
+        w->ComputePassEncoderWriteTimestamp(pass, native_of(d, op->query_set, UL__OBJ_QUERY_SET), op->query_first);
+      else if (w->CommandEncoderWriteTimestamp)
+        w->CommandEncoderWriteTimestamp(e, native_of(d, op->query_set, UL__OBJ_QUERY_SET), op->query_first);
+      break;
     default: break;
     }
+    ul__cmd_mark_written(d, op, 1);
   }
   if (pass) {
     w->ComputePassEncoderEnd(pass);
@@ -416,6 +567,9 @@ static void cache_build(ul_device *d, ul_cmd *c) {
   uint32_t n = c->count;
   for (uint32_t i = 0; i < n; i++)
     if (c->ops[i].kind != UL__OP_DISPATCH) return;
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t g = 0; g < c->ops[i].group_count; g++)
+      if (c->ops[i].dyn_count[g] || !c->ops[i].groups[g]) return;
   k->pipe = malloc(sizeof *k->pipe * (n ? n : 1));
   k->group = calloc((size_t)(n ? n : 1) * UL_MAX_BIND_GROUPS, sizeof *k->group);
   k->dirty = malloc(sizeof *k->dirty * 16);
@@ -432,9 +586,9 @@ static void cache_build(ul_device *d, ul_cmd *c) {
     for (uint32_t g = 0; g < op->group_count; g++) {
       if (ul__obj_get(d, op->groups[g], UL__OBJ_BIND_GROUP, "submit", &o)) goto fail;
       k->group[(size_t)i * UL_MAX_BIND_GROUPS + g] = o->native;
-      const ul_bind_group_desc *bd = &o->u.bg.desc;
-      for (uint32_t e = 0; e < bd->entry_count; e++) {
-        ul__obj *b = entry_target(d, &bd->entries[e]);
+      const ul__bind_group_data *bd = &o->u.bg;
+      for (uint32_t e = 0; e < bd->count; e++) {
+        ul__obj *b = entry_target(d, bd, &bd->entries[e], op->pipeline, g);
         if (!b) continue;
         bool seen = false;
         for (uint32_t x = 0; x < k->ndirty && !seen; x++) seen = k->dirty[x] == b;
@@ -497,14 +651,12 @@ static bool cache_encode(ul_device *d, ul_cmd *c, WGPUCommandBuffer *out) {
   return true;
 }
 
-bool ul__cmd_first_use(ul_device *d, ul_cmd *c) {
-  /* A list whose encode cache holds was submitted before: none is new. */
+bool ul__ops_first_use(ul_device *d, const ul__op *ops, uint32_t n) {
   bool first_use = false;
-  uint32_t check = cache_holds(d, c) ? 0 : c->count;
-  for (uint32_t i = 0; i < check; i++) {
+  for (uint32_t i = 0; i < n; i++) {
     ul__obj *po;
-    if ((c->ops[i].kind == UL__OP_DISPATCH || c->ops[i].kind == UL__OP_DISPATCH_INDIRECT) &&
-        !ul__obj_get(d, c->ops[i].pipeline, UL__OBJ_PIPELINE, "submit", &po) && !po->u.pipe.first_use_done) {
+    if ((ops[i].kind == UL__OP_DISPATCH || ops[i].kind == UL__OP_DISPATCH_INDIRECT) &&
+        !ul__obj_get(d, ops[i].pipeline, UL__OBJ_PIPELINE, "submit", &po) && !po->u.pipe.first_use_done) {
       po->u.pipe.first_use_done = true;
       first_use = true;
     }
@@ -512,14 +664,18 @@ bool ul__cmd_first_use(ul_device *d, ul_cmd *c) {
   return first_use;
 }
 
-const char *ul__cmd_pipelines(ul_device *d, ul_cmd *c) {
-  if (c->pipes_version == c->version + 1) return c->pipes;
+bool ul__cmd_first_use(ul_device *d, ul_cmd *c) {
+  /* A list whose encode cache holds was submitted before: none is new. */
+  return ul__ops_first_use(d, c->ops, cache_holds(d, c) ? 0 : c->count);
+}
+
+void ul__ops_pipelines(ul_device *d, const ul__op *ops, uint32_t n, char *buf, size_t cap) {
   size_t len = 0;
-  c->pipes[0] = 0;
+  buf[0] = 0;
   uint32_t seen[8];
   int nseen = 0;
-  for (uint32_t i = 0; i < c->count; i++) {
-    const ul__op *op = &c->ops[i];
+  for (uint32_t i = 0; i < n; i++) {
+    const ul__op *op = &ops[i];
     if (op->kind != UL__OP_DISPATCH && op->kind != UL__OP_DISPATCH_INDIRECT) continue;
     bool dup = false;
     for (int k = 0; k < nseen; k++) dup |= seen[k] == op->pipeline;
@@ -527,16 +683,21 @@ const char *ul__cmd_pipelines(ul_device *d, ul_cmd *c) {
     if (nseen < 8) seen[nseen++] = op->pipeline;
     ul__obj *p = ul__obj_find(d, op->pipeline, UL__OBJ_PIPELINE);
     const char *name = p && p->label ? p->label : "unlabeled";
-    int n = snprintf(c->pipes + len, sizeof c->pipes - len, "%s%s", len ? ", " : "", name);
-    if (n < 0 || (size_t)n >= sizeof c->pipes - len) {
+    int k = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", name);
+    if (k < 0 || (size_t)k >= cap - len) {
       /* Cut at a UTF-8 boundary. */
-      size_t end = sizeof c->pipes - 1;
-      while (end > len && ((unsigned char)c->pipes[end] & 0xC0) == 0x80) end--;
-      c->pipes[end] = 0;
+      size_t end = cap - 1;
+      while (end > len && ((unsigned char)buf[end] & 0xC0) == 0x80) end--;
+      buf[end] = 0;
       break;
     }
-    len += (size_t)n;
+    len += (size_t)k;
   }
+}
+
+const char *ul__cmd_pipelines(ul_device *d, ul_cmd *c) {
+  if (c->pipes_version == c->version + 1) return c->pipes;
+  ul__ops_pipelines(d, c->ops, c->count, c->pipes, sizeof c->pipes);
   c->pipes_version = c->version + 1;
   return c->pipes;
 }

@@ -8,7 +8,8 @@ typedef enum ul__entry_kind {
   UL__ENTRY_WRITE = 0,     /* a buffer write */
   UL__ENTRY_SUBMIT,
   UL__ENTRY_READ,
-  UL__ENTRY_TEXTURE_WRITE, /* data: the region (7 u32: x y z w h depth bpr), then the bytes */
+  UL__ENTRY_TEXTURE_WRITE, /* data: the region (UL__TR_WORDS u32), then the bytes */
+  UL__ENTRY_WRITE_FILE,    /* a buffer write of a file's bytes; data: a file_write */
 } ul__entry_kind;
 
 typedef struct ul__entry {
@@ -18,6 +19,12 @@ typedef struct ul__entry {
   uint64_t size;           /* write: bytes; submit: op count */
   void *data;              /* write: the bytes; submit: the ops */
 } ul__entry;
+
+/* A write whose bytes lie in a file (no copy of them is kept). */
+typedef struct file_write {
+  ul__src_file *file;
+  uint64_t file_off, hash;
+} file_write;
 
 typedef struct ul__oplog {
   ul__entry *e;
@@ -43,7 +50,10 @@ ul_status ul__oplog_create(ul_device *d) {
 }
 
 static void truncate_log(ul__oplog *l) {
-  for (uint32_t i = 0; i < l->count; i++) free(l->e[i].data);
+  for (uint32_t i = 0; i < l->count; i++) {
+    if (l->e[i].kind == UL__ENTRY_WRITE_FILE) ul__src_file_unref(((file_write *)l->e[i].data)->file);
+    free(l->e[i].data);
+  }
   l->count = 0;
   l->bytes = 0;
 }
@@ -98,16 +108,35 @@ ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void 
   return s;
 }
 
-ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t region[7], const void *data,
+ul_status ul__oplog_write_file(ul_device *d, ul__obj *o, uint64_t offset, uint64_t size, ul__src_file *file,
+                               uint64_t file_off, uint64_t hash) {
+  ul__oplog *l = d->res->log;
+  o->u.buf.dirty = true;
+  if (l->replaying || d->res->restoring) return UL_OK;
+  file_write *w = ul__malloc(sizeof *w);
+  if (!w) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
+  atomic_fetch_add(&file->refs, 1);
+  *w = (file_write){file, file_off, hash};
+  ul__entry e = {UL__ENTRY_WRITE_FILE, o->id, offset, size, w};
+  ul_status s = append(l, e, sizeof *w);
+  if (s) {
+    ul__src_file_unref(file);
+    free(w);
+  }
+  return s;
+}
+
+ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t region[UL__TR_WORDS], const void *data,
                                   uint64_t size) {
   ul__oplog *l = d->res->log;
   o->u.tex.dirty = true;
+  o->u.tex.written = true;
   if (l->replaying || d->res->restoring) return UL_OK;
-  uint8_t *copy = ul__malloc((size_t)size + 7 * sizeof(uint32_t));
+  uint8_t *copy = ul__malloc((size_t)size + UL__TR_WORDS * sizeof(uint32_t));
   if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: no host memory for a texture write of %llu bytes",
                              (unsigned long long)size);
-  memcpy(copy, region, 7 * sizeof(uint32_t));
-  memcpy(copy + 7 * sizeof(uint32_t), data, (size_t)size);
+  memcpy(copy, region, UL__TR_WORDS * sizeof(uint32_t));
+  memcpy(copy + UL__TR_WORDS * sizeof(uint32_t), data, (size_t)size);
   ul__entry e = {UL__ENTRY_TEXTURE_WRITE, o->id, 0, size, copy};
   ul_status s = append(l, e, size);
   if (s) free(copy);
@@ -146,16 +175,16 @@ void **ul__oplog_checkpoint_slot(ul_device *d) { return &d->res->log->checkpoint
  * group (a buffer, or a texture through a view). Conservative: every
  * binding counts as written. */
 static bool op_may_touch(ul_device *d, const ul__op *op, const ul__obj *o) {
-  if (op->buf_a == o->id || op->buf_b == o->id || op->texture == o->id) return true;
+  if (op->buf_a == o->id || op->buf_b == o->id || op->texture == o->id || op->texture_b == o->id) return true;
   for (uint32_t g = 0; g < op->group_count; g++) {
     const ul__obj *bg = ul__obj_find(d, op->groups[g], UL__OBJ_BIND_GROUP);
     if (!bg) return true; /* unknown: assume the worst */
-    const ul_bind_group_desc *bd = &bg->u.bg.desc;
-    for (uint32_t k = 0; k < bd->entry_count && k < UL_MAX_BINDINGS; k++) {
-      if (bd->entries[k].buffer.id == o->id) return true;
-      if (bd->entries[k].view.id) {
-        const ul__obj *v = ul__obj_find(d, bd->entries[k].view.id, UL__OBJ_VIEW);
-        if (!v || v->u.view.desc.texture.id == o->id) return true;
+    const ul__bind_group_data *bd = &bg->u.bg;
+    for (uint32_t k = 0; k < bd->count; k++) {
+      if (bd->entries[k].buffer == o->id) return true;
+      if (bd->entries[k].view) {
+        const ul__obj *v = ul__obj_find(d, bd->entries[k].view, UL__OBJ_VIEW);
+        if (!v || v->u.view.texture == o->id) return true;
       }
     }
   }
@@ -167,7 +196,7 @@ bool ul__oplog_may_touch_since(ul_device *d, uint32_t from, const ul__obj *o) {
   for (uint32_t i = from; i < l->count; i++) {
     const ul__entry *e = &l->e[i];
     if (e->kind == UL__ENTRY_READ) continue;
-    if (e->kind == UL__ENTRY_WRITE || e->kind == UL__ENTRY_TEXTURE_WRITE) {
+    if (e->kind == UL__ENTRY_WRITE || e->kind == UL__ENTRY_TEXTURE_WRITE || e->kind == UL__ENTRY_WRITE_FILE) {
       if (e->obj == o->id) return true;
       continue;
     }
@@ -195,6 +224,14 @@ ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n) {
   ul_status s = append(l, e, sizeof *ops * n);
   if (s) free(copy);
   return s;
+}
+
+void ul__oplog_unsubmit(ul_device *d) {
+  ul__oplog *l = d->res->log;
+  if (!l->count || l->e[l->count - 1].kind != UL__ENTRY_SUBMIT) return;
+  ul__entry *e = &l->e[--l->count];
+  l->bytes -= sizeof(ul__op) * e->size + sizeof *e;
+  free(e->data);
 }
 
 bool ul__oplog_drop_submission(ul_device *d, uint64_t serial, const char *why) {
@@ -227,7 +264,7 @@ bool ul__oplog_names(ul_device *d, ul__obj *o) {
   for (uint32_t i = 0; i < l->count; i++) {
     const ul__entry *e = &l->e[i];
     if (e->kind == UL__ENTRY_READ) continue;
-    if (e->kind == UL__ENTRY_WRITE || e->kind == UL__ENTRY_TEXTURE_WRITE) {
+    if (e->kind == UL__ENTRY_WRITE || e->kind == UL__ENTRY_TEXTURE_WRITE || e->kind == UL__ENTRY_WRITE_FILE) {
       if (e->obj == o->id) return true;
       continue;
     }
@@ -252,10 +289,23 @@ ul_status ul__oplog_replay(ul_device *d) {
         s = ul__fail(UL_ERR_INTERNAL, "replay texture write: texture 0x%08x is gone", e->obj);
         break;
       }
-      const uint32_t *g = e->data;
       if (t->native)
-        s = ul__texture_write_region(d, t, g[0], g[1], g[2], g[3], g[4], g[5],
-                                     (const uint8_t *)e->data + 7 * sizeof(uint32_t), e->size, g[6]);
+        s = ul__texture_write_region(d, t, e->data, (const uint8_t *)e->data + UL__TR_WORDS * sizeof(uint32_t),
+                                     e->size);
+    } else if (e->kind == UL__ENTRY_WRITE_FILE) {
+      ul__obj *o = ul__obj_find(d, e->obj, UL__OBJ_BUFFER);
+      if (!o) {
+        s = ul__fail(UL_ERR_INTERNAL, "replay write: buffer 0x%08x is gone", e->obj);
+        break;
+      }
+      if (!o->native || o->state == UL__OBJ_LOST) continue;
+      const file_write *w = e->data;
+      s = ul__src_file_upload(d, o->native, e->offset, w->file, w->file_off, e->size, w->hash);
+      if (s && s != UL_ERR_DEVICE_LOST) {
+        /* The file changed: this buffer only is LOST (its use says so). */
+        ul__obj_mark_lost(o, ul_last_error());
+        s = UL_OK;
+      }
     } else if (e->kind == UL__ENTRY_WRITE) {
       ul__obj *o = ul__obj_find(d, e->obj, UL__OBJ_BUFFER);
       if (!o) {
@@ -283,4 +333,7 @@ ul_status ul__oplog_replay(ul_device *d) {
   return s ? ul__wrap(s, "replay the operation log (%u entries)", l->count) : UL_OK;
 }
 
+uint64_t ul__oplog_checkpoints(ul_device *d) { return d && d->res && d->res->log ? d->res->log->checkpoints : 0; }
+
 uint64_t ul__oplog_bytes(ul_device *d) { return d->res && d->res->log ? d->res->log->bytes : 0; }
+

@@ -12,15 +12,23 @@ void ul__oplog_destroy(ul_device *d);
 /* Records a write (the data is copied). */
 ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void *data,
                           uint64_t size);
-/* Records a write of a region of a LOG texture's level 0 (the data is
- * copied; region: x, y, z, w, h, depth, bytes_per_row). */
-ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t region[7], const void *data,
+/* Records a write of `size` bytes at `offset` that lie in `file` at
+ * file_off (referenced; no copy): the replay reads them from the file with
+ * SOURCE's checks. */
+ul_status ul__oplog_write_file(ul_device *d, ul__obj *o, uint64_t offset, uint64_t size, ul__src_file *file,
+                               uint64_t file_off, uint64_t hash);
+/* Records a write of a region of a LOG texture (the data is copied; the
+ * region as ul__texture_write_region takes it). */
+ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t region[UL__TR_WORDS], const void *data,
                                   uint64_t size);
 /* Records an asynchronous read (*logged false: not logged, as in a
  * restore callback or the replay). */
 ul_status ul__oplog_read(ul_device *d, uint64_t id, bool *logged);
 /* Records a submission (the ops are copied). */
 ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n);
+/* Takes the last entry back when it is a submission: one the
+ * implementation refused (nothing of it ran, so nothing may be replayed). */
+void ul__oplog_unsubmit(ul_device *d);
 /* Drops submission `serial` from the log (work that never ended: replaying
  * it would hang the next device too) and makes what it may write LOST, so
  * their use says so. False when the log no longer holds it. */
@@ -50,5 +58,7 @@ bool ul__oplog_empty(ul_device *d);
 /* Empties the log: the commit of a checkpoint (src/recover/checkpoint.c). */
 void ul__oplog_truncate(ul_device *d);
 uint64_t ul__oplog_bytes(ul_device *d);
+/* Checkpoints committed so far (truncations of the log). */
+uint64_t ul__oplog_checkpoints(ul_device *d);
 
 #endif

@@ -41,10 +41,12 @@ typedef struct ul__ckpt {
 /* The LOG buffers and textures changed since the last checkpoint. */
 static bool takes_part(const ul__obj *o) {
   if (!o || o->pending || o->destroyed || o->state != UL__OBJ_VALID) return false;
-  if (o->kind == UL__OBJ_TEXTURE) return o->u.tex.desc.restore == UL_RESTORE_LOG && o->u.tex.dirty;
+  if (o->kind == UL__OBJ_TEXTURE) return o->u.tex.restore == UL_RESTORE_LOG && o->u.tex.dirty && o->u.tex.fmt.copyable;
   if (o->kind != UL__OBJ_BUFFER) return false;
   const ul__buffer_data *b = &o->u.buf;
-  return b->restore == UL_RESTORE_LOG && b->dirty && !(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE));
+  /* A host-written buffer is not read back: its extents are the copy. */
+  return b->restore == UL_RESTORE_LOG && b->dirty && !b->host_only &&
+         !(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE));
 }
 
 static uint64_t snapshot_bytes(const ul__obj *o) {
@@ -279,8 +281,24 @@ ul_status ul__checkpoint_attempt(ul_device *d, bool *progress) {
     *committed = c->data;
     c->data = NULL;
     kept += snapshot_bytes(o);
-    if (o->kind == UL__OBJ_TEXTURE) o->u.tex.dirty = false;
-    else o->u.buf.dirty = false;
+    if (o->kind == UL__OBJ_TEXTURE) {
+      o->u.tex.dirty = false;
+    } else {
+      o->u.buf.dirty = false;
+      ul__prov_clear(&o->u.buf.prov_ckpt); /* read back: the copy is the restore now */
+    }
+  }
+  /* Host-written buffers: where their bytes came from, as of now. A copy
+   * that finds no memory leaves the buffer to be read back next time. */
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
+    ul__obj *o = r->slots[i];
+    if (!o || o->kind != UL__OBJ_BUFFER || o->pending || !o->u.buf.host_only || !o->u.buf.dirty) continue;
+    if (ul__prov_copy(&o->u.buf.prov_ckpt, &o->u.buf.prov)) {
+      o->u.buf.dirty = false;
+    } else {
+      o->u.buf.host_only = false;
+      ul__prov_clear(&o->u.buf.prov);
+    }
   }
   ul__checkpoint_forget(d);
   /* SHADOW buffers, and MAP_WRITE ones with a host copy: the host copy is

@@ -221,6 +221,13 @@ static ul_status handle_loss_locked(ul_device *d) {
     return ul__fail(UL_ERR_DEVICE_FAILED,
                     "device '%s' was destroyed by the program (%s); not recovered", d->label, msg);
   }
+  if (!ul__opt_number(UL__OPT_RECOVERY)) {
+    /* Recovery switched off (UNLOST_RECOVERY=0): the loss is final. */
+    atomic_store(&d->state, UL_DEVICE_FAILED);
+    ul__device_emit(d, UL_EVENT_FAILED, 0, 0, "recovery is off (UNLOST_RECOVERY=0)");
+    return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' was lost (%s) and recovery is off (UNLOST_RECOVERY=0)",
+                    d->label, msg);
+  }
   ul__device_health_loss(d);
   if (d->stalled_recoveries >= UL__STALL_RECOVERIES) return give_up_stalled(d);
   /* Until a call gets through, a recovery bought nothing (ul__device_

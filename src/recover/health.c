@@ -9,10 +9,6 @@
 
 static const double recovery_bounds[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
 
-const char *ul_health_state_name(ul_health_state s) {
-  return ul__health_state_name((ul__health_state)s);
-}
-
 /* Called by the monitor after its lock is released, on whatever thread fed
  * it: queued here, delivered by the next ul__device_unlock. */
 static void on_health_event(void *user, const ul__health_event *ev) {
@@ -84,23 +80,6 @@ void ul__device_health_fini(ul_device *d) {
   d->recovery_hist = NULL;
 }
 
-void ul__device_health_events(ul_device *d) {
-  ul_health_state st[UL__MAX_PENDING_EVENTS];
-  char why[UL__MAX_PENDING_EVENTS][112];
-  pthread_mutex_lock(&d->hev_mu);
-  int n = d->hev_count;
-  memcpy(st, d->hev_state, sizeof st[0] * (size_t)n);
-  memcpy(why, d->hev_reason, sizeof why[0] * (size_t)n);
-  d->hev_count = 0;
-  pthread_mutex_unlock(&d->hev_mu);
-  for (int i = 0; i < n; i++) {
-    ul__device_emit(d, UL_EVENT_HEALTH, (uint32_t)st[i], 0, why[i]);
-    char text[160];
-    snprintf(text, sizeof text, "%s: %.140s", ul_health_state_name(st[i]), why[i]);
-    ul__timeline_note(d, 0, &(ul__tl_event){.type = UL__TL_HEALTH, .text = text});
-  }
-}
-
 void ul__device_health_loss(ul_device *d) {
   if (!d->health) return;
   /* Submissions in flight at the loss are replayed under new serials. */
@@ -114,25 +93,6 @@ void ul__device_health_recovered(ul_device *d, double seconds) {
   ul__lost_lock();
   if (d->recovery_hist) ul__prom_hist_observe(d->recovery_hist, seconds);
   ul__lost_unlock();
-}
-
-void ul__device_health_error(ul_device *d, ul_status s, bool late) {
-  if (!d->health) return;
-  ul__health_outcome o = s == UL_ERR_OUT_OF_MEMORY ? UL__HEALTH_OUT_OF_MEMORY
-                         : s == UL_ERR_VALIDATION || s == UL_ERR_SHADER_COMPILE ? UL__HEALTH_VALIDATION
-                                                                                : UL__HEALTH_INTERNAL;
-  /* An error that arrives late (submissions run without error scopes) is
-   * the newest unfinished submission's outcome when there is one; else it
-   * is counted on its own. */
-  uint64_t serial = late ? atomic_load(&d->last_submit_serial) : 0;
-  /* The monitor reports a serial that is no longer pending through the
-   * thread's error, which must stay the caller's: keep it aside. */
-  ul__saved_error keep;
-  ul__error_save(&keep);
-  bool attributed = serial && !ul__health_end(d->health, serial, o, UL__HEALTH_NOW, NULL);
-  if (!attributed)
-    ul__health_record(d->health, UL__HEALTH_OP_WRITE, UL__HEALTH_FIRST_USE, o, 0, UL__HEALTH_NOW, NULL);
-  ul__error_restore(&keep);
 }
 
 void ul__device_health_read(ul_device *d, ul_status s, uint64_t latency_ns) {

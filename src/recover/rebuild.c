@@ -74,9 +74,10 @@ static ul_status rebuild(ul_device *d) {
     if (!o || o->pending || !o->native) continue;
     if (o->kind == UL__OBJ_BUFFER) s = ul__buffer_restore(d, o);
     else if (o->kind == UL__OBJ_TEXTURE) s = ul__texture_restore(d, o);
-    if (s && s != UL_ERR_DEVICE_LOST && o->kind == UL__OBJ_BUFFER && o->u.buf.source_path) {
-      /* A source file that went or changed loses this buffer only: it is
-       * LOST (its use says so), and the work replayed from it too. */
+    if (s && s != UL_ERR_DEVICE_LOST && o->kind == UL__OBJ_BUFFER && (o->u.buf.source_path || o->u.buf.prov_ckpt.n)) {
+      /* A source file that went or changed -- the SOURCE's, or one whose
+       * bytes the program wrote -- loses this buffer only: it is LOST (its
+       * use says so), and the work replayed from it too. */
       ul__obj_mark_lost(o, ul_last_error());
       s = UL_OK;
       continue;

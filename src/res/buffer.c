@@ -245,6 +245,8 @@ ul_status ul__buffer_restore(ul_device *d, ul__obj *o) {
   case UL_RESTORE_SHADOW: /* the host copy at the last checkpoint; the log replays the rest */
   case UL_RESTORE_LOG:
     if (b->checkpoint) return ul__buffer_upload(d, o, 0, b->checkpoint, b->size);
+    /* Host-written (chosen from use): where its bytes came from. */
+    if (b->prov_ckpt.n) return ul__prov_restore(d, o, &b->prov_ckpt);
     return UL_OK;
   case UL_RESTORE_CALLBACK: return UL_OK; /* the callback runs after the rebuild */
   }

@@ -15,8 +15,9 @@
  * every message and report (ul__obj_kind_name). */
 #define UL__OBJ_KIND_MAP(X)                                                              \
   X(SHADER, SHADER_MODULE) X(BGL, BIND_GROUP_LAYOUT) X(PLAYOUT, PIPELINE_LAYOUT)        \
-  X(PIPELINE, COMPUTE_PIPELINE) X(BUFFER, BUFFER) X(TEXTURE, TEXTURE) X(VIEW, TEXTURE_VIEW) \
-  X(SAMPLER, SAMPLER) X(BIND_GROUP, BIND_GROUP)
+  X(PIPELINE, COMPUTE_PIPELINE) X(PIPELINE_BGL, BIND_GROUP_LAYOUT) X(BUFFER, BUFFER)      \
+  X(TEXTURE, TEXTURE) X(VIEW, TEXTURE_VIEW) X(SAMPLER, SAMPLER) X(QUERY_SET, QUERY_SET)   \
+  X(BIND_GROUP, BIND_GROUP)
 typedef enum ul__obj_kind {
 #define UL__OBJ_KIND_ENUM(name, track) UL__OBJ_##name,
   UL__OBJ_KIND_MAP(UL__OBJ_KIND_ENUM)
@@ -28,6 +29,37 @@ typedef enum ul__obj_state {
   UL__OBJ_VALID = 0,
   UL__OBJ_LOST,      /* contents could not be restored: use is UL_ERR_DEVICE_LOST */
 } ul__obj_state;
+
+/* Where host-written bytes came from (provenance.c): a file, shared by
+ * the extents that read it, with its state when the program wrote them. */
+typedef struct ul__src_file {
+  _Atomic int refs;
+  char *path;
+  uint64_t size, ino, dev;
+  int64_t mtime_ns;
+} ul__src_file;
+/* A host copy of written bytes, shared by reference. */
+typedef struct ul__chunk {
+  _Atomic int refs;
+  uint64_t len;
+  uint8_t bytes[];
+} ul__chunk;
+/* One range of a buffer: from a file (file, file_off, hash of its bytes as
+ * SOURCE hashes them) or from a host copy (chunk, chunk_off). */
+typedef struct ul__extent {
+  uint64_t off, len;
+  ul__src_file *file;
+  uint64_t file_off, hash;
+  ul__chunk *chunk;
+  uint64_t chunk_off;
+} ul__extent;
+/* The extents of a buffer, sorted and not overlapping; ranges in none of
+ * them are zeros. */
+typedef struct ul__prov {
+  ul__extent *e;
+  uint32_t n, cap;
+  uint64_t bytes;
+} ul__prov;
 
 typedef struct ul__buffer_data {
   uint64_t size;
@@ -58,49 +90,121 @@ typedef struct ul__buffer_data {
   /* A mapping that outlived its device: the lost device's buffer, kept
    * (not destroyed) so that map_ptr stays valid until ul_buffer_unmap. */
   WGPUBuffer map_old;
+  /* The policy chosen from use (the webgpu.h front door's LOG buffers):
+   * while the GPU never wrote it (host_only), its contents are where the
+   * program's writes came from (prov), which a checkpoint keeps
+   * (prov_ckpt) instead of reading them back; the first GPU write makes it
+   * a plain LOG buffer (prov_ckpt stays its restore until a checkpoint
+   * reads it back). */
+  bool from_use, host_only;
+  ul__prov prov, prov_ckpt;
 } ul__buffer_data;
 
+/* The engine keeps every object's descriptor in WebGPU's own terms (the
+ * native descriptor, deep-copied, handles as registry ids), whichever front
+ * door made it: unlost.h's calls translate their descriptors into these,
+ * the webgpu.h front door copies the program's. */
+
+/* A texture format's copy unit (format.c): bytes of one block of bw x bh
+ * texels; copyable: its whole contents can be read and written by buffer
+ * copies (a color format, or depth16/32 and stencil8 through their one
+ * aspect), so a checkpoint can keep it. */
+typedef struct ul__format_info {
+  uint32_t block_bytes, bw, bh;
+  bool copyable;
+} ul__format_info;
+/* false for an unknown format (*out zeroed). */
+bool ul__format_info_of(uint32_t wgpu_format, ul__format_info *out);
+
 typedef struct ul__texture_data {
-  ul_texture_desc desc;    /* label not kept here */
-  uint32_t wgpu_format;
+  WGPUTextureDescriptor nd; /* label NULL; viewFormats owned (nd.viewFormats) */
+  ul_restore restore;
+  ul__format_info fmt;
   uint64_t bytes;          /* estimate */
   uint8_t *shadow;         /* SHADOW: host copy of level 0 */
   /* LOG: every level at the last checkpoint, tightly packed level after
    * level (NULL: zeros), and whether it changed since. */
   uint8_t *checkpoint;
   bool dirty;
+  /* Written since its create (by a copy, a kernel or a write): one that
+   * cannot be checkpointed (fmt.copyable false) is LOST after a loss. */
+  bool written;
 } ul__texture_data;
 
 typedef struct ul__view_data {
-  ul_texture_view_desc desc;
+  uint32_t texture;
+  WGPUTextureViewDescriptor nd; /* label NULL */
 } ul__view_data;
 
 typedef struct ul__sampler_data {
-  ul_sampler_desc desc;
+  WGPUSamplerDescriptor nd; /* label NULL */
 } ul__sampler_data;
+
+/* The storage bindings a WGSL module may write (wgsl.c): a conservative
+ * reading of its text. */
+#define UL__WGSL_MAX_WRITES 64
+typedef struct ul__wgsl_writes {
+  bool known;
+  uint32_t count;
+  uint32_t group[UL__WGSL_MAX_WRITES], binding[UL__WGSL_MAX_WRITES];
+} ul__wgsl_writes;
+/* NULL when the reading cannot tell (or out of memory): every binding may
+ * be written. */
+ul__wgsl_writes *ul__wgsl_analyze(const char *src, size_t n);
+/* Whether binding (group, binding) may be written (true for NULL). */
+bool ul__wgsl_may_write(const ul__wgsl_writes *w, uint32_t group, uint32_t binding);
 
 typedef struct ul__shader_data {
   char *wgsl;
+  ul__wgsl_writes *writes; /* owned; NULL: any binding may be written */
 } ul__shader_data;
 
 typedef struct ul__bgl_data {
-  ul_bind_group_layout_desc desc;
+  uint32_t count;
+  WGPUBindGroupLayoutEntry *entries; /* owned; nextInChain NULL */
 } ul__bgl_data;
 
+/* A layout obtained from a pipeline (GetBindGroupLayout): made again from
+ * the rebuilt pipeline. */
+typedef struct ul__pipeline_bgl_data {
+  uint32_t pipeline, group;
+} ul__pipeline_bgl_data;
+
 typedef struct ul__playout_data {
-  ul_pipeline_layout_desc desc;
+  uint32_t count;
+  uint32_t *groups;        /* owned: BGL ids (0: an empty slot) */
+  uint32_t immediate_size;
 } ul__playout_data;
 
 typedef struct ul__pipeline_data {
-  ul_compute_pipeline_desc desc;
-  char *entry;
-  char *constant_names[UL_MAX_CONSTANTS];
+  uint32_t shader, layout; /* layout 0: "auto" */
+  char *entry;             /* owned; NULL: the module's only entry point */
+  uint32_t constant_count;
+  char **constant_keys;    /* owned */
+  double *constant_values; /* owned */
   bool first_use_done;
 } ul__pipeline_data;
 
+/* A bind group entry: WebGPU's, with handles as ids (exactly one of
+ * buffer, view, sampler). */
+typedef struct ul__bg_entry {
+  uint32_t binding;
+  uint32_t buffer, view, sampler;
+  uint64_t offset, size;   /* size WGPU_WHOLE_SIZE: to the end */
+} ul__bg_entry;
+
 typedef struct ul__bind_group_data {
-  ul_bind_group_desc desc;
+  /* The layout: a BGL or PIPELINE_BGL id, or else group `group` of
+   * pipeline `pipeline` (unlost.h's bind groups made from a pipeline). */
+  uint32_t layout;
+  uint32_t pipeline, group;
+  uint32_t count;
+  ul__bg_entry *entries;   /* owned */
 } ul__bind_group_data;
+
+typedef struct ul__query_set_data {
+  uint32_t type, count;
+} ul__query_set_data;
 
 typedef struct ul__obj {
   uint32_t id;
@@ -130,9 +234,11 @@ typedef struct ul__obj {
     ul__sampler_data smp;
     ul__shader_data sh;
     ul__bgl_data bgl;
+    ul__pipeline_bgl_data pbgl;
     ul__playout_data pl;
     ul__pipeline_data pipe;
     ul__bind_group_data bg;
+    ul__query_set_data qs;
   } u;
 } ul__obj;
 
@@ -203,10 +309,35 @@ ul_status ul__obj_create_native_unscoped(ul_device *d, ul__obj *o);
 ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what);
 /* WebGPU's value of a ul_format; 0 for an unknown one (texture.c). */
 uint32_t ul__format_wgpu(ul_format f);
+/* The size of mip level `level` of texture `o` (a level halves width and
+ * height, and the depth of a 3D texture; array layers stay). */
+void ul__texture_level_extent(const ul__obj *o, uint32_t level, uint32_t *w, uint32_t *h, uint32_t *depth);
 /* A tag for a new device's handles, 1..15 (pool.c). */
 uint32_t ul__res_new_tag(void);
 /* Tracker bookkeeping around a create. */
 ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated);
+
+/* Provenance (provenance.c). */
+void ul__prov_clear(ul__prov *p);
+/* *dst becomes a copy of src (sharing its files and copies); false when out
+ * of memory (*dst unchanged). */
+bool ul__prov_copy(ul__prov *dst, const ul__prov *src);
+/* Whether [data, data+len) lies in a read-only mapping of a file: then
+ * *file is a new reference to it, with the range's offset and its hash as
+ * SOURCE hashes a file (*file NULL otherwise). */
+ul_status ul__prov_source(const void *data, uint64_t len, ul__src_file **file, uint64_t *file_off, uint64_t *hash);
+/* Records a write of `len` bytes at `off`: of `file` (referenced) when
+ * given, else a host copy of `data`. */
+ul_status ul__prov_write(ul__prov *p, uint64_t off, const void *data, uint64_t len, ul__src_file *file,
+                         uint64_t file_off, uint64_t hash);
+/* Writes the extents back into the rebuilt buffer (a file that changed is
+ * UL_ERR_IO naming it). */
+ul_status ul__prov_restore(ul_device *d, ul__obj *o, const ul__prov *p);
+/* Uploads `len` bytes of file `f` at file_off into dst at dst_off, checked
+ * as SOURCE checks its file (size, time, inode, the hash). */
+ul_status ul__src_file_upload(ul_device *d, WGPUBuffer dst, uint64_t dst_off, const ul__src_file *f,
+                              uint64_t file_off, uint64_t len, uint64_t hash);
+void ul__src_file_unref(ul__src_file *f);
 
 /* Per-kind native constructors (buffer.c, texture.c, pipeline.c). */
 ul_status ul__buffer_create_native(ul_device *d, ul__obj *o);
@@ -218,7 +349,12 @@ ul_status ul__bgl_create_native(ul_device *d, ul__obj *o);
 ul_status ul__playout_create_native(ul_device *d, ul__obj *o);
 ul_status ul__pipeline_create_native(ul_device *d, ul__obj *o);
 ul_status ul__bind_group_create_native(ul_device *d, ul__obj *o);
+ul_status ul__pipeline_bgl_create_native(ul_device *d, ul__obj *o);
+ul_status ul__query_set_create_native(ul_device *d, ul__obj *o);
 void ul__obj_free_data(ul__obj *o);
+/* A bind group layout by id: a BGL or a PIPELINE_BGL (pipeline.c); as
+ * ul__obj_get otherwise. */
+ul_status ul__layout_get(ul_device *d, uint32_t id, const char *what, ul__obj **out);
 
 /* Bytes of mip level `level` of texture `o`, tightly packed, and of all its
  * levels (texture.c). */
@@ -231,10 +367,15 @@ ul_status ul__texture_download_all(ul_device *d, ul__obj *o, uint8_t *dst, uint6
  * waiting up to timeout_ns; nothing reaches dst after a loss (texture.c). */
 ul_status ul__texture_read_region(ul_device *d, ul__obj *o, uint32_t x, uint32_t y, uint32_t z, uint32_t w,
                                   uint32_t h, uint32_t depth, void *dst, uint64_t timeout_ns);
-/* Writes a region of level 0 through the queue (texture.c). */
-ul_status ul__texture_write_region(ul_device *d, ul__obj *t, uint32_t x, uint32_t y, uint32_t z,
-                                   uint32_t w, uint32_t h, uint32_t depth, const void *data,
-                                   uint64_t size, uint32_t bpr);
+/* A region of one level of a texture as a write names it (the operation
+ * log keeps it beside the bytes): origin, extent, the bytes' row pitch and
+ * rows per image (0: the extent's height in blocks), the level and the
+ * aspect (0: all). */
+enum { UL__TR_X, UL__TR_Y, UL__TR_Z, UL__TR_W, UL__TR_H, UL__TR_DEPTH, UL__TR_BPR, UL__TR_MIP, UL__TR_ROWS,
+       UL__TR_ASPECT, UL__TR_WORDS };
+/* Writes a region through the queue (texture.c). */
+ul_status ul__texture_write_region(ul_device *d, ul__obj *t, const uint32_t region[UL__TR_WORDS], const void *data,
+                                   uint64_t size);
 /* Every usage bit a ul_buffer_desc may carry. */
 #define UL__ALL_BUFFER_USAGE                                                          \
   (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE | UL_BUFFER_COPY_SRC | UL_BUFFER_COPY_DST | \

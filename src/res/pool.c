@@ -120,47 +120,61 @@ ul_status ul__obj_new(ul_device *d, ul__obj_kind kind, const char *label, const 
   return UL_OK;
 }
 
-/* The objects `o` is built from and whose descriptors its rebuild needs
- * (a view's texture is not one: a view dies with its texture). */
-static int parents_of(const ul__obj *o, uint32_t *ids, ul__obj_kind *kinds) {
-  int n = 0;
+/* Calls `fn` for each object `o` is built from and whose descriptor its
+ * rebuild needs (a view's texture is not one: a view dies with its
+ * texture). */
+static void for_parents(ul_device *d, const ul__obj *o, void (*fn)(ul_device *, ul__obj *)) {
+  ul__obj *p;
   switch (o->kind) {
   case UL__OBJ_PIPELINE:
-    ids[n] = o->u.pipe.desc.shader.id, kinds[n++] = UL__OBJ_SHADER;
-    if (o->u.pipe.desc.layout.id) ids[n] = o->u.pipe.desc.layout.id, kinds[n++] = UL__OBJ_PLAYOUT;
+    if ((p = ul__obj_find(d, o->u.pipe.shader, UL__OBJ_SHADER))) fn(d, p);
+    if (o->u.pipe.layout && (p = ul__obj_find(d, o->u.pipe.layout, UL__OBJ_PLAYOUT))) fn(d, p);
+    break;
+  case UL__OBJ_PIPELINE_BGL:
+    if ((p = ul__obj_find(d, o->u.pbgl.pipeline, UL__OBJ_PIPELINE))) fn(d, p);
     break;
   case UL__OBJ_PLAYOUT:
-    for (uint32_t i = 0; i < o->u.pl.desc.group_count && i < UL_MAX_BIND_GROUPS; i++)
-      if (o->u.pl.desc.groups[i].id) ids[n] = o->u.pl.desc.groups[i].id, kinds[n++] = UL__OBJ_BGL;
+    for (uint32_t i = 0; i < o->u.pl.count; i++)
+      if (o->u.pl.groups[i] && (p = ul__obj_find(d, o->u.pl.groups[i], UL__OBJ_BGL))) fn(d, p);
     break;
   case UL__OBJ_BIND_GROUP: {
-    const ul_bind_group_desc *bd = &o->u.bg.desc;
-    if (bd->layout.id) ids[n] = bd->layout.id, kinds[n++] = UL__OBJ_BGL;
-    else ids[n] = bd->pipeline.id, kinds[n++] = UL__OBJ_PIPELINE;
-    for (uint32_t i = 0; i < bd->entry_count && i < UL_MAX_BINDINGS; i++) {
-      const ul_bind_entry *e = &bd->entries[i];
-      if (e->buffer.id) ids[n] = e->buffer.id, kinds[n++] = UL__OBJ_BUFFER;
-      else if (e->view.id) ids[n] = e->view.id, kinds[n++] = UL__OBJ_VIEW;
-      else if (e->sampler.id) ids[n] = e->sampler.id, kinds[n++] = UL__OBJ_SAMPLER;
+    const ul__bind_group_data *bd = &o->u.bg;
+    if (bd->layout) {
+      if ((p = ul__obj_find(d, bd->layout, UL__OBJ_BGL)) || (p = ul__obj_find(d, bd->layout, UL__OBJ_PIPELINE_BGL)))
+        fn(d, p);
+    } else if ((p = ul__obj_find(d, bd->pipeline, UL__OBJ_PIPELINE))) {
+      fn(d, p);
+    }
+    for (uint32_t i = 0; i < bd->count; i++) {
+      const ul__bg_entry *e = &bd->entries[i];
+      p = e->buffer    ? ul__obj_find(d, e->buffer, UL__OBJ_BUFFER)
+          : e->view    ? ul__obj_find(d, e->view, UL__OBJ_VIEW)
+          : e->sampler ? ul__obj_find(d, e->sampler, UL__OBJ_SAMPLER)
+                       : NULL;
+      if (p) fn(d, p);
     }
     break;
   }
   default: break;
   }
-  return n;
 }
 
-#define UL__MAX_PARENTS (2 + UL_MAX_BINDINGS)
+static void hold(ul_device *d, ul__obj *p) {
+  UL__UNUSED(d);
+  p->dependents++;
+}
 
 void ul__obj_hold_parents(ul_device *d, ul__obj *o) {
-  uint32_t ids[UL__MAX_PARENTS];
-  ul__obj_kind kinds[UL__MAX_PARENTS];
-  int n = parents_of(o, ids, kinds);
-  for (int i = 0; i < n; i++) {
-    ul__obj *p = ul__obj_find(d, ids[i], kinds[i]);
-    if (p) p->dependents++;
-  }
+  for_parents(d, o, hold);
   o->holds_parents = true;
+}
+
+static void let_go(ul_device *d, ul__obj *p) {
+  if (!p->dependents) return;
+  if (--p->dependents == 0 && p->destroyed && !still_needed(d, p)) {
+    ul__obj_release_native(d, p);
+    ul__obj_free(d, p);
+  }
 }
 
 /* A destroyed object kept for its dependents goes with the last of them,
@@ -168,17 +182,7 @@ void ul__obj_hold_parents(ul_device *d, ul__obj *o) {
 static void release_parents(ul_device *d, ul__obj *o) {
   if (!o->holds_parents) return;
   o->holds_parents = false;
-  uint32_t ids[UL__MAX_PARENTS];
-  ul__obj_kind kinds[UL__MAX_PARENTS];
-  int n = parents_of(o, ids, kinds);
-  for (int i = 0; i < n; i++) {
-    ul__obj *p = ul__obj_find(d, ids[i], kinds[i]);
-    if (!p || !p->dependents) continue;
-    if (--p->dependents == 0 && p->destroyed && !still_needed(d, p)) {
-      ul__obj_release_native(d, p);
-      ul__obj_free(d, p);
-    }
-  }
+  for_parents(d, o, let_go);
 }
 
 void ul__obj_free(ul_device *d, ul__obj *o) {
@@ -255,7 +259,12 @@ void ul__obj_release_native(ul_device *d, ul__obj *o) {
   }
   switch (o->kind) {
   case UL__OBJ_SHADER: w->ShaderModuleRelease(o->native); break;
-  case UL__OBJ_BGL: w->BindGroupLayoutRelease(o->native); break;
+  case UL__OBJ_BGL:
+  case UL__OBJ_PIPELINE_BGL: w->BindGroupLayoutRelease(o->native); break;
+  case UL__OBJ_QUERY_SET:
+    w->QuerySetDestroy(o->native);
+    w->QuerySetRelease(o->native);
+    break;
   case UL__OBJ_PLAYOUT: w->PipelineLayoutRelease(o->native); break;
   case UL__OBJ_PIPELINE: w->ComputePipelineRelease(o->native); break;
   case UL__OBJ_BUFFER:
@@ -298,6 +307,8 @@ ul_status ul__obj_create_native_unscoped(ul_device *d, ul__obj *o) {
   case UL__OBJ_VIEW: s = ul__view_create_native(d, o); break;
   case UL__OBJ_SAMPLER: s = ul__sampler_create_native(d, o); break;
   case UL__OBJ_BIND_GROUP: s = ul__bind_group_create_native(d, o); break;
+  case UL__OBJ_PIPELINE_BGL: s = ul__pipeline_bgl_create_native(d, o); break;
+  case UL__OBJ_QUERY_SET: s = ul__query_set_create_native(d, o); break;
   default: s = ul__fail(UL_ERR_INTERNAL, "unknown object kind");
   }
   return s;

@@ -19,6 +19,7 @@ ul_status ul__res_create(ul_device *d) {
     return s;
   }
   d->res = r;
+  d->tracker = r->tracker; /* for core's own notes (src/core/events.c) */
   return UL_OK;
 }
 
@@ -70,6 +71,7 @@ ul_status ul__res_destroy(ul_device *d) {
     }
   }
   ul__staging_release(d);
+  d->tracker = NULL;
   ul__track_destroy(r->tracker);
   free(r->slots);
   free(r->gens);

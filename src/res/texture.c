@@ -26,50 +26,25 @@ uint32_t ul_format_bytes(ul_format f) {
 uint32_t ul__format_wgpu(ul_format f) { return (unsigned)f < UL_FORMAT_COUNT_ ? formats[f].wgpu : 0; }
 
 ul_status ul__texture_create_native(ul_device *d, ul__obj *o) {
-  const ul_texture_desc *t = &o->u.tex.desc;
-  WGPUTextureDescriptor td = {0};
+  WGPUTextureDescriptor td = o->u.tex.nd;
   td.label = ul__sv(o->label);
-  td.usage = t->usage;
-  td.dimension = t->is_3d ? WGPUTextureDimension_3D : WGPUTextureDimension_2D;
-  td.size = (WGPUExtent3D){t->width, t->height, t->depth};
-  td.format = o->u.tex.wgpu_format;
-  td.mipLevelCount = t->mip_levels;
-  td.sampleCount = 1;
   o->native = d->wgpu->DeviceCreateTexture(d->device, &td);
   return UL_OK;
 }
 
 ul_status ul__view_create_native(ul_device *d, ul__obj *o) {
   ul__obj *t;
-  ul_status s = ul__obj_get(d, o->u.view.desc.texture.id, UL__OBJ_TEXTURE, "texture view", &t);
+  ul_status s = ul__obj_get(d, o->u.view.texture, UL__OBJ_TEXTURE, "texture view", &t);
   if (s) return s;
-  const ul_texture_view_desc *v = &o->u.view.desc;
-  WGPUTextureViewDescriptor vd = {0};
+  WGPUTextureViewDescriptor vd = o->u.view.nd;
   vd.label = ul__sv(o->label);
-  vd.format = t->u.tex.wgpu_format;
-  vd.dimension = t->u.tex.desc.is_3d ? WGPUTextureViewDimension_3D
-                 : (v->layer_count == 1 || t->u.tex.desc.depth == 1) ? WGPUTextureViewDimension_2D
-                                                                   : WGPUTextureViewDimension_2DArray;
-  vd.baseMipLevel = v->base_mip;
-  vd.mipLevelCount = v->mip_count ? v->mip_count : WGPU_MIP_LEVEL_COUNT_UNDEFINED;
-  vd.baseArrayLayer = v->base_layer;
-  vd.arrayLayerCount = v->layer_count ? v->layer_count : WGPU_ARRAY_LAYER_COUNT_UNDEFINED;
-  vd.aspect = WGPUTextureAspect_All;
   o->native = d->wgpu->TextureCreateView(t->native, &vd);
   return UL_OK;
 }
 
 ul_status ul__sampler_create_native(ul_device *d, ul__obj *o) {
-  const ul_sampler_desc *sd = &o->u.smp.desc;
-  WGPUSamplerDescriptor x = {0};
+  WGPUSamplerDescriptor x = o->u.smp.nd;
   x.label = ul__sv(o->label);
-  uint32_t am = sd->repeat ? WGPUAddressMode_Repeat : WGPUAddressMode_ClampToEdge;
-  x.addressModeU = x.addressModeV = x.addressModeW = am;
-  x.magFilter = x.minFilter = sd->linear ? WGPUFilterMode_Linear : WGPUFilterMode_Nearest;
-  x.mipmapFilter = sd->linear ? WGPUMipmapFilterMode_Linear : WGPUMipmapFilterMode_Nearest;
-  x.lodMinClamp = 0;
-  x.lodMaxClamp = 32;
-  x.maxAnisotropy = 1;
   o->native = d->wgpu->DeviceCreateSampler(d->device, &x);
   return UL_OK;
 }
@@ -83,25 +58,42 @@ static void texel_copy(const ul__obj *t, uint32_t level, uint32_t x, uint32_t y,
   out->aspect = WGPUTextureAspect_All;
 }
 
-/* The size of mip level `level`: a level halves width and height (and the
- * depth of a 3D texture; array layers stay). */
-static void level_extent(const ul__obj *o, uint32_t level, uint32_t *w, uint32_t *h, uint32_t *depth) {
-  const ul_texture_desc *t = &o->u.tex.desc;
-  *w = UL__MAX(t->width >> level, 1u);
-  *h = UL__MAX(t->height >> level, 1u);
-  *depth = t->is_3d ? UL__MAX(t->depth >> level, 1u) : t->depth;
+void ul__texture_level_extent(const ul__obj *o, uint32_t level, uint32_t *w, uint32_t *h, uint32_t *depth) {
+  const WGPUTextureDescriptor *t = &o->u.tex.nd;
+  *w = UL__MAX(t->size.width >> level, 1u);
+  *h = t->dimension == WGPUTextureDimension_1D ? 1 : UL__MAX(t->size.height >> level, 1u);
+  *depth = t->dimension == WGPUTextureDimension_3D ? UL__MAX(t->size.depthOrArrayLayers >> level, 1u)
+                                                   : t->size.depthOrArrayLayers;
+}
+
+/* A level's size in whole blocks (what a copy of the whole level moves),
+ * and the bytes of one row of blocks. */
+static void level_blocks(const ul__obj *o, uint32_t level, uint32_t *w, uint32_t *h, uint32_t *depth,
+                         uint32_t *row_bytes, uint32_t *rows) {
+  const ul__format_info *f = &o->u.tex.fmt;
+  ul__texture_level_extent(o, level, w, h, depth);
+  uint32_t bw = f->bw ? f->bw : 1, bh = f->bh ? f->bh : 1;
+  *w = (*w + bw - 1) / bw * bw;
+  *h = (*h + bh - 1) / bh * bh;
+  *row_bytes = *w / bw * f->block_bytes;
+  *rows = *h / bh;
 }
 
 uint64_t ul__texture_level_bytes(const ul__obj *o, uint32_t level) {
-  uint32_t w, h, depth;
-  level_extent(o, level, &w, &h, &depth);
-  return (uint64_t)w * h * depth * ul_format_bytes(o->u.tex.desc.format);
+  uint32_t w, h, depth, row_bytes, rows;
+  level_blocks(o, level, &w, &h, &depth, &row_bytes, &rows);
+  return (uint64_t)row_bytes * rows * depth;
 }
 
 uint64_t ul__texture_all_bytes(const ul__obj *o) {
   uint64_t n = 0;
-  for (uint32_t l = 0; l < o->u.tex.desc.mip_levels; l++) n += ul__texture_level_bytes(o, l);
+  for (uint32_t l = 0; l < o->u.tex.nd.mipLevelCount; l++) n += ul__texture_level_bytes(o, l);
   return n;
+}
+
+static uint32_t block_rows(const ul__obj *t, uint32_t h) {
+  uint32_t bh = t->u.tex.fmt.bh ? t->u.tex.fmt.bh : 1;
+  return (h + bh - 1) / bh;
 }
 
 static ul_status write_level(ul_device *d, ul__obj *t, uint32_t level, uint32_t x, uint32_t y, uint32_t z,
@@ -109,26 +101,34 @@ static ul_status write_level(ul_device *d, ul__obj *t, uint32_t level, uint32_t 
                              uint32_t bpr) {
   WGPUTexelCopyTextureInfo dst;
   texel_copy(t, level, x, y, z, &dst);
-  WGPUTexelCopyBufferLayout layout = {0, bpr, h};
+  WGPUTexelCopyBufferLayout layout = {0, bpr, block_rows(t, h)};
   WGPUExtent3D ext = {w, h, depth};
   d->wgpu->QueueWriteTexture(d->queue, &dst, data, (size_t)size, &layout, &ext);
   return UL_OK;
 }
 
-ul_status ul__texture_write_region(ul_device *d, ul__obj *t, uint32_t x, uint32_t y, uint32_t z,
-                                   uint32_t w, uint32_t h, uint32_t depth, const void *data,
-                                   uint64_t size, uint32_t bpr) {
-  return write_level(d, t, 0, x, y, z, w, h, depth, data, size, bpr);
+ul_status ul__texture_write_region(ul_device *d, ul__obj *t, const uint32_t r[UL__TR_WORDS], const void *data,
+                                   uint64_t size) {
+  WGPUTexelCopyTextureInfo dst;
+  texel_copy(t, r[UL__TR_MIP], r[UL__TR_X], r[UL__TR_Y], r[UL__TR_Z], &dst);
+  if (r[UL__TR_ASPECT]) dst.aspect = r[UL__TR_ASPECT];
+  WGPUTexelCopyBufferLayout layout = {0, r[UL__TR_BPR], r[UL__TR_ROWS] ? r[UL__TR_ROWS] : block_rows(t, r[UL__TR_H])};
+  WGPUExtent3D ext = {r[UL__TR_W], r[UL__TR_H], r[UL__TR_DEPTH]};
+  d->wgpu->QueueWriteTexture(d->queue, &dst, data, (size_t)size, &layout, &ext);
+  return UL_OK;
 }
 
-/* Copies a region of one level into `dst` (rows of w texels, tightly
- * packed), waiting up to `tmo`; nothing reaches dst after a loss. */
+/* Copies a region of one level (in texels, whole blocks) into `dst`, rows
+ * of blocks tightly packed, waiting up to `tmo`; nothing reaches dst
+ * after a loss. */
 static ul_status read_level(ul_device *d, ul__obj *o, uint32_t level, uint32_t x, uint32_t y, uint32_t z,
                             uint32_t w, uint32_t h, uint32_t depth, void *dst, uint64_t tmo) {
   const ul__wgpu *wg = d->wgpu;
-  uint32_t tight = w * ul_format_bytes(o->u.tex.desc.format);
+  const ul__format_info *f = &o->u.tex.fmt;
+  uint32_t tight = (w + f->bw - 1) / f->bw * f->block_bytes;
+  uint32_t rows = block_rows(o, h);
   uint32_t bpr = (tight + 255) & ~255u; /* copies need rows aligned to 256 */
-  uint64_t total = (uint64_t)bpr * h * depth;
+  uint64_t total = (uint64_t)bpr * rows * depth;
   WGPUBufferDescriptor bd = {0};
   bd.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
   bd.size = total;
@@ -136,7 +136,7 @@ static ul_status read_level(ul_device *d, ul__obj *o, uint32_t level, uint32_t x
   if (!st) return ul__fail(UL_ERR_OUT_OF_MEMORY, "read texture: no staging buffer");
   WGPUTexelCopyTextureInfo src;
   texel_copy(o, level, x, y, z, &src);
-  WGPUTexelCopyBufferInfo dstb = {{0, bpr, h}, st};
+  WGPUTexelCopyBufferInfo dstb = {{0, bpr, rows}, st};
   WGPUExtent3D ext = {w, h, depth};
   ul_status s = ul__copy_texture_submit(d, &src, &dstb, &ext);
   if (!s) s = ul__wait_map(d, st, WGPUMapMode_Read, 0, (size_t)total, tmo);
@@ -144,7 +144,7 @@ static ul_status read_level(ul_device *d, ul__obj *o, uint32_t level, uint32_t x
   if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "read texture: device lost");
   if (!s) {
     const uint8_t *p = wg->BufferGetConstMappedRange(st, 0, (size_t)total);
-    for (uint64_t row = 0; p && row < (uint64_t)h * depth; row++)
+    for (uint64_t row = 0; p && row < (uint64_t)rows * depth; row++)
       memcpy((uint8_t *)dst + row * tight, p + row * bpr, tight);
     if (!p) s = ul__fail(UL_ERR_INTERNAL, "read texture: mapped range unavailable");
   }
@@ -155,9 +155,9 @@ static ul_status read_level(ul_device *d, ul__obj *o, uint32_t level, uint32_t x
 
 ul_status ul__texture_download_all(ul_device *d, ul__obj *o, uint8_t *dst, uint64_t tmo) {
   ul_status s = UL_OK;
-  for (uint32_t l = 0; l < o->u.tex.desc.mip_levels && !s; l++) {
-    uint32_t w, h, depth;
-    level_extent(o, l, &w, &h, &depth);
+  for (uint32_t l = 0; l < o->u.tex.nd.mipLevelCount && !s; l++) {
+    uint32_t w, h, depth, row_bytes, rows;
+    level_blocks(o, l, &w, &h, &depth, &row_bytes, &rows);
     s = read_level(d, o, l, 0, 0, 0, w, h, depth, dst, tmo);
     dst += ul__texture_level_bytes(o, l);
   }
@@ -165,18 +165,25 @@ ul_status ul__texture_download_all(ul_device *d, ul__obj *o, uint8_t *dst, uint6
 }
 
 ul_status ul__texture_restore(ul_device *d, ul__obj *o) {
-  const ul_texture_desc *t = &o->u.tex.desc;
-  uint32_t tb = ul_format_bytes(t->format);
-  if (o->u.tex.shadow)
-    return write_level(d, o, 0, 0, 0, 0, t->width, t->height, t->depth, o->u.tex.shadow,
-                       (uint64_t)t->width * tb * t->height * t->depth, t->width * tb);
+  ul__texture_data *t = &o->u.tex;
+  uint32_t w, h, depth, row_bytes, rows;
+  if (t->shadow) {
+    level_blocks(o, 0, &w, &h, &depth, &row_bytes, &rows);
+    return write_level(d, o, 0, 0, 0, 0, w, h, depth, t->shadow, (uint64_t)row_bytes * rows * depth, row_bytes);
+  }
+  if (t->restore == UL_RESTORE_LOG && t->written && !t->fmt.copyable && !t->checkpoint) {
+    char why[160];
+    snprintf(why, sizeof why, "its format 0x%x cannot be copied to and from buffers, so no checkpoint holds it",
+             (unsigned)t->nd.format);
+    ul__obj_mark_lost(o, why);
+    return UL_OK;
+  }
   /* LOG: every level as at the last checkpoint; the replay does the rest. */
-  const uint8_t *p = o->u.tex.checkpoint;
-  for (uint32_t l = 0; p && l < t->mip_levels; l++) {
-    uint32_t w, h, depth;
-    level_extent(o, l, &w, &h, &depth);
+  const uint8_t *p = t->checkpoint;
+  for (uint32_t l = 0; p && l < t->nd.mipLevelCount; l++) {
+    level_blocks(o, l, &w, &h, &depth, &row_bytes, &rows);
     uint64_t n = ul__texture_level_bytes(o, l);
-    write_level(d, o, l, 0, 0, 0, w, h, depth, p, n, w * tb);
+    write_level(d, o, l, 0, 0, 0, w, h, depth, p, n, row_bytes);
     p += n;
   }
   return UL_OK;

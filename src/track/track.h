@@ -42,6 +42,7 @@
   X(COMPUTE_PIPELINE, "compute pipeline")         \
   X(BIND_GROUP, "bind group")                     \
   X(COMMAND_LIST, "command list")                 \
+  X(QUERY_SET, "query set")                       \
   X(OTHER, "other")
 
 typedef enum ul__track_kind {

@@ -81,7 +81,7 @@ typedef struct ul__track_index {
 } ul__track_index;
 
 /* One record of the timeline ring (256 bytes). */
-#define UL__TL_TEXT 104
+#define UL__TL_TEXT 96
 typedef struct ul__tl_rec {
   uint64_t t_ns;
   uint8_t type, kind;

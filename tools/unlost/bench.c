@@ -3,6 +3,9 @@
 #include "cli.h"
 #include "bench_internal.h"
 
+#include <errno.h>
+#include <unistd.h>
+
 static void bench_usage(FILE *f) {
   fprintf(f,
           "usage: unlost bench <name> [--json] [options]\n"
@@ -21,9 +24,41 @@ static void bench_usage(FILE *f) {
           "             and the demo's decode step, raw and through unlost\n"
           "  decode     tokens/s of the decode step and where its time goes\n"
           "             [--shape default|stories15M] [--steps N (default 128)]\n"
+          "  webgpu     a program written on webgpu.h through Dawn and through\n"
+          "             libunlost-webgpu, interleaved: frames of dispatches, and\n"
+          "             ggml's pattern (a new bind group and a uniform write per\n"
+          "             dispatch) with the log's memory and checkpoints\n"
+          "             [--dispatches N (default 10000)] [--ggml N (default 2000)]\n"
+          "             [--reps R (3..64, default 11)] (runs unlost-bench-webgpu)\n"
           "\n"
           "Every figure is a median of several repetitions measured in this run.\n"
           "Exit status: 0 success, 1 failure, 2 usage error.\n");
+}
+
+/* The front door's benchmark is a program of its own (it is linked to
+ * libunlost-webgpu): unlost-bench-webgpu beside this executable. */
+static int bench_webgpu_exec(int argc, char **argv) {
+  char self[4096], path[4200];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) {
+    fprintf(stderr, "unlost bench webgpu: cannot find this executable's folder\n");
+    return 1;
+  }
+  self[n] = 0;
+  char *slash = strrchr(self, '/');
+  if (slash) *slash = 0;
+  snprintf(path, sizeof path, "%s/unlost-bench-webgpu", self);
+  char **args = calloc((size_t)argc + 1, sizeof *args);
+  if (!args) return 1;
+  int k = 0;
+  args[k++] = path;
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "webgpu")) args[k++] = argv[i];
+  execv(path, args);
+  fprintf(stderr, "unlost bench webgpu: cannot run %s: %s (build it: cmake --build build --target "
+                  "unlost_bench_webgpu)\n", path, strerror(errno));
+  free(args);
+  return 1;
 }
 
 int cmd_bench(int argc, char **argv) {
@@ -48,6 +83,7 @@ int cmd_bench(int argc, char **argv) {
   if (!strcmp(name, "recovery")) return bench_recovery(argc - rest, argv + rest, json);
   if (!strcmp(name, "overhead")) return bench_overhead(argc - rest, argv + rest, json);
   if (!strcmp(name, "decode")) return bench_decode_cmd(argc - rest, argv + rest, json);
+  if (!strcmp(name, "webgpu")) return bench_webgpu_exec(argc, argv);
   fprintf(stderr, "unlost bench: unknown benchmark '%s'\n", name);
   bench_usage(stderr);
   return 2;

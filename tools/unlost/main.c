@@ -1,6 +1,17 @@
 /* unlost: the command-line tool. */
 #include "cli.h"
 
+/* The programs of tests/webgpu as chaos workloads (chaos_webgpu.c). */
+int cmd_chaos_webgpu(int argc, char **argv);
+
+/* `chaos --workload webgpu-NAME`: a program run as a child through the
+ * webgpu.h front door, not a built-in workload. */
+static bool chaos_webgpu_workload(int argc, char **argv) {
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "--workload") && !strncmp(argv[i + 1], "webgpu-", 7)) return true;
+  return false;
+}
+
 static const cli_command commands[] = {
     {"doctor", "check the WebGPU implementation, adapter and loss injection", cmd_doctor},
     {"demo", "generate text on the GPU through injected device losses", cmd_demo},
@@ -40,6 +51,7 @@ int main(int argc, char **argv) {
     printf("unlost %s\n", ul_version());
     return 0;
   }
+  if (!strcmp(cmd, "chaos") && chaos_webgpu_workload(argc - 1, argv + 1)) return cmd_chaos_webgpu(argc - 1, argv + 1);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(cmd, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
   fprintf(stderr, "unlost: unknown command '%s'\n\n", cmd);

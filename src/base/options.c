@@ -50,6 +50,13 @@ static const opt_info options[UL__OPT_COUNT] = {
                                   "an asynchronous read not delivered this long after it was issued is answered "
                                   "with an error (UL_ERR_DEVICE_LOST naming the losses since, else "
                                   "UL_ERR_TIMEOUT) by the next ul_device_poll (read at each read)"},
+    [UL__OPT_RECOVERY] = {"UNLOST_RECOVERY", OPT_NUMBER, 0, 1, 1,
+                          "1: a lost device is recovered; 0: it fails at once, as without unlost (the control run "
+                          "of a fault harness; read at each loss)"},
+    [UL__OPT_CHAOS_REPORT] = {"UNLOST_CHAOS_REPORT", OPT_TEXT, 0, 0, 0,
+                              "libunlost-webgpu: a file the last instance's release appends the fault schedule's "
+                              "counts and the devices' recoveries, leaks and failures to (for a harness that runs a "
+                              "program as a child)"},
 };
 
 static atomic_bool warned[UL__OPT_COUNT];

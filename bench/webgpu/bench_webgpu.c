@@ -1,0 +1,369 @@
+/* unlost bench webgpu: a program written on webgpu.h run the same way
+ * through the implementation itself and through libunlost-webgpu, in one
+ * process, repetitions interleaved:
+ *   dispatch  frames of small dispatches, each changing the bind group
+ *             (the front door's recording and encode against raw Dawn);
+ *   ggml      ggml's pattern: per dispatch a new bind group (through
+ *             GetBindGroupLayout) and a WriteBuffer of its uniform, a few
+ *             dispatches per submit, recovery on (every write and submit
+ *             logged, checkpoints as the log fills): the log's memory and
+ *             the checkpoints are reported.
+ * Medians of per-repetition ratios with their interquartile range; JSON
+ * with --json. Built apart from the CLI (it is linked to the front door);
+ * `unlost bench webgpu` runs it. */
+#include "webgpu/wg.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <time.h>
+
+/* The two ways: a table of every entry point, from the implementation's
+ * own symbols (dlsym) or the front door's. */
+typedef struct api {
+#define UL__API_MEMBER(Ret, Name, params, args) Ret(*Name) params;
+  UL__WGPU_API(UL__API_MEMBER)
+#undef UL__API_MEMBER
+} api;
+
+static bool api_raw(api *a, char *why, size_t cap) {
+  const char *path = ul__wgpu_default_path();
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    snprintf(why, cap, "dlopen %s: %s", path, dlerror());
+    return false;
+  }
+#define UL__API_SYM(Ret, Name, params, args)                 \
+  {                                                           \
+    void *s = dlsym(h, "wgpu" #Name);                         \
+    memcpy(&a->Name, &s, sizeof s);                           \
+  }
+  UL__WGPU_API(UL__API_SYM)
+#undef UL__API_SYM
+  return a->CreateInstance != NULL;
+}
+
+static void api_layer(api *a) {
+#define UL__API_OWN(Ret, Name, params, args) a->Name = wgpu##Name;
+  UL__WGPU_API(UL__API_OWN)
+#undef UL__API_OWN
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- one device through one table ---- */
+typedef struct rig {
+  const api *a;
+  WGPUInstance inst;
+  WGPUAdapter adapter;
+  WGPUDevice dev;
+  WGPUQueue q;
+  WGPUShaderModule sm;
+  WGPUComputePipeline pipe;
+  WGPUBindGroupLayout bgl;
+  WGPUBuffer buf[8];
+  WGPUBuffer params[16];
+  WGPUBindGroup bg[8];
+} rig;
+
+static const char *k_wgsl =
+    "struct P { add: u32, n: u32 }\n"
+    "@group(0) @binding(0) var<storage, read_write> v: array<u32>;\n"
+    "@group(0) @binding(1) var<uniform> p: P;\n"
+    "@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) id: vec3u) {\n"
+    "  if (id.x < p.n) { v[id.x] = v[id.x] + p.add; }\n"
+    "}\n";
+
+typedef struct req {
+  uint32_t status;
+  void *obj;
+} req;
+static void on_adapter(WGPURequestAdapterStatus s, WGPUAdapter a, WGPUStringView m, void *u1, void *u2) {
+  (void)m, (void)u2;
+  *(req *)u1 = (req){s, a};
+}
+static void on_device(WGPURequestDeviceStatus s, WGPUDevice d, WGPUStringView m, void *u1, void *u2) {
+  (void)m, (void)u2;
+  *(req *)u1 = (req){s, d};
+}
+static void on_done(WGPUQueueWorkDoneStatus s, WGPUStringView m, void *u1, void *u2) {
+  (void)s, (void)m, (void)u2;
+  *(int *)u1 = 1;
+}
+
+/* Every error either way makes the run worthless: counted, and the bench
+ * fails. */
+static _Atomic int g_errors;
+static void on_error(WGPUDevice const *d, WGPUErrorType type, WGPUStringView m, void *u1, void *u2) {
+  (void)d, (void)u2;
+  if (atomic_fetch_add(&g_errors, 1) < 3)
+    fprintf(stderr, "unlost bench webgpu: %s: error %u: %.*s\n", (const char *)u1, type,
+            m.data ? (int)(m.length == WGPU_STRLEN ? strlen(m.data) : m.length) : 0, m.data ? m.data : "");
+}
+
+static void wait_idle(rig *r) {
+  int done = 0;
+  WGPUQueueWorkDoneCallbackInfo cb = {NULL, WGPUCallbackMode_WaitAnyOnly, on_done, &done, NULL};
+  WGPUFutureWaitInfo w = {r->a->QueueOnSubmittedWorkDone(r->q, cb), 0};
+  r->a->InstanceWaitAny(r->inst, 1, &w, UINT64_MAX);
+}
+
+static bool rig_open(rig *r, const api *a, char *why, size_t cap) {
+  memset(r, 0, sizeof *r);
+  r->a = a;
+  WGPUInstanceDescriptor id = {0};
+  id.capabilities.timedWaitAnyEnable = 1;
+  if (!(r->inst = a->CreateInstance(&id))) return snprintf(why, cap, "no instance"), false;
+  req q = {0, NULL};
+  WGPURequestAdapterCallbackInfo acb = {NULL, WGPUCallbackMode_WaitAnyOnly, on_adapter, &q, NULL};
+  WGPUFutureWaitInfo w = {a->InstanceRequestAdapter(r->inst, NULL, acb), 0};
+  a->InstanceWaitAny(r->inst, 1, &w, UINT64_MAX);
+  if (!(r->adapter = q.obj)) return snprintf(why, cap, "no adapter"), false;
+  WGPUDeviceDescriptor dd = {0};
+  dd.uncapturedErrorCallbackInfo.callback = on_error;
+  dd.uncapturedErrorCallbackInfo.userdata1 = a->DeviceGetLostFuture == wgpuDeviceGetLostFuture ? "unlost-webgpu" : "raw";
+  q = (req){0, NULL};
+  WGPURequestDeviceCallbackInfo dcb = {NULL, WGPUCallbackMode_WaitAnyOnly, on_device, &q, NULL};
+  w = (WGPUFutureWaitInfo){a->AdapterRequestDevice(r->adapter, &dd, dcb), 0};
+  a->InstanceWaitAny(r->inst, 1, &w, UINT64_MAX);
+  if (!(r->dev = q.obj)) return snprintf(why, cap, "no device"), false;
+  r->q = a->DeviceGetQueue(r->dev);
+  WGPUShaderSourceWGSL src = {{NULL, WGPUSType_ShaderSourceWGSL}, {k_wgsl, WGPU_STRLEN}};
+  WGPUShaderModuleDescriptor smd = {&src.chain, {NULL, 0}};
+  r->sm = a->DeviceCreateShaderModule(r->dev, &smd);
+  WGPUComputePipelineDescriptor cpd = {0};
+  cpd.compute.module = r->sm;
+  cpd.compute.entryPoint = (WGPUStringView){"main", WGPU_STRLEN};
+  r->pipe = a->DeviceCreateComputePipeline(r->dev, &cpd);
+  r->bgl = a->ComputePipelineGetBindGroupLayout(r->pipe, 0);
+  for (int i = 0; i < 16; i++) {
+    WGPUBufferDescriptor bd = {0};
+    bd.usage = WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst;
+    bd.size = 16;
+    r->params[i] = a->DeviceCreateBuffer(r->dev, &bd);
+  }
+  uint32_t p[4] = {1, 64, 0, 0};
+  a->QueueWriteBuffer(r->q, r->params[0], 0, p, sizeof p);
+  for (int i = 0; i < 8; i++) {
+    WGPUBufferDescriptor bd = {0};
+    bd.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+    bd.size = 256;
+    r->buf[i] = a->DeviceCreateBuffer(r->dev, &bd);
+    WGPUBindGroupEntry e[2] = {{NULL, 0, r->buf[i], 0, WGPU_WHOLE_SIZE, NULL, NULL},
+                               {NULL, 1, r->params[0], 0, 16, NULL, NULL}};
+    WGPUBindGroupDescriptor gd = {NULL, {NULL, 0}, r->bgl, 2, e};
+    r->bg[i] = a->DeviceCreateBindGroup(r->dev, &gd);
+  }
+  wait_idle(r);
+  return true;
+}
+
+static void rig_close(rig *r) {
+  const api *a = r->a;
+  for (int i = 0; i < 8; i++) {
+    if (r->bg[i]) a->BindGroupRelease(r->bg[i]);
+    if (r->buf[i]) a->BufferRelease(r->buf[i]);
+  }
+  for (int i = 0; i < 16; i++)
+    if (r->params[i]) a->BufferRelease(r->params[i]);
+  if (r->bgl) a->BindGroupLayoutRelease(r->bgl);
+  if (r->pipe) a->ComputePipelineRelease(r->pipe);
+  if (r->sm) a->ShaderModuleRelease(r->sm);
+  if (r->q) a->QueueRelease(r->q);
+  if (r->dev) {
+    a->DeviceDestroy(r->dev);
+    a->DeviceRelease(r->dev);
+  }
+  if (r->adapter) a->AdapterRelease(r->adapter);
+  if (r->inst) a->InstanceRelease(r->inst);
+}
+
+/* n dispatches in frames of `per` (one pass each), each changing the bind
+ * group; waits for the queue. */
+static double dispatch_frames(rig *r, int n, int per) {
+  const api *a = r->a;
+  double t0 = now_ms();
+  for (int done = 0; done < n;) {
+    WGPUCommandEncoder e = a->DeviceCreateCommandEncoder(r->dev, NULL);
+    WGPUComputePassEncoder pass = a->CommandEncoderBeginComputePass(e, NULL);
+    a->ComputePassEncoderSetPipeline(pass, r->pipe);
+    for (int i = 0; i < per && done < n; i++, done++) {
+      a->ComputePassEncoderSetBindGroup(pass, 0, r->bg[done % 8], 0, NULL);
+      a->ComputePassEncoderDispatchWorkgroups(pass, 1, 1, 1);
+    }
+    a->ComputePassEncoderEnd(pass);
+    a->ComputePassEncoderRelease(pass);
+    WGPUCommandBuffer cb = a->CommandEncoderFinish(e, NULL);
+    a->QueueSubmit(r->q, 1, &cb);
+    a->CommandBufferRelease(cb);
+    a->CommandEncoderRelease(e);
+  }
+  wait_idle(r);
+  return now_ms() - t0;
+}
+
+/* ggml's pattern: n dispatches, `per` per submit, each with a new bind
+ * group and a WriteBuffer of its uniform. */
+static double ggml_pattern(rig *r, int n, int per) {
+  const api *a = r->a;
+  double t0 = now_ms();
+  WGPUBindGroup groups[64];
+  for (int done = 0; done < n;) {
+    int k = 0;
+    WGPUCommandEncoder e = a->DeviceCreateCommandEncoder(r->dev, NULL);
+    for (; k < per && done + k < n; k++) {
+      int i = done + k;
+      uint32_t p[4] = {(uint32_t)(i & 7) + 1, 64, 0, 0};
+      WGPUBuffer params = r->params[i % 16];
+      a->QueueWriteBuffer(r->q, params, 0, p, sizeof p);
+      WGPUBindGroupLayout l = a->ComputePipelineGetBindGroupLayout(r->pipe, 0);
+      WGPUBindGroupEntry ge[2] = {{NULL, 0, r->buf[i % 8], 0, WGPU_WHOLE_SIZE, NULL, NULL},
+                                  {NULL, 1, params, 0, 16, NULL, NULL}};
+      WGPUBindGroupDescriptor gd = {NULL, {NULL, 0}, l, 2, ge};
+      groups[k] = a->DeviceCreateBindGroup(r->dev, &gd);
+      a->BindGroupLayoutRelease(l);
+    }
+    WGPUComputePassEncoder pass = a->CommandEncoderBeginComputePass(e, NULL);
+    for (int i = 0; i < k; i++) {
+      a->ComputePassEncoderSetPipeline(pass, r->pipe);
+      a->ComputePassEncoderSetBindGroup(pass, 0, groups[i], 0, NULL);
+      a->ComputePassEncoderDispatchWorkgroups(pass, 1, 1, 1);
+    }
+    a->ComputePassEncoderEnd(pass);
+    a->ComputePassEncoderRelease(pass);
+    WGPUCommandBuffer cb = a->CommandEncoderFinish(e, NULL);
+    a->QueueSubmit(r->q, 1, &cb);
+    a->CommandBufferRelease(cb);
+    a->CommandEncoderRelease(e);
+    for (int i = 0; i < k; i++) a->BindGroupRelease(groups[i]);
+    done += k;
+  }
+  wait_idle(r);
+  return now_ms() - t0;
+}
+
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* Quantile q of v[0..n) (sorted here). */
+static double quantile(double *v, int n, double q) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  double pos = q * (n - 1);
+  int i = (int)pos;
+  return i + 1 < n ? v[i] + (v[i + 1] - v[i]) * (pos - i) : v[i];
+}
+
+typedef struct result {
+  double raw_ms, layer_ms, ratio, ratio_p25, ratio_p75;
+} result;
+
+static result summarize(double *raw, double *layer, int reps) {
+  double ratio[64], r2[64], l2[64];
+  for (int i = 0; i < reps; i++) ratio[i] = layer[i] / raw[i];
+  memcpy(r2, raw, sizeof *raw * reps);
+  memcpy(l2, layer, sizeof *layer * reps);
+  result s;
+  s.raw_ms = quantile(r2, reps, 0.5);
+  s.layer_ms = quantile(l2, reps, 0.5);
+  s.ratio = quantile(ratio, reps, 0.5);
+  s.ratio_p25 = quantile(ratio, reps, 0.25);
+  s.ratio_p75 = quantile(ratio, reps, 0.75);
+  return s;
+}
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: unlost bench webgpu [--json] [--dispatches N (default 10000)] [--ggml N (default 2000)]\n"
+             "                           [--reps R (3..64, default 11)]\n");
+}
+
+int main(int argc, char **argv) {
+  bool json = false;
+  int n = 10000, ng = 2000, reps = 11;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) json = true;
+    else if (!strcmp(argv[i], "--dispatches") && i + 1 < argc) n = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--ggml") && i + 1 < argc) ng = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      usage(stdout);
+      return 0;
+    } else {
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (n < 1 || ng < 1 || reps < 3 || reps > 64) {
+    usage(stderr);
+    return 2;
+  }
+  char why[512];
+  api raw, layer;
+  if (!api_raw(&raw, why, sizeof why)) {
+    fprintf(stderr, "unlost bench webgpu: %s\n", why);
+    return 1;
+  }
+  api_layer(&layer);
+  rig rr, rl;
+  if (!rig_open(&rr, &raw, why, sizeof why) || !rig_open(&rl, &layer, why, sizeof why)) {
+    fprintf(stderr, "unlost bench webgpu: %s\n", why);
+    return 1;
+  }
+  ul_device *ud = ul_wgpu_device(rl.dev);
+  WGPUAdapterInfo info = {0};
+  raw.AdapterGetInfo(rr.adapter, &info);
+  char adapter[160];
+  size_t an = !info.device.data ? 0 : info.device.length == WGPU_STRLEN ? strlen(info.device.data) : info.device.length;
+  snprintf(adapter, sizeof adapter, "%.*s", (int)UL__MIN(an, 150), info.device.data ? info.device.data : "");
+  raw.AdapterInfoFreeMembers(info);
+  /* Warm both (pipelines compiled, caches filled), then interleave. */
+  dispatch_frames(&rr, 200, 100);
+  dispatch_frames(&rl, 200, 100);
+  ggml_pattern(&rr, 64, 8);
+  ggml_pattern(&rl, 64, 8);
+  double dr[64], dl[64], gr[64], gl[64];
+  uint64_t log_max = 0;
+  ul_memory_stats ms;
+  uint64_t ck0 = ul__oplog_checkpoints(ud);
+  for (int i = 0; i < reps; i++) {
+    bool flip = i & 1; /* alternate which goes first */
+    if (flip) dl[i] = dispatch_frames(&rl, n, 100), dr[i] = dispatch_frames(&rr, n, 100);
+    else dr[i] = dispatch_frames(&rr, n, 100), dl[i] = dispatch_frames(&rl, n, 100);
+    if (flip) gl[i] = ggml_pattern(&rl, ng, 8), gr[i] = ggml_pattern(&rr, ng, 8);
+    else gr[i] = ggml_pattern(&rr, ng, 8), gl[i] = ggml_pattern(&rl, ng, 8);
+    if (!ul_device_memory_stats(ud, &ms) && ms.log_bytes > log_max) log_max = ms.log_bytes;
+  }
+  uint64_t checkpoints = ul__oplog_checkpoints(ud) - ck0;
+  if (atomic_load(&g_errors)) {
+    fprintf(stderr, "unlost bench webgpu: %d errors: the figures are not valid\n", atomic_load(&g_errors));
+    return 1;
+  }
+  result d = summarize(dr, dl, reps), g = summarize(gr, gl, reps);
+  if (json) {
+    printf("{\n  \"bench\": \"webgpu\",\n  \"adapter\": \"%s\",\n  \"reps\": %d,\n", adapter, reps);
+    printf("  \"dispatch\": {\"dispatches\": %d, \"per_submit\": 100, \"raw_ms\": %.3f, \"layer_ms\": %.3f, "
+           "\"ratio\": %.4f, \"ratio_p25\": %.4f, \"ratio_p75\": %.4f, \"ratio_iqr\": %.4f},\n",
+           n, d.raw_ms, d.layer_ms, d.ratio, d.ratio_p25, d.ratio_p75, d.ratio_p75 - d.ratio_p25);
+    printf("  \"ggml\": {\"dispatches\": %d, \"per_submit\": 8, \"raw_ms\": %.3f, \"layer_ms\": %.3f, \"ratio\": %.4f, "
+           "\"ratio_p25\": %.4f, \"ratio_p75\": %.4f, \"ratio_iqr\": %.4f, \"log_bytes_max\": %llu, "
+           "\"checkpoints\": %llu}\n}\n",
+           ng, g.raw_ms, g.layer_ms, g.ratio, g.ratio_p25, g.ratio_p75, g.ratio_p75 - g.ratio_p25,
+           (unsigned long long)log_max, (unsigned long long)checkpoints);
+  } else {
+    printf("adapter %s, %d repetitions interleaved\n", adapter, reps);
+    printf("dispatch: %d dispatches, 100 per submit: raw %.2f ms, through unlost-webgpu %.2f ms, ratio %.4f "
+           "(IQR %.4f..%.4f)\n",
+           n, d.raw_ms, d.layer_ms, d.ratio, d.ratio_p25, d.ratio_p75);
+    printf("ggml: %d dispatches (a new bind group and a uniform write each), 8 per submit: raw %.2f ms, through "
+           "unlost-webgpu %.2f ms, ratio %.4f (IQR %.4f..%.4f); log up to %llu bytes, %llu checkpoints\n",
+           ng, g.raw_ms, g.layer_ms, g.ratio, g.ratio_p25, g.ratio_p75, (unsigned long long)log_max,
+           (unsigned long long)checkpoints);
+  }
+  rig_close(&rl);
+  rig_close(&rr);
+  return 0;
+}

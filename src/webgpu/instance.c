@@ -1,0 +1,471 @@
+/* Instances, adapters and device requests of the webgpu.h front door.
+ * Every instance of the process shares one engine env (the loaded
+ * implementation, its instance and any fault schedule); an adapter is what
+ * the program asked for plus a native adapter that answers its questions;
+ * a device request makes an engine device, which asks for a new native
+ * adapter and device at every recovery with the program's features,
+ * limits and toggles. */
+#include "core/adapter.h"
+#include "webgpu/wg.h"
+
+/* ---- the process's env ---- */
+static pthread_mutex_t g_env_mu = PTHREAD_MUTEX_INITIALIZER;
+static ul_env *g_env;
+static int g_env_users;
+
+static ul_status env_get(ul_env **out) {
+  pthread_mutex_lock(&g_env_mu);
+  ul_status s = UL_OK;
+  if (!g_env && !(s = ul_env_create(NULL, &g_env))) g_env->wgpu = ul__wg_guard(g_env->wgpu);
+  if (!s) g_env_users++;
+  *out = g_env;
+  pthread_mutex_unlock(&g_env_mu);
+  return s;
+}
+
+/* What the devices of the process went through, for a fault harness that
+ * runs a program as a child (UNLOST_CHAOS_REPORT names the file written
+ * when the last instance goes). */
+static _Atomic uint64_t g_recoveries, g_leaks, g_failed;
+
+void ul__wg_count_device(uint64_t recoveries, bool leaked, bool failed) {
+  atomic_fetch_add(&g_recoveries, recoveries);
+  if (leaked) atomic_fetch_add(&g_leaks, 1);
+  if (failed) atomic_fetch_add(&g_failed, 1);
+}
+
+static void write_chaos_report(ul_env *env) {
+  const char *path = ul__opt_text(UL__OPT_CHAOS_REPORT);
+  if (!path) return;
+  uint64_t calls = 0, injected = 0;
+  ul__saved_error keep;
+  ul__error_save(&keep);
+  ul_env_chaos_counts(env, &calls, &injected);
+  ul__error_restore(&keep);
+  FILE *f = fopen(path, "a");
+  if (!f) return;
+  fprintf(f, "calls=%llu injected=%llu recoveries=%llu leaked_devices=%llu failed_devices=%llu reentries=%llu\n",
+          (unsigned long long)calls, (unsigned long long)injected, (unsigned long long)atomic_load(&g_recoveries),
+          (unsigned long long)atomic_load(&g_leaks), (unsigned long long)atomic_load(&g_failed),
+          (unsigned long long)ul_wgpu_reentries());
+  fclose(f);
+}
+
+static void env_put(void) {
+  pthread_mutex_lock(&g_env_mu);
+  if (--g_env_users == 0) {
+    write_chaos_report(g_env);
+    ul_env_destroy(g_env);
+    g_env = NULL;
+  }
+  pthread_mutex_unlock(&g_env_mu);
+}
+
+/* For tests and the chaos harness: the env behind every instance (NULL
+ * when none is alive). */
+UL__WG_EXPORT ul_env *ul_webgpu_env(void);
+ul_env *ul_webgpu_env(void) {
+  pthread_mutex_lock(&g_env_mu);
+  ul_env *e = g_env;
+  pthread_mutex_unlock(&g_env_mu);
+  return e;
+}
+
+/* ---- instances ---- */
+
+UL__WG_EXPORT WGPUInstance wgpuCreateInstance(const WGPUInstanceDescriptor *descriptor) {
+  UL__UNUSED(descriptor); /* timed waits are always on; toggles are the engine's */
+  ul__wg_instance *in = ul__wg_new(UL__WG_INSTANCE, sizeof *in, NULL);
+  if (!in) return NULL;
+  ul_status s = env_get(&in->env);
+  if (s) {
+    ul__log(UL__LOG_ERROR, "wgpuCreateInstance: %s", ul_last_error());
+    free(in);
+    return NULL;
+  }
+  pthread_mutex_init(&in->mu, NULL);
+  in->next_future = 1;
+  return (WGPUInstance)in;
+}
+
+void ul__wg_instance_free(ul__wg_instance *in) {
+  ul__wg_futures_free(in);
+  pthread_mutex_destroy(&in->mu);
+  ul__wg_quarantine(in);
+  env_put();
+}
+
+UL__WG_EXPORT WGPUStatus wgpuGetInstanceCapabilities(WGPUInstanceCapabilities *capabilities) {
+  if (!capabilities || capabilities->nextInChain) return WGPUStatus_Error;
+  capabilities->timedWaitAnyEnable = 1;
+  capabilities->timedWaitAnyMaxCount = 64;
+  return WGPUStatus_Success;
+}
+
+UL__WG_EXPORT void wgpuInstanceAddRef(WGPUInstance instance) {
+  ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceAddRef");
+  if (in) ul__wg_addref(in);
+}
+
+UL__WG_EXPORT void wgpuInstanceRelease(WGPUInstance instance) {
+  ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceRelease");
+  if (in) ul__wg_release(in);
+}
+
+UL__WG_EXPORT WGPUBool wgpuInstanceHasWGSLLanguageFeature(WGPUInstance instance, WGPUWGSLLanguageFeatureName feature) {
+  ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceHasWGSLLanguageFeature");
+  if (!in || !in->env->wgpu->InstanceHasWGSLLanguageFeature) return 0;
+  return in->env->wgpu->InstanceHasWGSLLanguageFeature(in->env->instance, feature);
+}
+
+UL__WG_EXPORT WGPUStatus wgpuInstanceGetWGSLLanguageFeatures(WGPUInstance instance,
+                                                            WGPUSupportedWGSLLanguageFeatures *features) {
+  ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceGetWGSLLanguageFeatures");
+  if (!features) return WGPUStatus_Error;
+  features->featureCount = 0;
+  features->features = NULL;
+  const ul__wgpu *w = in ? in->env->wgpu : NULL;
+  if (!w || !w->InstanceGetWGSLLanguageFeatures) return WGPUStatus_Error;
+  WGPUSupportedWGSLLanguageFeatures raw = {0, NULL};
+  WGPUStatus st = w->InstanceGetWGSLLanguageFeatures(in->env->instance, &raw);
+  if (st == WGPUStatus_Success && raw.featureCount) {
+    WGPUWGSLLanguageFeatureName *f = malloc(sizeof *f * raw.featureCount);
+    if (f) {
+      memcpy(f, raw.features, sizeof *f * raw.featureCount);
+      features->features = f;
+      features->featureCount = raw.featureCount;
+    }
+  }
+  if (w->SupportedWGSLLanguageFeaturesFreeMembers) w->SupportedWGSLLanguageFeaturesFreeMembers(raw);
+  return st;
+}
+
+UL__WG_EXPORT void wgpuSupportedWGSLLanguageFeaturesFreeMembers(WGPUSupportedWGSLLanguageFeatures features) {
+  free((void *)features.features);
+}
+
+/* ---- adapters ---- */
+
+/* The Dawn toggles chained on a descriptor (copied), and whether every
+ * struct of the chain is one the layer knows (`known` sTypes). */
+static bool chain_toggles(const WGPUChainedStruct *c, char ***en, uint32_t *nen, char ***dis, uint32_t *ndis,
+                          uint32_t *unknown) {
+  *unknown = 0;
+  for (; c; c = c->next) {
+    if (c->sType != WGPUSType_DawnTogglesDescriptor) {
+      if (!*unknown) *unknown = c->sType;
+      continue;
+    }
+    const WGPUDawnTogglesDescriptor *t = (const WGPUDawnTogglesDescriptor *)c;
+    char **e = calloc(t->enabledToggleCount + 1, sizeof *e), **x = calloc(t->disabledToggleCount + 1, sizeof *x);
+    if (!e || !x) {
+      free(e);
+      free(x);
+      return false;
+    }
+    for (size_t i = 0; i < t->enabledToggleCount; i++) e[i] = ul__strdup(t->enabledToggles[i]);
+    for (size_t i = 0; i < t->disabledToggleCount; i++) x[i] = ul__strdup(t->disabledToggles[i]);
+    *en = e;
+    *nen = (uint32_t)t->enabledToggleCount;
+    *dis = x;
+    *ndis = (uint32_t)t->disabledToggleCount;
+  }
+  return true;
+}
+
+static void free_toggles(char **t, uint32_t n) {
+  for (uint32_t i = 0; t && i < n; i++) free(t[i]);
+  free(t);
+}
+
+void ul__wg_adapter_free(ul__wg_adapter *a) {
+  if (a->native) a->instance->env->wgpu->AdapterRelease(a->native);
+  free_toggles(a->enabled, a->enabled_count);
+  free_toggles(a->disabled, a->disabled_count);
+  ul__wg_instance *in = a->instance;
+  ul__wg_quarantine(a);
+  if (in) ul__wg_unhold(in);
+}
+
+UL__WG_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance, const WGPURequestAdapterOptions *options,
+                                                    WGPURequestAdapterCallbackInfo info) {
+  ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceRequestAdapter");
+  if (!in) return (WGPUFuture){0};
+  ul__wg_future *f = ul__wg_future_new(in, UL__WGF_ADAPTER, info.mode, (void *)info.callback, info.userdata1,
+                                       info.userdata2);
+  if (!f) return (WGPUFuture){0};
+  WGPUFuture id = ul__wg_future_id(f);
+  WGPURequestAdapterOptions o = options ? *options : (WGPURequestAdapterOptions){0};
+  ul__wg_adapter *a = ul__wg_new(UL__WG_ADAPTER, sizeof *a, NULL);
+  if (!a) {
+    ul__wg_future_resolve(in, f, WGPURequestAdapterStatus_Error, 0, NULL, "out of host memory");
+    return id;
+  }
+  a->instance = in;
+  ul__wg_hold(in);
+  uint32_t unknown;
+  if (!chain_toggles(o.nextInChain, &a->enabled, &a->enabled_count, &a->disabled, &a->disabled_count, &unknown)) {
+    ul__wg_release(a);
+    ul__wg_future_resolve(in, f, WGPURequestAdapterStatus_Error, 0, NULL, "out of host memory");
+    return id;
+  }
+  if (unknown) ul__log(UL__LOG_INFO, "wgpuInstanceRequestAdapter: chained sType 0x%x is not kept", unknown);
+  a->power = o.forceFallbackAdapter ? UL_POWER_FALLBACK_ONLY
+             : o.powerPreference == WGPUPowerPreference_LowPower ? UL_POWER_LOW_POWER
+                                                                 : UL_POWER_HIGH_PERFORMANCE;
+  /* The native adapter that answers the program's questions: the one the
+   * engine's first device will get. */
+  ul_env *env = in->env;
+  uint32_t power = a->power == UL_POWER_LOW_POWER ? WGPUPowerPreference_LowPower : WGPUPowerPreference_HighPerformance;
+  WGPUInstance ni = env->instance;
+  ul_status s = ul__request_adapter(env, ni, power, a->power == UL_POWER_FALLBACK_ONLY, 10000000000ull, &a->native);
+  if (s && a->power == UL_POWER_FALLBACK_ONLY && (ni = ul__env_cpu_instance(env)))
+    s = ul__request_adapter(env, ni, power, false, 10000000000ull, &a->native);
+  if (!s) {
+    ul_adapter_info ai;
+    if (!ul__adapter_describe(env, a->native, &ai) && ai.backend == UL_BACKEND_NULL && !env->allow_null_backend)
+      s = ul__fail(UL_ERR_NO_ADAPTER, "only Dawn's Null backend is available, which computes nothing");
+  }
+  if (s) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", ul_last_error());
+    ul__wg_release(a);
+    ul__wg_future_resolve(in, f, WGPURequestAdapterStatus_Unavailable, 0, NULL, msg);
+    return id;
+  }
+  a->native_instance = ni;
+  ul__wg_future_resolve(in, f, WGPURequestAdapterStatus_Success, 0, a, "");
+  return id;
+}
+
+UL__WG_EXPORT void wgpuAdapterAddRef(WGPUAdapter adapter) {
+  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterAddRef");
+  if (a) ul__wg_addref(a);
+}
+
+UL__WG_EXPORT void wgpuAdapterRelease(WGPUAdapter adapter) {
+  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterRelease");
+  if (a) ul__wg_release(a);
+}
+
+UL__WG_EXPORT WGPUInstance wgpuAdapterGetInstance(WGPUAdapter adapter) {
+  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterGetInstance");
+  if (!a) return NULL;
+  ul__wg_addref(a->instance);
+  return (WGPUInstance)a->instance;
+}
+
+WGPUStatus ul__wg_info_copy(const ul__wgpu *w, WGPUAdapter native, WGPUAdapterInfo *info);
+
+UL__WG_EXPORT WGPUStatus wgpuAdapterGetInfo(WGPUAdapter adapter, WGPUAdapterInfo *info) {
+  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterGetInfo");
+  if (!a || !info) return WGPUStatus_Error;
+  return ul__wg_info_copy(a->instance->env->wgpu, a->native, info);
+}
+
+/* What the layer can carry: its command records hold 4 bind groups and 12
+ * dynamic offsets (the defaults of WebGPU's limits). */
+static void clamp_limits(WGPULimits *l) {
+  l->maxBindGroups = UL__MIN(l->maxBindGroups, (uint32_t)UL_MAX_BIND_GROUPS);
+  l->maxDynamicUniformBuffersPerPipelineLayout = UL__MIN(l->maxDynamicUniformBuffersPerPipelineLayout, 8u);
+  l->maxDynamicStorageBuffersPerPipelineLayout = UL__MIN(l->maxDynamicStorageBuffersPerPipelineLayout, 4u);
+}
+
+UL__WG_EXPORT WGPUStatus wgpuAdapterGetLimits(WGPUAdapter adapter, WGPULimits *limits) {
+  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterGetLimits");
+  if (!a || !limits) return WGPUStatus_Error;
+  WGPUChainedStruct *chain = limits->nextInChain;
+  WGPULimits l;
+  memset(&l, 0, sizeof l);
+  WGPUStatus st = a->instance->env->wgpu->AdapterGetLimits(a->native, &l);
+  if (st != WGPUStatus_Success) return st;
+  clamp_limits(&l);
+  *limits = l;
+  limits->nextInChain = chain;
+  return WGPUStatus_Success;
+}
+
+UL__WG_EXPORT WGPUBool wgpuAdapterHasFeature(WGPUAdapter adapter, WGPUFeatureName feature) {
+  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterHasFeature");
+  const ul__wgpu *w = a ? a->instance->env->wgpu : NULL;
+  return w && w->AdapterHasFeature ? w->AdapterHasFeature(a->native, feature) : 0;
+}
+
+UL__WG_EXPORT void wgpuAdapterGetFeatures(WGPUAdapter adapter, WGPUSupportedFeatures *features) {
+  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterGetFeatures");
+  if (!features) return;
+  features->featureCount = 0;
+  features->features = NULL;
+  const ul__wgpu *w = a ? a->instance->env->wgpu : NULL;
+  if (!w || !w->AdapterGetFeatures) return;
+  WGPUSupportedFeatures raw = {0, NULL};
+  w->AdapterGetFeatures(a->native, &raw);
+  if (raw.featureCount) {
+    WGPUFeatureName *f = malloc(sizeof *f * raw.featureCount);
+    if (f) {
+      memcpy(f, raw.features, sizeof *f * raw.featureCount);
+      features->features = f;
+      features->featureCount = raw.featureCount;
+    }
+  }
+  if (w->SupportedFeaturesFreeMembers) w->SupportedFeaturesFreeMembers(raw);
+}
+
+UL__WG_EXPORT WGPUStatus wgpuAdapterGetFormatCapabilities(WGPUAdapter adapter, WGPUTextureFormat format,
+                                                          WGPUDawnFormatCapabilities *capabilities) {
+  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterGetFormatCapabilities");
+  const ul__wgpu *w = a ? a->instance->env->wgpu : NULL;
+  if (!w || !w->AdapterGetFormatCapabilities) return WGPUStatus_Error;
+  return w->AdapterGetFormatCapabilities(a->native, format, capabilities);
+}
+
+/* ---- device requests ---- */
+
+static ul__wg_device *make_device(ul__wg_adapter *a, const WGPUDeviceDescriptor *desc, char *why, size_t cap) {
+  ul__wg_instance *in = a->instance;
+  WGPUDeviceDescriptor dd = desc ? *desc : (WGPUDeviceDescriptor){0};
+  if (dd.requiredLimits) {
+    const WGPULimits *l = dd.requiredLimits;
+    if ((l->maxBindGroups != WGPU_LIMIT_U32_UNDEFINED && l->maxBindGroups > UL_MAX_BIND_GROUPS) ||
+        (l->maxDynamicUniformBuffersPerPipelineLayout != WGPU_LIMIT_U32_UNDEFINED &&
+         l->maxDynamicUniformBuffersPerPipelineLayout > 8) ||
+        (l->maxDynamicStorageBuffersPerPipelineLayout != WGPU_LIMIT_U32_UNDEFINED &&
+         l->maxDynamicStorageBuffersPerPipelineLayout > 4)) {
+      snprintf(why, cap, "unlost-webgpu carries at most %d bind groups, 8 dynamic uniform and 4 dynamic storage "
+               "buffers per pipeline layout (the limits it reports)", UL_MAX_BIND_GROUPS);
+      return NULL;
+    }
+  }
+  ul__device_req req = {0};
+  req.feature_count = (uint32_t)dd.requiredFeatureCount;
+  req.features = (uint32_t *)dd.requiredFeatures;
+  if (dd.requiredLimits) {
+    req.has_limits = true;
+    req.limits = *dd.requiredLimits;
+  }
+  /* The adapter's toggles, then the device's own. */
+  char **den = NULL, **ddis = NULL;
+  uint32_t nden = 0, nddis = 0, unknown;
+  if (!chain_toggles(dd.nextInChain, &den, &nden, &ddis, &nddis, &unknown)) {
+    snprintf(why, cap, "out of host memory");
+    return NULL;
+  }
+  if (unknown) ul__log(UL__LOG_INFO, "wgpuAdapterRequestDevice: chained sType 0x%x is not kept", unknown);
+  req.enabled_count = a->enabled_count + nden;
+  req.disabled_count = a->disabled_count + nddis;
+  char *en_all[64], *dis_all[64];
+  if (req.enabled_count > 64 || req.disabled_count > 64) {
+    free_toggles(den, nden);
+    free_toggles(ddis, nddis);
+    snprintf(why, cap, "more than 64 toggles");
+    return NULL;
+  }
+  for (uint32_t i = 0; i < a->enabled_count; i++) en_all[i] = a->enabled[i];
+  for (uint32_t i = 0; i < nden; i++) en_all[a->enabled_count + i] = den[i];
+  for (uint32_t i = 0; i < a->disabled_count; i++) dis_all[i] = a->disabled[i];
+  for (uint32_t i = 0; i < nddis; i++) dis_all[a->disabled_count + i] = ddis[i];
+  req.enabled = en_all;
+  req.disabled = dis_all;
+
+  char label[128];
+  ul_device_desc udesc = {0};
+  udesc.label = ul__wg_label(dd.label, label, sizeof label);
+  if (!udesc.label) udesc.label = "webgpu device";
+  udesc.power = a->power;
+  ul__wg_device *dv = ul__wg_new(UL__WG_DEVICE, sizeof *dv, NULL);
+  ul__wg_queue *q = dv ? ul__wg_new(UL__WG_QUEUE, sizeof *q, NULL) : NULL;
+  ul_status s = dv && q ? UL_OK : ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+  if (!s) s = ul__device_create_req(in->env, &udesc, &req, &dv->ud, ul__wg_site(__builtin_return_address(0)));
+  free_toggles(den, nden);
+  free_toggles(ddis, nddis);
+  if (s) {
+    snprintf(why, cap, "%s", ul_last_error());
+    free(q);
+    free(dv);
+    return NULL;
+  }
+  pthread_mutex_init(&dv->mu, NULL);
+  dv->instance = in;
+  ul__wg_hold(in);
+  dv->adapter = a;
+  ul__wg_hold(a);
+  a->consumed = true;
+  /* The queue is the device's: the device holds it, it does not hold the
+   * device, and the program has no reference to it before GetQueue. */
+  q->h.dev = dv;
+  atomic_store(&q->h.refs, 0);
+  dv->queue = q;
+  dv->lost_cb = dd.deviceLostCallbackInfo;
+  dv->error_cb = dd.uncapturedErrorCallbackInfo;
+  if (dd.requiredFeatureCount && (dv->features = malloc(sizeof *dv->features * dd.requiredFeatureCount))) {
+    memcpy(dv->features, dd.requiredFeatures, sizeof *dv->features * dd.requiredFeatureCount);
+    dv->features_count = (uint32_t)dd.requiredFeatureCount;
+  }
+  ul__device_lock(dv->ud);
+  dv->limits = dv->ud->limits;
+  ul__device_unlock(dv->ud);
+  clamp_limits(&dv->limits);
+  dv->limits.nextInChain = NULL;
+  ul__wg_future *lf = ul__wg_future_new(in, UL__WGF_LOST, dv->lost_cb.mode ? dv->lost_cb.mode : WGPUCallbackMode_AllowSpontaneous,
+                                        (void *)dv->lost_cb.callback, dv->lost_cb.userdata1, dv->lost_cb.userdata2);
+  if (lf) lf->object = dv; /* what its advance looks at: a loss not yet processed */
+  dv->lost_future = lf ? lf->id : 0;
+  return dv;
+}
+
+static void request_device(ul__wg_adapter *a, const WGPUDeviceDescriptor *desc, ul__wg_future *f) {
+  ul__wg_instance *in = a->instance;
+  char why[512] = "";
+  if (a->consumed) {
+    /* The spec consumes an adapter with its first device; this build gives
+     * more (PLATFORM.md), and so does the layer. */
+    ul__log(UL__LOG_DEBUG, "a second device from one adapter");
+  }
+  ul__wg_device *dv = make_device(a, desc, why, sizeof why);
+  if (!dv) {
+    ul__wg_future_resolve(in, f, WGPURequestDeviceStatus_Error, 0, NULL, why);
+    return;
+  }
+  ul__wg_future_resolve(in, f, WGPURequestDeviceStatus_Success, 0, dv, "");
+}
+
+UL__WG_EXPORT WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter, const WGPUDeviceDescriptor *descriptor,
+                                                  WGPURequestDeviceCallbackInfo info) {
+  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterRequestDevice");
+  if (!a) return (WGPUFuture){0};
+  ul__wg_future *f = ul__wg_future_new(a->instance, UL__WGF_DEVICE, info.mode, (void *)info.callback,
+                                       info.userdata1, info.userdata2);
+  if (!f) return (WGPUFuture){0};
+  WGPUFuture id = ul__wg_future_id(f);
+  request_device(a, descriptor, f);
+  return id;
+}
+
+UL__WG_EXPORT WGPUDevice wgpuAdapterCreateDevice(WGPUAdapter adapter, const WGPUDeviceDescriptor *descriptor) {
+  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterCreateDevice");
+  if (!a) return NULL;
+  char why[512];
+  ul__wg_device *dv = make_device(a, descriptor, why, sizeof why);
+  if (!dv) ul__log(UL__LOG_WARN, "wgpuAdapterCreateDevice: %s", why);
+  return (WGPUDevice)dv;
+}
+
+/* ---- procs ---- */
+typedef struct proc_ent {
+  const char *name;
+  WGPUProc proc;
+} proc_ent;
+
+static const proc_ent procs[] = {
+#define UL__WG_PROC(Ret, Name, params, args) {"wgpu" #Name, (WGPUProc)(void (*)(void))wgpu##Name},
+    UL__WGPU_API(UL__WG_PROC)
+#undef UL__WG_PROC
+};
+
+UL__WG_EXPORT WGPUProc wgpuGetProcAddress(WGPUStringView procName) {
+  char name[128];
+  ul__sv_copy(procName, name, sizeof name);
+  for (size_t i = 0; i < UL__COUNT_OF(procs); i++)
+    if (!strcmp(procs[i].name, name)) return procs[i].proc;
+  return NULL;
+}

@@ -1,0 +1,111 @@
+# Programs written on webgpu.h alone (issue 27): tests/webgpu/wgpu_<name>.c,
+# each a main() that calls only standard webgpu.h entry points, declared by
+# src/wgpu/wgpu_api.h (the pinned implementation's header revision); no
+# unlost.h, no libunlost. Processed inside the top-level project, after the
+# unit tests: UL_DAWN_LIB, UL_SAN_ENV and UL_SANITIZE are set.
+#
+# Each program runs three ways: directly on the implementation (here), linked
+# to libunlost-webgpu and under LD_PRELOAD=libunlost-webgpu.so (added with
+# the library). The other ways reuse UL_WEBGPU_PROGRAMS,
+# ul_add_webgpu_program() and UL_WEBGPU_TEST_ENV.
+
+file(GLOB UL_WEBGPU_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/webgpu/wgpu_*.c)
+
+# The program names (matmul, reduce, ...), in a stable order.
+set(UL_WEBGPU_PROGRAMS "")
+foreach(src ${UL_WEBGPU_SOURCES})
+  get_filename_component(stem ${src} NAME_WE)
+  string(REGEX REPLACE "^wgpu_" "" name ${stem})
+  list(APPEND UL_WEBGPU_PROGRAMS ${name})
+endforeach()
+list(SORT UL_WEBGPU_PROGRAMS)
+
+# Builds program `name` as executable `target`, linked to `impl` (the path or
+# target of a library exporting the webgpu.h entry points), into
+# ${CMAKE_BINARY_DIR}/tests/webgpu.
+function(ul_add_webgpu_program target name impl)
+  add_executable(${target} ${CMAKE_SOURCE_DIR}/tests/webgpu/wgpu_${name}.c)
+  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+  target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  target_link_libraries(${target} PRIVATE ${impl} m)
+endfunction()
+
+# What every run of these programs gets. Under ASan, LeakSanitizer is off:
+# at exit Dawn unloads the CPU Vulkan driver, and what the driver never freed
+# is then reported from an "<unknown module>" that no suppression can name
+# (tests/ul_test.h keeps the driver loaded instead, which a program on
+# webgpu.h alone cannot do). ASan's other checks and UBSan stay on.
+set(UL_WEBGPU_TEST_ENV "XDG_RUNTIME_DIR=/tmp${UL_SAN_ENV}")
+if(UL_SANITIZE MATCHES "address")
+  list(APPEND UL_WEBGPU_TEST_ENV "ASAN_OPTIONS=detect_leaks=0")
+endif()
+
+foreach(name ${UL_WEBGPU_PROGRAMS})
+  # Directly on the implementation: the executable needs
+  # libwebgpu_wrapper.so, found through the run path CMake records (the
+  # folder of ${UL_DAWN_LIB}).
+  ul_add_webgpu_program(wgpu_${name} ${name} ${UL_DAWN_LIB})
+  add_test(NAME webgpu_${name}_direct COMMAND wgpu_${name})
+  set_tests_properties(webgpu_${name}_direct PROPERTIES
+    SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV}")
+endforeach()
+
+# Through the front door: linked to libunlost-webgpu instead of the
+# implementation, and the direct executable with the library preloaded
+# (LD_PRELOAD, no rebuild). Under ASan its runtime must load first, so it
+# is preloaded ahead of the library.
+if(TARGET unlost_webgpu)
+  set(UL_WEBGPU_PRELOAD "$<TARGET_FILE:unlost_webgpu>")
+  if(UL_SANITIZE MATCHES "address")
+    execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so
+                    OUTPUT_VARIABLE UL_ASAN_RT OUTPUT_STRIP_TRAILING_WHITESPACE)
+    set(UL_WEBGPU_PRELOAD "${UL_ASAN_RT}:${UL_WEBGPU_PRELOAD}")
+  endif()
+  foreach(name ${UL_WEBGPU_PROGRAMS})
+    ul_add_webgpu_program(wgpu_${name}_linked ${name} unlost_webgpu)
+    add_test(NAME webgpu_${name}_linked COMMAND wgpu_${name}_linked)
+    add_test(NAME webgpu_${name}_preload COMMAND wgpu_${name})
+    set_tests_properties(webgpu_${name}_linked PROPERTIES
+      SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+      ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
+    set_tests_properties(webgpu_${name}_preload PROPERTIES
+      SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+      ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;LD_PRELOAD=${UL_WEBGPU_PRELOAD}")
+  endforeach()
+endif()
+
+# Misuse tests and the descriptor fuzzer of the front door (linked to the
+# static library: no implementation of their own).
+if(EXISTS ${CMAKE_SOURCE_DIR}/tests/webgpu/misuse_webgpu.c AND EXISTS ${CMAKE_SOURCE_DIR}/tests/webgpu/fuzz_webgpu.c)
+  include(${CMAKE_SOURCE_DIR}/tests/webgpu/misuse.cmake OPTIONAL)
+endif()
+
+# Restore policies through the front door (unlost_webgpu.h): linked to the
+# library, as a program that uses unlost's additions is.
+if(TARGET unlost_webgpu)
+  add_executable(webgpu_policy ${CMAKE_SOURCE_DIR}/tests/webgpu/policy_webgpu.c)
+  set_target_properties(webgpu_policy PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+  target_include_directories(webgpu_policy PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  target_link_libraries(webgpu_policy PRIVATE unlost_webgpu m)
+  add_test(NAME webgpu_policy COMMAND webgpu_policy)
+  # Re-entry: the detector and a run through the static library; then a
+  # program linked to the implementation with the library preloaded.
+  add_executable(webgpu_reentry ${CMAKE_SOURCE_DIR}/tests/webgpu/reentry_webgpu.c)
+  set_target_properties(webgpu_reentry PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+  target_include_directories(webgpu_reentry PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  target_link_libraries(webgpu_reentry PRIVATE unlost_webgpu_static m)
+  add_test(NAME webgpu_reentry COMMAND webgpu_reentry)
+  set_tests_properties(webgpu_reentry PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
+  set(UL_ASAN_FIRST "")
+  if(UL_SANITIZE MATCHES "address")
+    set(UL_ASAN_FIRST "${UL_ASAN_RT}")
+  endif()
+  add_test(NAME webgpu_reentry_preload COMMAND bash ${CMAKE_SOURCE_DIR}/tests/webgpu/reentry_preload.sh
+    $<TARGET_FILE:wgpu_stencil> $<TARGET_FILE:unlost_webgpu> ${UL_ASAN_FIRST})
+  set_tests_properties(webgpu_reentry_preload PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV}")
+  set_tests_properties(webgpu_policy PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
+endif()
