@@ -93,6 +93,7 @@ typedef enum ul__opt {
   UL__OPT_READ_DEADLINE_MS,
   UL__OPT_RECOVERY,
   UL__OPT_CHAOS_REPORT,
+  UL__OPT_REBUILD_EAGER,
   UL__OPT_COUNT
 } ul__opt;
 /* The variable's name and meaning (static text; NULL out of range). */

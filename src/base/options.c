@@ -57,6 +57,9 @@ static const opt_info options[UL__OPT_COUNT] = {
                               "libunlost-webgpu: a file the last instance's release appends the fault schedule's "
                               "counts and the devices' recoveries, leaks and failures to (for a harness that runs a "
                               "program as a child)"},
+    [UL__OPT_REBUILD_EAGER] = {"UNLOST_REBUILD_EAGER", OPT_FLAG, 0, 0, 0,
+                               "set: a rebuild makes every object at once; unset, shaders, layouts, pipelines and "
+                               "bind groups are made at their first use after it (read at each rebuild)"},
 };
 
 static atomic_bool warned[UL__OPT_COUNT];

@@ -41,6 +41,7 @@ static ul_status rebuild(ul_device *d) {
    * while listening for their errors once (ul__scope_push/pop): these
    * descriptors were all valid once. */
   ul__scope_push(d);
+  const bool lazy = !ul__opt_flag(UL__OPT_REBUILD_EAGER);
   uint64_t kind_ns[UL__OBJ_KIND_COUNT] = {0};
   for (int k = 0; k < UL__OBJ_KIND_COUNT && !s; k++) {
     uint64_t tk = ul__now_ns();
@@ -48,6 +49,14 @@ static ul_status rebuild(ul_device *d) {
       ul__obj *o = r->slots[i];
       if (!o || (int)o->kind != k || o->pending || o->epoch == d->epoch) continue;
       ul__obj_release_native(d, o);
+      if (lazy && ul__obj_kind_deferrable(o->kind)) {
+        /* Made at its first use on this device (ul__obj_realize): the
+         * replay and the next submissions build what they name. */
+        o->unbuilt = true;
+        o->epoch = d->epoch;
+        continue;
+      }
+      o->unbuilt = false;
       s = ul__obj_create_native_unscoped(d, o);
       if (!s && !o->native) s = ul__fail(UL_ERR_INTERNAL, "%s '%s': no object", ul__obj_kind_name(o->kind),
                                          o->label ? o->label : "");

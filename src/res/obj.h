@@ -212,6 +212,11 @@ typedef struct ul__obj {
   ul__obj_state state;
   uint64_t epoch;          /* epoch of `native` */
   bool pending;            /* being created: rebuild leaves it alone */
+  /* Left unbuilt by a rebuild (a kind that holds no contents: shaders,
+   * layouts, pipelines, bind groups): `native` is made from the descriptor
+   * at its first lookup on this epoch (ul__obj_realize), so that a
+   * recovery pays only for what the program uses again. */
+  bool unbuilt;
   /* Destroyed by the program while the operation log still names it or
    * objects built from it live: the handle is dead and the native object
    * released, but the descriptor is kept so that a rebuild or a replay can
@@ -257,6 +262,7 @@ struct ul__res {
   struct ul__reads *reads; /* asynchronous reads in flight (src/exec/read.c) */
   uint64_t rebuilds;
   bool rebuilding;         /* lookups see destroyed objects (for the replay) */
+  uint32_t realizing;      /* the same, while an unbuilt object's parents are made */
   bool restoring;          /* a restore callback runs: its writes are not logged */
   uint32_t deferred;       /* destroyed objects kept for the log */
   uint64_t destroys;       /* objects destroyed so far (invalidates encode caches) */
@@ -305,6 +311,12 @@ ul_status ul__obj_create_native(ul_device *d, ul__obj *o);
 /* The same without error scopes: the caller holds one scope around many
  * creations (the rebuild). Sets o->epoch when an object was returned. */
 ul_status ul__obj_create_native_unscoped(ul_device *d, ul__obj *o);
+/* True for the kinds a rebuild may leave unbuilt (they hold no contents). */
+bool ul__obj_kind_deferrable(ul__obj_kind k);
+/* Makes an unbuilt object's native on the current device, its parents
+ * first (under d->mu). UL_OK at once for any other object. ul__obj_get
+ * calls it: every use of an object's native goes through a lookup. */
+ul_status ul__obj_realize(ul_device *d, ul__obj *o);
 /* The destroy of objects with no contents (texture.c). */
 ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what);
 /* WebGPU's value of a ul_format; 0 for an unknown one (texture.c). */

@@ -28,9 +28,10 @@ ul_status ul__pipeline_bgl_create_native(ul_device *d, ul__obj *o) {
 
 ul_status ul__layout_get(ul_device *d, uint32_t id, const char *what, ul__obj **out) {
   ul__obj *o = ul__obj_find(d, id, UL__OBJ_PIPELINE_BGL);
-  if (o && (!o->destroyed || d->res->rebuilding)) {
-    *out = o;
-    return UL_OK;
+  if (o && (!o->destroyed || d->res->rebuilding || d->res->realizing)) {
+    ul_status s = ul__obj_realize(d, o);
+    *out = s ? NULL : o;
+    return s;
   }
   return ul__obj_get(d, id, UL__OBJ_BGL, what, out);
 }

@@ -226,7 +226,7 @@ ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *
     s = ul__fail(UL_ERR_INVALID_HANDLE, "%s: %s handle 0x%08x belongs to another device", what,
                  kn, id);
   } else if (slot >= r->cap || !r->slots[slot] || r->slots[slot]->id != id ||
-             (r->slots[slot]->destroyed && !r->rebuilding)) {
+             (r->slots[slot]->destroyed && !r->rebuilding && !r->realizing)) {
     s = ul__fail(UL_ERR_INVALID_HANDLE, "%s: %s handle 0x%08x is stale (destroyed)", what, kn, id);
   } else if (r->slots[slot]->kind != kind) {
     s = ul__fail(UL_ERR_INVALID_HANDLE, "%s: handle 0x%08x is a %s, not a %s", what, id,
@@ -236,7 +236,42 @@ ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *
     ul__log(UL__LOG_WARN, "misuse: %s", ul_last_error());
     return s;
   }
+  if (r->slots[slot]->unbuilt && (s = ul__obj_realize(d, r->slots[slot]))) return s;
   *out = r->slots[slot];
+  return UL_OK;
+}
+
+bool ul__obj_kind_deferrable(ul__obj_kind k) {
+  switch (k) {
+  case UL__OBJ_SHADER:
+  case UL__OBJ_BGL:
+  case UL__OBJ_PLAYOUT:
+  case UL__OBJ_PIPELINE:
+  case UL__OBJ_PIPELINE_BGL:
+  case UL__OBJ_BIND_GROUP: return true;
+  default: return false;
+  }
+}
+
+ul_status ul__obj_realize(ul_device *d, ul__obj *o) {
+  if (!o->unbuilt) return UL_OK;
+  ul__res *r = d->res;
+  if (o->native) ul__obj_release_native(d, o);
+  /* The parents are looked up even where the program destroyed them: an
+   * object built from them keeps them (as in a rebuild). The descriptors
+   * were all valid once; an error the implementation reports for this
+   * one is seen by the call that looked it up (uncaptured errors). */
+  r->realizing++;
+  ul_status s = ul__obj_create_native_unscoped(d, o);
+  r->realizing--;
+  if (!s && !o->native)
+    s = ul__fail(UL_ERR_INTERNAL, "%s '%s': no object", ul__obj_kind_name(o->kind), o->label ? o->label : "");
+  if (s) {
+    ul__obj_release_native(d, o);
+    return ul__wrap(s, "make %s '%s' again", ul__obj_kind_name(o->kind), o->label ? o->label : "");
+  }
+  o->unbuilt = false;
+  o->epoch = d->epoch;
   return UL_OK;
 }
 

@@ -602,7 +602,7 @@ UL__WG_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice device,
   ul__wg_capture cap = {dv, 0, ""};
   ul__wg_capture *outer = ul__wg_capturing;
   ul__wg_capturing = &cap;
-  char why[512];
+  char why[sizeof cap.msg];
   ul__wg_pipeline *p = make_pipeline(dv, descriptor, ul__wg_site(__builtin_return_address(0)), why, sizeof why);
   ul__wg_capturing = outer;
   if (cap.type && !why[0]) snprintf(why, sizeof why, "%s", cap.msg);
