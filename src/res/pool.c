@@ -2,6 +2,7 @@
  * is never used, so id 0 is never valid; freed slots are reused in FIFO
  * order so that a stale handle's generation comes round late. */
 #include "res/obj.h"
+#include "chaos/chaos.h"
 
 #define SLOT_BITS 20u
 #define GEN_BITS 8u
@@ -262,7 +263,10 @@ ul_status ul__obj_realize(ul_device *d, ul__obj *o) {
    * were all valid once; an error the implementation reports for this
    * one is seen by the call that looked it up (uncaptured errors). */
   r->realizing++;
+  /* Part of the recovery, made later: a fault schedule counts it so. */
+  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, true);
   ul_status s = ul__obj_create_native_unscoped(d, o);
+  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, false);
   r->realizing--;
   if (!s && !o->native)
     s = ul__fail(UL_ERR_INTERNAL, "%s '%s': no object", ul__obj_kind_name(o->kind), o->label ? o->label : "");
