@@ -160,6 +160,65 @@ static void test_mapping_survives_a_loss(void) {
   rig_close(&r);
 }
 
+/* A MAP_READ buffer that a copy filled keeps its contents across a
+ * checkpoint and a loss: the checkpoint empties the log that held the
+ * copy, so it reads the buffer itself (by a map of its own, or from the
+ * program's mapping of all of it), and the rebuild writes that back. On
+ * the code before, the map after the loss showed zeros with UL_OK. */
+static void test_map_read_survives_a_checkpoint(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r));
+  uint32_t v[64], w[64];
+  for (uint32_t i = 0; i < 64; i++) v[i] = i * 77u + 3u, w[i] = i * 13u + 1000u;
+  ul_buffer src, src2, rb;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "src", .size = 256, .initial_data = v}, &src));
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "src2", .size = 256, .initial_data = w}, &src2));
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "readback", .size = 256,
+      .usage = UL_BUFFER_MAP_READ | UL_BUFFER_COPY_DST}, &rb));
+  ul_cmd *c, *c2;
+  ASSERT_OK(ul_cmd_create(r.dev, "copy", &c));
+  ASSERT_OK(ul_cmd_copy_buffer(c, src, 0, rb, 0, 256));
+  ASSERT_OK(ul_cmd_create(r.dev, "copy half", &c2));
+  ASSERT_OK(ul_cmd_copy_buffer(c2, src2, 0, rb, 128, 128));
+  const uint32_t *q;
+  /* 1. Read by the checkpoint's own map; a copy after it is replayed. */
+  ASSERT_OK(ul_cmd_submit(r.dev, c, NULL));
+  ASSERT_OK(ul_device_checkpoint(r.dev));
+  ASSERT_OK(ul_cmd_submit(r.dev, c2, NULL));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: lost after the checkpoint"));
+  ASSERT_OK(ul_buffer_map(r.dev, rb, UL_MAP_READ, 0, 256, 0, (void **)&q));
+  for (uint32_t i = 0; i < 64; i++) ASSERT_EQ(q[i], i < 32 ? v[i] : w[i - 32]);
+  ASSERT_OK(ul_buffer_unmap(r.dev, rb));
+  /* 2. Read from the program's mapping of the whole buffer. */
+  ASSERT_OK(ul_cmd_submit(r.dev, c, NULL));
+  ASSERT_OK(ul_buffer_map(r.dev, rb, UL_MAP_READ, 0, 256, 0, (void **)&q));
+  ASSERT_OK(ul_device_checkpoint(r.dev));
+  ASSERT_OK(ul_buffer_unmap(r.dev, rb));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: lost after a checkpoint while mapped"));
+  ASSERT_OK(ul_buffer_map(r.dev, rb, UL_MAP_READ, 0, 256, 0, (void **)&q));
+  for (uint32_t i = 0; i < 64; i++) ASSERT_EQ(q[i], v[i]);
+  ASSERT_OK(ul_buffer_unmap(r.dev, rb));
+  /* 3. Mapped in part: the checkpoint cannot read it and commits nothing
+   * (an honest status); once unmapped it commits, and the loss after it
+   * brings the contents back. */
+  ASSERT_OK(ul_cmd_submit(r.dev, c2, NULL));
+  ASSERT_OK(ul_buffer_map(r.dev, rb, UL_MAP_READ, 0, 128, 0, (void **)&q));
+  ul_status s = ul_device_checkpoint(r.dev);
+  ASSERT_TRUE(s != UL_OK);
+  ASSERT_OK(ul_buffer_unmap(r.dev, rb));
+  ASSERT_OK(ul_device_checkpoint(r.dev));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: lost after the checkpoint that waited"));
+  ASSERT_OK(ul_buffer_map(r.dev, rb, UL_MAP_READ, 0, 256, 0, (void **)&q));
+  for (uint32_t i = 0; i < 64; i++) ASSERT_EQ(q[i], i < 32 ? v[i] : w[i - 32]);
+  ASSERT_OK(ul_buffer_unmap(r.dev, rb));
+  ul_cmd_destroy(c);
+  ul_cmd_destroy(c2);
+  ASSERT_OK(ul_buffer_destroy(r.dev, rb));
+  ASSERT_OK(ul_buffer_destroy(r.dev, src2));
+  ASSERT_OK(ul_buffer_destroy(r.dev, src));
+  rig_close(&r);
+}
+
 /* A mapping is a write at its place in the queue: a copy submitted before
  * the second mapping must see the first one's data after a loss too (the
  * host copy alone would give every replayed copy the newest contents). */
@@ -562,6 +621,7 @@ int main(void) {
   RUN_TEST(test_shadow_map_write_restores);
   RUN_TEST(test_mapping_survives_a_loss);
   RUN_TEST(test_mapping_writes_keep_their_place);
+  RUN_TEST(test_map_read_survives_a_checkpoint);
   RUN_TEST(test_source_file_changed_loses_only_its_buffer);
   RUN_TEST(test_source_rewrite_keeping_size_and_time_is_caught);
   RUN_TEST(test_lost_objects_are_refused);

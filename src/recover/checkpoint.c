@@ -44,9 +44,44 @@ static bool takes_part(const ul__obj *o) {
   if (o->kind == UL__OBJ_TEXTURE) return o->u.tex.restore == UL_RESTORE_LOG && o->u.tex.dirty && o->u.tex.fmt.copyable;
   if (o->kind != UL__OBJ_BUFFER) return false;
   const ul__buffer_data *b = &o->u.buf;
-  /* A host-written buffer is not read back: its extents are the copy. */
-  return b->restore == UL_RESTORE_LOG && b->dirty && !b->host_only &&
-         !(b->usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE));
+  /* A host-written buffer is not read back: its extents are the copy.
+   * MAP_WRITE buffers keep a host copy of their own; MAP_READ ones take
+   * part (copies write them) and are read by a map of their own. */
+  return b->restore == UL_RESTORE_LOG && b->dirty && !b->host_only && !(b->usage & UL_BUFFER_MAP_WRITE);
+}
+
+static bool map_read(const ul__obj *o) { return o->kind == UL__OBJ_BUFFER && (o->u.buf.usage & UL_BUFFER_MAP_READ); }
+
+/* A MAP_READ buffer cannot be copied from: its contents are read by a map
+ * of the buffer itself, or from the program's mapping when that covers it
+ * all. A map of the program's still on its way, or one of a part, leaves
+ * the checkpoint without it (nothing commits; the next try reads it). */
+static ul_status read_mapped(ul_device *d, ul__obj *o, uint8_t *dst) {
+  const ul__wgpu *w = d->wgpu;
+  ul__buffer_data *b = &o->u.buf;
+  const char *label = o->label ? o->label : "";
+  if (b->mapped) {
+    if (b->map_ptr && b->map_offset == 0 && b->map_size >= b->size) {
+      memcpy(dst, b->map_ptr, (size_t)b->size);
+      return UL_OK;
+    }
+    return ul__fail(UL_ERR_BUSY, "checkpoint: MAP_READ buffer '%s' is mapped in part; it is read once unmapped", label);
+  }
+  if (b->map_started)
+    return ul__fail(UL_ERR_BUSY, "checkpoint: MAP_READ buffer '%s' has a map on its way; it is read once that ended",
+                    label);
+  if (!o->native) return ul__fail(UL_ERR_DEVICE_LOST, "checkpoint: buffer '%s' has no native buffer", label);
+  size_t whole = (size_t)((b->size + 3) & ~3ull);
+  ul_status s = ul__wait_map(d, o->native, WGPUMapMode_Read, 0, whole, UL__CHECKPOINT_TIMEOUT_NS);
+  if (!s && ul__device_loss_pending(d)) {
+    w->BufferUnmap(o->native);
+    return ul__fail(UL_ERR_DEVICE_LOST, "checkpoint: device lost");
+  }
+  if (s) return s;
+  const uint8_t *p = w->BufferGetConstMappedRange(o->native, 0, whole);
+  if (p) memcpy(dst, p, (size_t)b->size);
+  w->BufferUnmap(o->native);
+  return p ? UL_OK : ul__fail(UL_ERR_INTERNAL, "checkpoint: '%s': mapped range unavailable", label);
 }
 
 static uint64_t snapshot_bytes(const ul__obj *o) {
@@ -180,7 +215,7 @@ static ul_status read_missing(ul_device *d, ul__ckpt *k, bool *progress) {
     uint64_t bytes = 0;
     for (; i < r->next_unused && i < r->cap && n < limit; i++) {
       ul__obj *o = r->slots[i];
-      if (!takes_part(o) || o->kind != UL__OBJ_BUFFER || kept_for(k, o)) continue;
+      if (!takes_part(o) || o->kind != UL__OBJ_BUFFER || map_read(o) || kept_for(k, o)) continue;
       uint64_t sz = (o->u.buf.size + 3) & ~3ull;
       if (n && bytes + sz > UL__CHECKPOINT_BATCH_BYTES) break;
       objs[n++] = o;
@@ -204,6 +239,23 @@ static ul_status read_missing(ul_device *d, ul__ckpt *k, bool *progress) {
         continue;
       }
       free(dst[j]);
+    }
+  }
+  /* MAP_READ buffers one at a time, each by its own map. */
+  for (uint32_t t = 1; !s && t < r->next_unused && t < r->cap; t++) {
+    ul__obj *o = r->slots[t];
+    if (!takes_part(o) || !map_read(o) || kept_for(k, o)) continue;
+    uint8_t *data = malloc((size_t)o->u.buf.size ? (size_t)o->u.buf.size : 1);
+    if (!data)
+      return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint '%s': no host memory for %llu bytes",
+                      o->label ? o->label : "", (unsigned long long)o->u.buf.size);
+    s = read_mapped(d, o, data);
+    if (!s) s = keep(k, o, at, data);
+    if (s) {
+      free(data);
+      s = ul__wrap(s, "checkpoint '%s'", o->label ? o->label : "");
+    } else {
+      *progress = true;
     }
   }
   /* Textures one at a time. */

@@ -235,6 +235,9 @@ ul_status ul__buffer_restore(ul_device *d, ul__obj *o) {
     /* MAP_WRITE + SHADOW: filled from the host copy at creation. */
     if (b->shadow && (b->wgpu_usage & WGPUBufferUsage_CopyDst))
       return ul__buffer_upload(d, o, 0, b->shadow, b->size);
+    /* MAP_READ: what its last checkpoint read (the log replays the rest). */
+    if (b->checkpoint && (b->usage & UL_BUFFER_MAP_READ) && (b->wgpu_usage & WGPUBufferUsage_CopyDst))
+      return ul__buffer_upload(d, o, 0, b->checkpoint, b->size);
     return UL_OK;
   }
   switch (b->restore) {

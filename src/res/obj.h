@@ -87,6 +87,9 @@ typedef struct ul__buffer_data {
   void *map_ptr;
   uint64_t map_offset, map_size;
   uint32_t map_mode;       /* WGPUMapMode of the mapping */
+  /* A native map started for the program and not yet seen to end (the
+   * webgpu.h front door's MapAsync): a checkpoint cannot map it itself. */
+  bool map_started;
   /* A mapping that outlived its device: the lost device's buffer, kept
    * (not destroyed) so that map_ptr stays valid until ul_buffer_unmap. */
   WGPUBuffer map_old;

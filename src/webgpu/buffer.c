@@ -132,6 +132,7 @@ static ul_status engine_unmap(ul__wg_buffer *b) {
     ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
     if (o && o->u.buf.mapped) s = ul__buffer_unmap(d, b->h.id);
     else if (o && o->native) d->wgpu->BufferUnmap(o->native); /* a native map still on its way */
+    if (o) o->u.buf.map_started = false;
     ul__device_unlock(d);
     return s;
   }
@@ -142,6 +143,7 @@ static ul_status engine_unmap(ul__wg_buffer *b) {
   ul__device_lock(d);
   ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
   if (o && o->native && !o->u.buf.map_old) d->wgpu->BufferUnmap(o->native);
+  if (o) o->u.buf.map_started = false;
   if (o && o->u.buf.mapped) {
     ul__buffer_drop_kept_map(d, o);
     o->u.buf.mapped = false;
@@ -401,6 +403,7 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
                               WGPUCallbackMode_AllowProcessEvents, &f->cb);
     f->epoch = d->epoch;
     f->started = true;
+    o->u.buf.map_started = f->cb != NULL;
     ul__device_unlock(d);
     if (!f->cb) {
       pthread_mutex_lock(&b->mu);
@@ -423,6 +426,7 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
   }
   ul__device_lock(d);
   ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
+  if (o) o->u.buf.map_started = false; /* ended (or made again below) */
   bool again = !o || f->epoch != d->epoch || ul__device_loss_pending(d);
   if (!again && f->cb->status != WGPUMapAsyncStatus_Success && ul__map_says_lost(d, f->cb)) again = true;
   if (again) {
