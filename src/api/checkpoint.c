@@ -62,7 +62,9 @@ ul_status ul__checkpoint_make_room(ul_device *d, uint64_t bytes) {
             d->label, level, ul_last_error());
     return UL_OK;
   }
-  if (s == UL_ERR_DEVICE_LOST || s == UL_ERR_TIMEOUT) {
+  /* Lost, timed out, or an object it must read is mapped by the program
+   * (UL_ERR_BUSY): nothing was lost, the log is full. */
+  if (s == UL_ERR_DEVICE_LOST || s == UL_ERR_TIMEOUT || s == UL_ERR_BUSY) {
     char why[512];
     snprintf(why, sizeof why, "%s", ul_last_error());
     return ul__fail(UL_ERR_LOG_FULL,
