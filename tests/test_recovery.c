@@ -199,6 +199,30 @@ static void test_callback_refill_and_refusal(void) {
   rig_close(&r);
 }
 
+/* After a recovery, shaders, pipelines and bind groups are made again at
+ * their first use. A shader made again by one use and then destroyed by
+ * the program (its native module released; the pipeline built from it
+ * keeps it) is made once more when that pipeline is: on the code before,
+ * the pipeline was made from the released module and the implementation
+ * crashed (SIGSEGV in its validation; the density sweep's decode run). */
+static void test_lazy_parent_destroyed_before_its_child_is_made(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_LOG));
+  ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+  ASSERT_OK(ul_device_checkpoint(r.dev)); /* nothing to replay: nothing made by the recovery */
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  ul_compute_pipeline p2;
+  ASSERT_OK(ul_compute_pipeline_create(r.dev, &(ul_compute_pipeline_desc){.shader = r.sh}, &p2));
+  ASSERT_OK(ul_compute_pipeline_destroy(r.dev, p2));
+  ASSERT_OK(ul_shader_destroy(r.dev, r.sh));
+  ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+  uint32_t got[N], want[N];
+  ASSERT_OK(ul_buffer_read(r.dev, r.data, 0, got, sizeof got, 0));
+  expected_after(2, want);
+  for (uint32_t i = 0; i < N; i++) ASSERT_EQ(got[i], want[i]);
+  rig_close(&r);
+}
+
 static void test_destroyed_object_still_replayed(void) {
   rig r;
   ASSERT_OK(rig_open(&r, NULL, UL_RESTORE_LOG));
@@ -479,6 +503,7 @@ int main(void) {
   RUN_TEST(test_shadow_and_source_file);
   RUN_TEST(test_callback_refill_and_refusal);
   RUN_TEST(test_destroyed_object_still_replayed);
+  RUN_TEST(test_lazy_parent_destroyed_before_its_child_is_made);
   RUN_TEST(test_log_memory_is_bounded);
   RUN_TEST(test_gpu_never_returns_work_moves_to_fallback);
   RUN_TEST(test_calls_during_recovery_wait_and_proceed);

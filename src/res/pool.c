@@ -237,7 +237,12 @@ ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *
     ul__log(UL__LOG_WARN, "misuse: %s", ul_last_error());
     return s;
   }
-  if (r->slots[slot]->unbuilt && (s = ul__obj_realize(d, r->slots[slot]))) return s;
+  /* Not made on this device yet; or destroyed by the program (its native
+   * object released) while something still to be made from it needs it. */
+  ul__obj *o = r->slots[slot];
+  if ((o->unbuilt || (r->realizing && o->destroyed && !o->native && ul__obj_kind_deferrable(kind))) &&
+      (s = ul__obj_realize(d, o)))
+    return s;
   *out = r->slots[slot];
   return UL_OK;
 }
@@ -255,7 +260,7 @@ bool ul__obj_kind_deferrable(ul__obj_kind k) {
 }
 
 ul_status ul__obj_realize(ul_device *d, ul__obj *o) {
-  if (!o->unbuilt) return UL_OK;
+  if (!o->unbuilt && (o->native || !o->destroyed)) return UL_OK;
   ul__res *r = d->res;
   if (o->native) ul__obj_release_native(d, o);
   /* The parents are looked up even where the program destroyed them: an
