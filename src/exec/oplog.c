@@ -33,6 +33,9 @@ typedef struct ul__oplog {
   uint64_t max_bytes;      /* checkpoint when the log holds more */
   uint32_t max_entries;
   uint64_t checkpoints;
+  /* One more each time the log is emptied: a bind group or pipeline whose
+   * log_gen is this one was named by an entry since. */
+  uint64_t gen;
   bool replaying;
   /* The checkpoint under way (src/recover/checkpoint.c owns it): copies
    * taken at a place in this log, kept across losses while valid. */
@@ -44,6 +47,7 @@ ul_status ul__oplog_create(ul_device *d) {
   if (!l) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
   l->max_bytes = ul__opt_number(UL__OPT_LOG_MAX_MB) << 20;
   l->max_entries = 1024;
+  l->gen = 1;
   d->res->log = l;
   d->res->still_needed = ul__oplog_names;
   return UL_OK;
@@ -56,6 +60,7 @@ static void truncate_log(ul__oplog *l) {
   }
   l->count = 0;
   l->bytes = 0;
+  l->gen++;
 }
 
 void ul__oplog_destroy(ul_device *d) {
@@ -222,8 +227,17 @@ ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n) {
   /* offset: the serial the submission will get (it is submitted next). */
   ul__entry e = {UL__ENTRY_SUBMIT, 0, d->submit_serial + 1, n, copy};
   ul_status s = append(l, e, sizeof *ops * n);
-  if (s) free(copy);
-  return s;
+  if (s) {
+    free(copy);
+    return s;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    ul__obj *o;
+    if (ops[i].pipeline && (o = ul__obj_find(d, ops[i].pipeline, UL__OBJ_PIPELINE))) o->log_gen = l->gen;
+    for (uint32_t g = 0; g < ops[i].group_count; g++)
+      if (ops[i].groups[g] && (o = ul__obj_find(d, ops[i].groups[g], UL__OBJ_BIND_GROUP))) o->log_gen = l->gen;
+  }
+  return UL_OK;
 }
 
 void ul__oplog_unsubmit(ul_device *d) {
@@ -246,13 +260,6 @@ bool ul__oplog_drop_submission(ul_device *d, uint64_t serial, const char *why) {
   return false;
 }
 
-static bool op_names(const ul__op *op, uint32_t id) {
-  if (op->buf_a == id || op->buf_b == id || op->pipeline == id || op->texture == id) return true;
-  for (uint32_t g = 0; g < op->group_count; g++)
-    if (op->groups[g] == id) return true;
-  return false;
-}
-
 /* Whether a replay of the log could need `o`: it is named by an entry, or
  * it is something a named object is built from (buffers and views in bind
  * groups, shaders and layouts of pipelines). The second is decided
@@ -261,18 +268,11 @@ bool ul__oplog_names(ul_device *d, ul__obj *o) {
   ul__oplog *l = d->res->log;
   if (!l || l->count == 0) return false;
   if (o->kind != UL__OBJ_BIND_GROUP && o->kind != UL__OBJ_PIPELINE) return true;
-  for (uint32_t i = 0; i < l->count; i++) {
-    const ul__entry *e = &l->e[i];
-    if (e->kind == UL__ENTRY_READ) continue;
-    if (e->kind == UL__ENTRY_WRITE || e->kind == UL__ENTRY_TEXTURE_WRITE || e->kind == UL__ENTRY_WRITE_FILE) {
-      if (e->obj == o->id) return true;
-      continue;
-    }
-    const ul__op *ops = e->data;
-    for (uint64_t k = 0; k < e->size; k++)
-      if (op_names(&ops[k], o->id)) return true;
-  }
-  return false;
+  /* Only submissions name these, and each marks what it names: no scan
+   * (a program that makes a bind group per dispatch releases thousands
+   * while the log holds a thousand entries). Conservative: an entry taken
+   * out again leaves the mark. */
+  return o->log_gen == l->gen;
 }
 
 ul_status ul__oplog_replay(ul_device *d) {

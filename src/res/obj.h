@@ -220,6 +220,9 @@ typedef struct ul__obj {
    * at its first lookup on this epoch (ul__obj_realize), so that a
    * recovery pays only for what the program uses again. */
   bool unbuilt;
+  /* Bind groups and pipelines: the operation log's generation when a
+   * logged submission last named it (ul__oplog_names). */
+  uint64_t log_gen;
   /* Destroyed by the program while the operation log still names it or
    * objects built from it live: the handle is dead and the native object
    * released, but the descriptor is kept so that a rebuild or a replay can
