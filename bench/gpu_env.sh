@@ -1,6 +1,7 @@
 # Sourced by the GPU scripts: the Vulkan loader and the GL vendor-neutral
 # libraries the NVIDIA ICD needs (the .deb files in .gl/, see docs/gpu.md),
-# the driver manifest, and a build of the CLI in build-gpu/.
+# the driver manifest, and a build in build-gpu/ (the CLI, libunlost-webgpu,
+# its bench and the tests/webgpu programs the chaos harness runs).
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
 for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -8,4 +9,4 @@ ldconfig
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
 export XDG_RUNTIME_DIR=/tmp UNLOST_LOG=error
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUL_WERROR=OFF > "$OUT/build.log" 2>&1 &&
-  cmake --build build-gpu -j "$(nproc)" --target unlost_cli >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  cmake --build build-gpu -j "$(nproc)" >> "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }

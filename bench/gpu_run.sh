@@ -47,5 +47,17 @@ echo "== chaos"; $B chaos --every-call --json "$OUT/chaos.json" > "$OUT/chaos.tx
 # Pairs, strided (a point costs 0.2-0.4 s here): ${PAIRS_STRIDE:-61} ${PAIR_STRIDE:-5}.
 echo "== pairs"; $B chaos --pairs --stride "${PAIRS_STRIDE:-61}" --pair-stride "${PAIR_STRIDE:-5}" --json "$OUT/pairs.json" \
   > "$OUT/pairs.txt" 2>&1; echo "rc=$?"; tail -1 "$OUT/pairs.txt"
+# libunlost-webgpu against Dawn directly (docs/webgpu.md), three runs.
+for i in 1 2 3; do run bench_webgpu_$i $B bench webgpu --json; done
+# The density cliffs (issue 29), one process per workload, every 13th N.
+for w in basic zoo decode threads; do
+  timeout 470 $B chaos --density --workload $w --steps 100 --stride "${DENSITY_STRIDE:-13}" --hung-after 60 \
+    --json "$OUT/density_$w.json" > "$OUT/density_$w.txt" 2>&1 &
+done
+wait
+for w in basic zoo decode threads; do echo "== density $w"; tail -c 600 "$OUT/density_$w.json"; echo; done
+# The webgpu.h programs under a loss at every call, 16 at a time.
+echo "== chaos webgpu"; timeout 480 $B chaos --workload webgpu-all --stride "${WEBGPU_STRIDE:-1}" --jobs 16 \
+  --json "$OUT/chaos_webgpu.json" > "$OUT/chaos_webgpu.txt" 2>&1; echo "rc=$?"; tail -3 "$OUT/chaos_webgpu.txt"
 # One archive, so that every output comes back from a machine that returns few files.
 tar -C "$OUT" -czf "$OUT/all.tgz" --exclude all.tgz . 2>/dev/null || true

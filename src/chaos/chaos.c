@@ -20,6 +20,7 @@ struct ul__chaos {
   ul__wgpu procs;
   pthread_mutex_t mu;
   _Atomic uint64_t calls;
+  _Atomic uint64_t work_calls; /* calls not waiting (loss-every counts these) */
   _Atomic uint64_t injected;
   _Atomic int recovering;
   WGPUDevice device;
@@ -125,12 +126,18 @@ static double next_unit(uint64_t *state) {
 }
 
 /* Counts the call and injects whatever the schedule says for it. */
-static void before_call(ul__chaos *c) {
+static void before_call(ul__chaos *c, bool waiting) {
   /* Calls made by a recovery are not counted: a schedule addresses the
    * program's own work, and one denser than a recovery could otherwise
    * never let recovery finish. */
   if (atomic_load(&c->recovering) > 0 && !c->count_recovery) return;
   uint64_t n = atomic_fetch_add(&c->calls, 1) + 1;
+  /* loss-every counts work, not waiting: a program that polls for its
+   * results (WaitAny with no timeout, ProcessEvents in a loop) would
+   * otherwise be lost at a rate its polling sets, and every wait for work
+   * longer than N polls would be lost before it ends. A loss at call N
+   * (loss@N, every call) still lands on waits. */
+  uint64_t w = waiting ? atomic_load(&c->work_calls) : atomic_fetch_add(&c->work_calls, 1) + 1;
   fault_kind todo[4];
   int ntodo = 0;
   pthread_mutex_lock(&c->mu);
@@ -141,7 +148,7 @@ static void before_call(ul__chaos *c) {
       if (ntodo < 4) todo[ntodo++] = c->points[i].kind;
     }
   }
-  if (c->loss_every && n % c->loss_every == 0 && ntodo < 4) todo[ntodo++] = FAULT_LOSS;
+  if (c->loss_every && !waiting && w % c->loss_every == 0 && ntodo < 4) todo[ntodo++] = FAULT_LOSS;
   if (c->loss_rate > 0 && next_unit(&c->rng) < c->loss_rate && ntodo < 4) todo[ntodo++] = FAULT_LOSS;
   pthread_mutex_unlock(&c->mu);
   if (!dev) return;
@@ -187,7 +194,7 @@ static bool take(ul__chaos *c, uint32_t *counter) {
 static WGPUFuture chaos_request_adapter(WGPUInstance i, const WGPURequestAdapterOptions *o,
                                        WGPURequestAdapterCallbackInfo cb) {
   ul__chaos *c = atomic_load(&g_chaos);
-  before_call(c);
+  before_call(c, false);
   pthread_mutex_lock(&c->mu);
   bool fallback = (o && o->forceFallbackAdapter) || (c->cpu_instance && i == c->cpu_instance);
   pthread_mutex_unlock(&c->mu);
@@ -206,7 +213,7 @@ static WGPUFuture chaos_request_adapter(WGPUInstance i, const WGPURequestAdapter
 static WGPUFuture chaos_request_device(WGPUAdapter a, const WGPUDeviceDescriptor *d,
                                        WGPURequestDeviceCallbackInfo cb) {
   ul__chaos *c = atomic_load(&g_chaos);
-  before_call(c);
+  before_call(c, false);
   bool fail = take(c, &c->device_fail);
   if (!fail && atomic_load(&c->recovering) > 0) fail = take(c, &c->recovery_fail);
   if (fail) {
@@ -222,17 +229,19 @@ static WGPUFuture chaos_request_device(WGPUAdapter a, const WGPUDeviceDescriptor
   return c->real->AdapterRequestDevice(a, d, cb);
 }
 
+/* The calls that wait for work rather than do it (folded at compile time). */
+#define UL__CHAOS_WAITING(name) (!strcmp(name, "InstanceProcessEvents") || !strcmp(name, "InstanceWaitAny"))
 #define UL__WRAP(req, kind, Ret, Name, params, args) UL__WRAP_##kind(Ret, Name, params, args)
 #define UL__WRAP_R(Ret, Name, params, args)                                          \
   __attribute__((unused)) static Ret chaos_##Name params {                           \
     ul__chaos *ch_ = atomic_load(&g_chaos);                                          \
-    before_call(ch_);                                                                \
+    before_call(ch_, UL__CHAOS_WAITING(#Name));                                      \
     return ch_->real->Name args;                                                     \
   }
 #define UL__WRAP_V(Ret, Name, params, args)                                          \
   __attribute__((unused)) static void chaos_##Name params {                          \
     ul__chaos *ch_ = atomic_load(&g_chaos);                                          \
-    before_call(ch_);                                                                \
+    before_call(ch_, UL__CHAOS_WAITING(#Name));                                      \
     ch_->real->Name args;                                                            \
   }
 UL__WGPU_PROCS(UL__WRAP)
@@ -293,6 +302,7 @@ void ul__chaos_set_device(ul__chaos *c, WGPUDevice device) {
 void ul__chaos_reset_counters(ul__chaos *c) {
   if (!c) return;
   atomic_store(&c->calls, 0);
+  atomic_store(&c->work_calls, 0);
   atomic_store(&c->injected, 0);
 }
 

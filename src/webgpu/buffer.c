@@ -453,6 +453,8 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
                 ? (void *)(uintptr_t)d->wgpu->BufferGetConstMappedRange(o->native, f->map_offset, f->map_size)
                 : d->wgpu->BufferGetMappedRange(o->native, f->map_offset, f->map_size);
   if (p || !f->map_size) {
+    /* A read delivered: the device makes progress (the stall bound). */
+    ul__device_progress(d);
     o->u.buf.mapped = true;
     o->u.buf.map_ptr = p;
     o->u.buf.map_offset = f->map_offset;

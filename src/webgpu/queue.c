@@ -225,6 +225,7 @@ bool ul__wg_work_done_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wa
    * (a completion seen after a loss is not proof that the work ran). */
   ul__device_lock(d);
   bool again = f->epoch != d->epoch || ul__device_loss_pending(d);
+  if (!again) ul__device_progress(d); /* work got through (the stall bound) */
   ul__device_unlock(d);
   if (again) {
     f->started = false;
