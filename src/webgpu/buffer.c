@@ -414,6 +414,17 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
     }
   }
   if (!atomic_load(&f->cb->done)) {
+    /* Started on a device that was lost since: its answer may never come
+     * (see ul__wg_work_done_advance); started again after the recovery. */
+    ul__device_lock(d);
+    bool moved = f->epoch != d->epoch || ul__device_loss_pending(d);
+    if (moved) {
+      ul__obj *mo = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
+      if (mo) mo->u.buf.map_started = false;
+      f->started = false;
+    }
+    ul__device_unlock(d);
+    if (moved) return false;
     if (wait_ns) {
       ul__saved_error keep;
       ul__error_save(&keep);

@@ -211,6 +211,16 @@ bool ul__wg_work_done_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wa
     ul__device_unlock(d);
   }
   if (!atomic_load(&f->cb->done)) {
+    /* Asked of a device that was lost since: its answer may never come
+     * (the lost device's events can go with it: ggml under loss-every=40
+     * waited for one for good). Asked again on the recovered device. */
+    ul__device_lock(d);
+    bool moved = f->epoch != d->epoch || ul__device_loss_pending(d);
+    ul__device_unlock(d);
+    if (moved) {
+      f->started = false;
+      return false;
+    }
     if (wait_ns) {
       ul__saved_error keep;
       ul__error_save(&keep);
