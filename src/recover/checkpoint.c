@@ -241,33 +241,18 @@ static ul_status read_missing(ul_device *d, ul__ckpt *k, bool *progress) {
       free(dst[j]);
     }
   }
-  /* MAP_READ buffers one at a time, each by its own map. */
+  /* MAP_READ buffers (each by a map of its own) and textures, one at a
+   * time. */
   for (uint32_t t = 1; !s && t < r->next_unused && t < r->cap; t++) {
     ul__obj *o = r->slots[t];
-    if (!takes_part(o) || !map_read(o) || kept_for(k, o)) continue;
-    uint8_t *data = malloc((size_t)o->u.buf.size ? (size_t)o->u.buf.size : 1);
-    if (!data)
-      return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint '%s': no host memory for %llu bytes",
-                      o->label ? o->label : "", (unsigned long long)o->u.buf.size);
-    s = read_mapped(d, o, data);
-    if (!s) s = keep(k, o, at, data);
-    if (s) {
-      free(data);
-      s = ul__wrap(s, "checkpoint '%s'", o->label ? o->label : "");
-    } else {
-      *progress = true;
-    }
-  }
-  /* Textures one at a time. */
-  for (uint32_t t = 1; !s && t < r->next_unused && t < r->cap; t++) {
-    ul__obj *o = r->slots[t];
-    if (!takes_part(o) || o->kind != UL__OBJ_TEXTURE || kept_for(k, o)) continue;
+    if (!takes_part(o) || (o->kind != UL__OBJ_TEXTURE && !map_read(o)) || kept_for(k, o)) continue;
     uint64_t bytes = snapshot_bytes(o);
-    uint8_t *data = malloc((size_t)bytes);
+    uint8_t *data = malloc(bytes ? (size_t)bytes : 1);
     if (!data)
       return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint '%s': no host memory for %llu bytes",
                       o->label ? o->label : "", (unsigned long long)bytes);
-    s = ul__texture_download_all(d, o, data, UL__CHECKPOINT_TIMEOUT_NS);
+    s = o->kind == UL__OBJ_TEXTURE ? ul__texture_download_all(d, o, data, UL__CHECKPOINT_TIMEOUT_NS)
+                                   : read_mapped(d, o, data);
     if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "checkpoint: device lost");
     if (!s) s = keep(k, o, at, data);
     if (s) {
