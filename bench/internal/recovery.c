@@ -214,6 +214,70 @@ enum { PH_LOSS, PH_ADAPTER, PH_DEVICE, PH_OBJECTS, PH_CONTENTS, PH_CALLBACKS, PH
 static const char *const g_phase_names[PH_COUNT] = {"loss",   "adapter", "device",  "objects", "contents",
                                                     "callbacks", "replay", "release", "other", "first_dispatch"};
 
+/* Restore on demand: the same bytes as 16 SOURCE buffers of the file, and a
+ * dispatch that reads the first; loss (of the standby too where there is
+ * one: a whole-GPU reset) to that dispatch done, with the rest left for
+ * later; then to every piece back. `eager`: with UNLOST_RESTORE_EAGER set,
+ * every piece back before the recovery returns. Medians into out[3]:
+ * first use, all back, objects still to put back at the first use. */
+#define FIRST_USE_PIECES 16
+static ul_status first_use_bench(ul_device *dev, const char *path, uint64_t bytes, ul_shader sh, int reps, bool eager,
+                                 double out[3]) {
+  ul_buffer piece[FIRST_USE_PIECES] = {{0}};
+  ul_compute_pipeline p = {0};
+  ul_bind_group bg = {0};
+  ul_cmd *cmd = NULL;
+  double first[16], all[16], pend[16];
+  uint64_t each = (bytes / FIRST_USE_PIECES) & ~255ull;
+  ul_status s = each ? UL_OK : ul__fail(UL_ERR_INVALID_ARGUMENT, "first use: too few bytes");
+  for (int i = 0; i < FIRST_USE_PIECES && !s; i++)
+    s = ul_buffer_create(dev, &(ul_buffer_desc){.label = "piece", .size = each, .restore = UL_RESTORE_SOURCE,
+                                                .source_path = path, .source_offset = (uint64_t)i * each},
+                         &piece[i]);
+  if (!s) s = ul_compute_pipeline_create(dev, &(ul_compute_pipeline_desc){.shader = sh}, &p);
+  if (!s) s = ul_bind_group_create(dev, &(ul_bind_group_desc){.pipeline = p, .entry_count = 1,
+      .entries = {{.binding = 0, .buffer = piece[0], .size = each}}}, &bg);
+  if (!s) s = ul_cmd_create(dev, "touch piece 0", &cmd);
+  if (!s) s = ul_cmd_dispatch(cmd, p, &bg, 1, 1, 1, 1);
+  if (!s) s = ul_cmd_submit(dev, cmd, NULL);
+  if (!s) s = ul_device_wait_idle(dev, 60000);
+  /* From a checkpoint: nothing replayed but the one dispatch (the log
+   * would otherwise still name the single buffer, made and filled again). */
+  if (!s) s = ul_device_checkpoint(dev);
+  if (eager) setenv("UNLOST_RESTORE_EAGER", "1", 1);
+  int n = 0;
+  for (int r = 0; r < reps && !s; r++) {
+    if (ul__standby_wait_ready(dev, 20000000000ull)) ul__standby_lose(dev);
+    uint64_t t0 = ul__now_ns();
+    s = ul_device_force_loss(dev, "bench first use");
+    if (!s) s = ul_device_recover(dev);
+    if (!s) s = ul_cmd_submit(dev, cmd, NULL);
+    if (!s) s = ul_device_wait_idle(dev, 60000);
+    first[n] = ms_since(t0);
+    ul__device_lock(dev);
+    pend[n] = (double)dev->restore_pending;
+    if (!s) s = ul__restore_all(dev);
+    ul__device_unlock(dev);
+    if (!s) s = ul_device_wait_idle(dev, 60000);
+    all[n++] = ms_since(t0);
+    if (!s) s = ul_device_checkpoint(dev);
+  }
+  if (eager) unsetenv("UNLOST_RESTORE_EAGER");
+  if (!s) {
+    bench_sort(first, n);
+    bench_sort(all, n);
+    bench_sort(pend, n);
+    out[0] = bench_quantile(first, n, 0.5);
+    out[1] = bench_quantile(all, n, 0.5);
+    out[2] = bench_quantile(pend, n, 0.5);
+  }
+  ul_cmd_destroy(cmd);
+  ul_bind_group_destroy(dev, bg);
+  ul_compute_pipeline_destroy(dev, p);
+  for (int i = 0; i < FIRST_USE_PIECES; i++) ul_buffer_destroy(dev, piece[i]);
+  return s;
+}
+
 int bench_recovery(int argc, char **argv, bool json) {
   uint64_t bytes = 256ull << 20;
   int reps = 5;
@@ -359,6 +423,16 @@ int bench_recovery(int argc, char **argv, bool json) {
       ul__device_unlock(dev);
     }
   }
+  /* Restore on demand, on the same device, the single buffer gone first. */
+  double fu[3] = {0}, fu_eager[3] = {0};
+  if (!s) {
+    ul_bind_group_destroy(dev, bg);
+    ul_buffer_destroy(dev, w);
+    bg = (ul_bind_group){0};
+    w = (ul_buffer){0};
+    s = first_use_bench(dev, path, bytes, sh, reps, false, fu);
+    if (!s) s = first_use_bench(dev, path, bytes, sh, reps, true, fu_eager);
+  }
   int rc = 0;
   if (s) {
     fprintf(stderr, "unlost bench recovery: %s: %s\n", ul_status_name(s), ul_last_error());
@@ -418,7 +492,11 @@ int bench_recovery(int argc, char **argv, bool json) {
                "\"restore_gbps_standby_lost\":%.2f",
                bench_quantile(lost_rec, lost_reps, 0.5), lost_rec[0], lost_rec[lost_reps - 1],
                bench_quantile(lost_device, lost_reps, 0.5), bench_quantile(lost_restore_gbps, lost_reps, 0.5));
-      printf("}}\n");
+      printf("}");
+      printf(",\"first_use_ms\":%.1f,\"first_use_all_ms\":%.1f,\"first_use_pending\":%.0f,\"first_use_pieces\":%d,"
+             "\"first_use_eager_ms\":%.1f,\"first_use_eager_all_ms\":%.1f", fu[0], fu[1], fu[2], FIRST_USE_PIECES,
+             fu_eager[0], fu_eager[1]);
+      printf("}\n");
     } else {
       printf("adapter            %s\n", ai.name);
       printf("bytes              %llu\n", (unsigned long long)bytes);
@@ -434,6 +512,9 @@ int bench_recovery(int argc, char **argv, bool json) {
         printf("  standby lost too %.1f ms (median of %d, %.1f..%.1f; device %.1f ms)\n",
                bench_quantile(lost_rec, lost_reps, 0.5), lost_reps, lost_rec[0], lost_rec[lost_reps - 1],
                bench_quantile(lost_device, lost_reps, 0.5));
+      printf("first use          %.1f ms (loss to a dispatch on 1/%d of the bytes done, %.0f pieces still to put "
+             "back; all back %.1f ms); all at the recovery: %.1f ms, all back %.1f ms\n",
+             fu[0], FIRST_USE_PIECES, fu[2], fu[1], fu_eager[0], fu_eager[1]);
       printf("naive rebuild      %.1f ms (raw webgpu.h, queue write)\n", m_naive);
       printf("restore            %.2f GB/s (contents, or objects when read ahead, to the first dispatch done; %s), "
              "%.0f%% of the limit\n",

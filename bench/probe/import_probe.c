@@ -1,12 +1,14 @@
 /* A probe, not built by CMake: buffers over host memory (Dawn's
  * HostMappedPointer) and the host's own read rates on the GPU machine, the
  * measurements behind docs/BENCHMARKS.md (2026-12-02, later; outputs in
- * docs/bench/2026-12-02/h200-import-probe/). bash bench/probe/run.sh [MiB]. */
+ * docs/bench/2026-12-02/h200-import-probe/). bash bench/probe/run.sh [MiB].
+ * PROBE_PIN=1: the pinning cost by page size (issue 28). */
 #define _GNU_SOURCE
 #include "core/adapter.h"
 #include "core/core.h"
 #include "core/transfer.h"
 #include "probe_file.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -257,6 +259,157 @@ static void ring_host(const uint8_t *src, uint64_t n, WGPUBuffer dst, uint64_t c
   wait_idle();
 }
 
+
+/* ---- PROBE_PIN=1: what pinning costs by page size (issue 28) ----
+ * The import pins the host pages (the driver takes a reference on every
+ * page and maps them for the GPU). The same 1 GiB of host bytes in 4 KiB
+ * pages, in transparent huge pages, and in hugetlbfs pages of 2 MiB and 1
+ * GiB where the kernel has (or can be given) them: the import, its first
+ * copy and a later one, and a whole-GPU reset done by hand (a new device,
+ * then import and copy), each verified. */
+static uint64_t smaps_kb(const void *p, const char *field) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (!f) return 0;
+  char line[256];
+  int in = 0;
+  uint64_t kb = 0;
+  size_t fl = strlen(field);
+  while (fgets(line, sizeof line, f)) {
+    unsigned long a, b;
+    if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+      in = (uintptr_t)p >= a && (uintptr_t)p < b;
+      continue;
+    }
+    if (in && !strncmp(line, field, fl)) kb += strtoull(line + fl + 1, NULL, 10);
+  }
+  fclose(f);
+  return kb;
+}
+static void sysfs_print(const char *key, const char *path) {
+  char buf[256] = "";
+  FILE *f = fopen(path, "r");
+  if (f) {
+    if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
+    fclose(f);
+  }
+  buf[strcspn(buf, "\n")] = 0;
+  printf("{\"probe\":\"sys\",\"what\":\"%s\",\"value\":\"%s\"}\n", key, buf);
+}
+static int sysfs_write(const char *path, unsigned long v) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  int r = fprintf(f, "%lu\n", v) > 0 ? 0 : -1;
+  return fclose(f) ? -1 : r;
+}
+#ifndef MAP_HUGE_SHIFT
+#define MAP_HUGE_SHIFT 26
+#endif
+typedef struct pin_mem { const char *name; uint8_t *p; size_t map_len; uint8_t *raw; } pin_mem;
+static int pin_alloc(pin_mem *m, int kind, uint64_t n) {
+  memset(m, 0, sizeof *m);
+  static const char *const names[] = {"4K pages", "transparent huge pages (2M)", "hugetlb 2M", "hugetlb 1G"};
+  m->name = names[kind];
+  if (kind <= 1) {
+    m->map_len = n + (2u << 20);
+    m->raw = mmap(NULL, m->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m->raw == MAP_FAILED) return -1;
+    m->p = (uint8_t *)(((uintptr_t)m->raw + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1));
+    madvise(m->p, n, kind ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+  } else {
+    int shift = kind == 2 ? 21 : 30;
+    const char *nr = kind == 2 ? "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"
+                               : "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages";
+    m->map_len = (n + (1ull << shift) - 1) & ~((1ull << shift) - 1);
+    for (int attempt = 0; attempt < 2; attempt++) {
+      m->raw = mmap(NULL, m->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (shift << MAP_HUGE_SHIFT),
+                    -1, 0);
+      if (m->raw != MAP_FAILED) break;
+      int e = errno;
+      int w = sysfs_write(nr, (unsigned long)(m->map_len >> shift));
+      printf("{\"probe\":\"hugetlb\",\"what\":\"%s\",\"mmap_errno\":%d,\"raise_nr_hugepages\":%s}\n", m->name, e,
+             w ? "\"refused\"" : "\"written\"");
+    }
+    if (m->raw == MAP_FAILED) return -1;
+    m->p = m->raw;
+  }
+  return 0;
+}
+
+static unsigned long sysfs_read(const char *path) {
+  unsigned long v = 0;
+  FILE *f = fopen(path, "r");
+  if (f) {
+    if (fscanf(f, "%lu", &v) != 1) v = 0;
+    fclose(f);
+  }
+  return v;
+}
+
+static void pin_probe(uint64_t n, const uint8_t *host) {
+  static const char *const nr2 = "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages";
+  static const char *const nr1 = "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages";
+  unsigned long had2 = sysfs_read(nr2), had1 = sysfs_read(nr1);
+  sysfs_print("thp enabled", "/sys/kernel/mm/transparent_hugepage/enabled");
+  sysfs_print("thp defrag", "/sys/kernel/mm/transparent_hugepage/defrag");
+  sysfs_print("nr_hugepages 2M", "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages");
+  sysfs_print("nr_hugepages 1G", "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages");
+  WGPUBufferDescriptor bd = {0};
+  bd.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc;
+  bd.size = n;
+  for (int kind = 0; kind < 4; kind++) {
+    for (int rep = 0; rep < 2; rep++) {
+      pin_mem m;
+      uint64_t t0 = ul__now_ns();
+      if (pin_alloc(&m, kind, n)) {
+        printf("{\"probe\":\"pin\",\"pages\":\"%s\",\"error\":\"no memory of this kind (errno %d)\"}\n", m.name, errno);
+        break;
+      }
+      host_read(-1, host, m.p, n, 16); /* touched: the pages exist before the import */
+      double fill = ms(t0);
+      uint64_t huge_kb = smaps_kb(m.p, kind <= 1 ? "AnonHugePages:" : "Private_Hugetlb:");
+      /* the bytes as after a whole-GPU reset: a new device first */
+      uint64_t td = ul__now_ns();
+      WGPUBuffer dst = w->DeviceCreateBuffer(dev, &bd);
+      double create = ms(td);
+      double imp;
+      WGPUBuffer b = import(m.p, n, &imp);
+      int errd = last_err[0] != 0;
+      double first = 0, again = 0;
+      int ok = 0;
+      if (b && !errd) {
+        wait_idle();
+        uint64_t tc = ul__now_ns();
+        copy(b, 0, dst, 0, n);
+        wait_idle();
+        first = ms(tc);
+        tc = ul__now_ns();
+        copy(b, 0, dst, 0, n);
+        wait_idle();
+        again = ms(tc);
+        ok = verify(dst, host, n);
+      }
+      printf("{\"probe\":\"pin\",\"pages\":\"%s\",\"rep\":%d,\"bytes\":%llu,\"huge_kb\":%llu,\"alloc_fill_ms\":%.2f,"
+             "\"dst_create_ms\":%.2f,\"import_ms\":%.2f,\"first_copy_ms\":%.2f,\"copy_ms\":%.2f,\"copy_gbps\":%.2f,"
+             "\"import_and_first_copy_ms\":%.2f,\"verified\":%d,\"error\":\"%s\"}\n",
+             m.name, rep, (unsigned long long)n, (unsigned long long)huge_kb, fill, create, imp, first,
+             again > 0 ? again : 0, again > 0 ? (double)n / again / 1e6 : 0, imp + first, ok, errd ? last_err : "");
+      fflush(stdout);
+      if (b) {
+        w->BufferDestroy(b);
+        w->BufferRelease(b);
+      }
+      w->BufferDestroy(dst);
+      w->BufferRelease(dst);
+      wait_idle();
+      w->InstanceProcessEvents(env->instance);
+      munmap(m.raw, m.map_len);
+    }
+  }
+  /* the reserve as it was (a pool the probe raised goes back) */
+  if (sysfs_read(nr2) != had2) sysfs_write(nr2, had2);
+  if (sysfs_read(nr1) != had1) sysfs_write(nr1, had1);
+}
+
 int main(int argc, char **argv) {
   uint64_t n = (argc > 1 ? strtoull(argv[1], NULL, 10) : 1024) << 20;
   const char *path = "/tmp/probe-weights";
@@ -326,6 +479,10 @@ int main(int argc, char **argv) {
     bd.size = n; \
     dstb = w->DeviceCreateBuffer(dev, &bd); } while (0)
   NEWDEV();
+  if (getenv("PROBE_PIN")) {
+    pin_probe(n, host);
+    return 0;
+  }
 
   if (getenv("PROBE_RING"))
     for (uint64_t c = 32ull << 20; c <= (256ull << 20) && c <= n / 4; c <<= 1) {

@@ -36,6 +36,8 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
     }
     d->wgpu->CommandBufferRelease(cb);
   }
+  /* Contents still to put back after a rebuild go behind this work. */
+  if (!s && d->restore_pending) ul__restore_stream(d, ul__opt_number(UL__OPT_RESTORE_STREAM_MB) << 20);
   ul__device_unlock(d);
   return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;
 }
@@ -50,16 +52,22 @@ ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char
   ul_status s = ul__checkpoint_make_room(d, sizeof(ul__op) * n);
   if (s) return ul__wrap(s, "submit '%s'", what);
   WGPUCommandBuffer cb = NULL;
-  bool own = true;
+  bool own = true, encoded = false;
   if (prepared && prepared_epoch == d->epoch && !ul__device_loss_pending(d)) {
     /* Encoded at Finish on this very device: checked again (an object may
-     * have been destroyed since), then submitted as it is. */
+     * have been destroyed since; contents a rebuild left for their first
+     * use come back), then submitted as it is. */
+    encoded = true;
     if (!(s = ul__cmd_check(d, ops, n))) {
       cb = prepared;
       own = false;
       ul__cmd_mark_written(d, ops, n);
+    } else if (s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(d)) {
+      encoded = false; /* lost meanwhile: encoded again below, after the recovery */
+      s = UL_OK;
     }
-  } else {
+  }
+  if (!encoded) {
     ul__retry rt = UL__RETRY_SCOPES;
     do {
       uint64_t errors = atomic_load(&d->uncaptured_errors);
@@ -96,5 +104,6 @@ ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char
     }
   }
   if (cb && own) d->wgpu->CommandBufferRelease(cb);
+  if (!s && d->restore_pending) ul__restore_stream(d, ul__opt_number(UL__OPT_RESTORE_STREAM_MB) << 20);
   return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;
 }

@@ -154,7 +154,9 @@ ul_status ul_texture_destroy(ul_device *d, ul_texture tex) {
   if (!tex.id) return UL_OK;
   ul__device_lock(d);
   ul__obj *o;
+  d->res->lookup_to_destroy = true; /* nothing to put back into what goes */
   ul_status s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "destroy texture", &o);
+  d->res->lookup_to_destroy = false;
   if (!s) {
     destroy_views_of(d, tex.id);
     ul__obj_destroy(d, o);
@@ -186,7 +188,7 @@ ul_status ul_texture_write(ul_device *d, ul_texture tex, uint32_t x, uint32_t y,
   ul_status s = ul__device_enter(d);
   if (s) return ul__wrap(s, "write texture");
   ul__obj *o;
-  if (!(s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "write texture", &o)) &&
+  if (!(s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "write texture", &o)) && !(s = ul__obj_use(d, o)) &&
       !(s = check_region(o, x, y, z, w, h, depth, size, &bytes_per_row))) {
     /* LOG: recorded first (room made first), so a loss from here on is
      * replayed; SHADOW: the host copy. */
@@ -221,7 +223,7 @@ ul_status ul_texture_read(ul_device *d, ul_texture tex, uint32_t x, uint32_t y, 
   if (s) return ul__wrap(s, "read texture");
   ul__obj *o;
   uint32_t tight = 0;
-  if ((s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "read texture", &o))) goto out;
+  if ((s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "read texture", &o)) || (s = ul__obj_use(d, o))) goto out;
   if (o->state == UL__OBJ_LOST) {
     s = ul__fail(UL_ERR_DEVICE_LOST, "read texture '%s': its contents were lost in a device loss%s",
                  o->label ? o->label : "", ul__obj_lost_why(o));

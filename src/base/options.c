@@ -60,6 +60,14 @@ static const opt_info options[UL__OPT_COUNT] = {
     [UL__OPT_REBUILD_EAGER] = {"UNLOST_REBUILD_EAGER", OPT_FLAG, 0, 0, 0,
                                "set: a rebuild makes every object at once; unset, shaders, layouts, pipelines and "
                                "bind groups are made at their first use after it (read at each rebuild)"},
+    [UL__OPT_RESTORE_EAGER] = {"UNLOST_RESTORE_EAGER", OPT_FLAG, 0, 0, 0,
+                               "set: a rebuild puts back every buffer's and texture's contents before it returns; "
+                               "unset, each at its first use after it (the replay's, a submission's, a read's), or "
+                               "streamed behind the submissions, or before a checkpoint (read at each rebuild)"},
+    [UL__OPT_RESTORE_STREAM_MB] = {"UNLOST_RESTORE_STREAM_MB", OPT_NUMBER, 0, 1u << 20, 64,
+                                   "after each submission, contents still to put back after a rebuild are put back "
+                                   "behind it, this many MiB at least (one object at least); 0: only at their use "
+                                   "(read at each submission)"},
 };
 
 static atomic_bool warned[UL__OPT_COUNT];

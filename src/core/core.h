@@ -200,6 +200,14 @@ struct ul_device {
   struct ul__prefill *prefills;
   uint64_t prefill_taken;  /* rebuilt buffers that took one */
   uint64_t prefill_used;   /* ... whose contents were the file's still: no restore */
+  /* Restore on demand (res/pool.c; under mu): objects a rebuild left for
+   * their first use and their bytes, still to put back; and those put back
+   * at a use, by the stream behind the submissions, before a checkpoint. */
+  uint64_t restore_pending, restore_pending_bytes;
+  uint64_t restored_at_use, restored_streamed, restored_flushed;
+  /* The same for the metrics, read without mu: objects put back on demand,
+   * tries a loss interrupted, bytes still to put back. */
+  _Atomic uint64_t restored_total, restore_interrupted_total, restore_pending_gauge;
 };
 
 /* ---- callback records (src/core/callback.c) ----

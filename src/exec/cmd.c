@@ -199,9 +199,12 @@ static ul_status check_group(ul_device *d, uint32_t id, ul__obj **out) {
       return ul__fail(UL_ERR_INVALID_HANDLE,
                       "submit: bind group '%s' refers to a destroyed %s (binding %u)",
                       (*out)->label ? (*out)->label : "", kind, e->binding);
+    /* Its contents, if a rebuild left them for this use. */
+    if (k == UL__OBJ_BUFFER && (s = ul__obj_contents(d, r))) return s;
     /* A view's contents are its texture's. */
     if (k == UL__OBJ_VIEW) {
       ul__obj *t = ul__obj_find(d, r->u.view.texture, UL__OBJ_TEXTURE);
+      if (t && (s = ul__obj_contents(d, t))) return s;
       if (t && t->state == UL__OBJ_LOST) r = t;
     }
     /* The replay runs what was submitted before the contents were lost. */
@@ -218,6 +221,7 @@ static ul_status check_group(ul_device *d, uint32_t id, ul__obj **out) {
 static ul_status op_object(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what) {
   ul__obj *o;
   ul_status s = ul__obj_get(d, id, kind, what, &o);
+  if (!s) s = ul__obj_contents(d, o); /* if a rebuild left them for this use */
   if (!s && o->state == UL__OBJ_LOST && !d->res->rebuilding)
     s = ul__fail(UL_ERR_DEVICE_LOST, "%s: %s '%s' lost its contents in a device loss%s", what,
                  ul__obj_kind_name(kind), o->label ? o->label : "", ul__obj_lost_why(o));
@@ -271,6 +275,14 @@ static ul__obj *entry_source(ul_device *d, const ul__bg_entry *e) {
 
 static bool is_lost(const ul__obj *o) { return o && o->state == UL__OBJ_LOST; }
 
+/* LOST, once contents a rebuild left for their first use are put back
+ * (which may find that a source went: the replay reads it now). A loss
+ * meanwhile is left for the replay's own check. */
+static bool read_lost(ul_device *d, ul__obj *o) {
+  if (o && o->unrestored) ul__obj_contents(d, o);
+  return is_lost(o);
+}
+
 static void make_lost_why(ul__obj *o, const char *why) {
   if (o && (o->kind == UL__OBJ_BUFFER || o->kind == UL__OBJ_TEXTURE)) ul__obj_mark_lost(o, why);
 }
@@ -319,7 +331,7 @@ static const ul__obj *reads_lost(ul_device *d, const ul__op *op) {
     ul__obj *g = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
     for (uint32_t e = 0; g && e < g->u.bg.count; e++) {
       ul__obj *t = entry_source(d, &g->u.bg.entries[e]);
-      if (is_lost(t)) return t;
+      if (read_lost(d, t)) return t;
     }
   }
   ul__obj *x = NULL;
@@ -331,7 +343,7 @@ static const ul__obj *reads_lost(ul_device *d, const ul__op *op) {
   case UL__OP_COPY_TEXTURE_TO_TEXTURE: x = ul__obj_find(d, op->texture, UL__OBJ_TEXTURE); break;
   default: break;
   }
-  return is_lost(x) ? x : NULL;
+  return read_lost(d, x) ? x : NULL;
 }
 
 uint32_t ul__cmd_drop_lost(ul_device *d, ul__op *ops, uint32_t n) {

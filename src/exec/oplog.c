@@ -289,7 +289,7 @@ ul_status ul__oplog_replay(ul_device *d) {
         s = ul__fail(UL_ERR_INTERNAL, "replay texture write: texture 0x%08x is gone", e->obj);
         break;
       }
-      if (t->native)
+      if (t->native && !(s = ul__obj_contents(d, t)))
         s = ul__texture_write_region(d, t, e->data, (const uint8_t *)e->data + UL__TR_WORDS * sizeof(uint32_t),
                                      e->size);
     } else if (e->kind == UL__ENTRY_WRITE_FILE) {
@@ -299,6 +299,8 @@ ul_status ul__oplog_replay(ul_device *d) {
         break;
       }
       if (!o->native || o->state == UL__OBJ_LOST) continue;
+      if ((s = ul__obj_contents(d, o))) break;
+      if (o->state == UL__OBJ_LOST) continue;
       const file_write *w = e->data;
       s = ul__src_file_upload(d, o->native, e->offset, w->file, w->file_off, e->size, w->hash);
       if (s && s != UL_ERR_DEVICE_LOST) {
@@ -313,7 +315,7 @@ ul_status ul__oplog_replay(ul_device *d) {
         break;
       }
       if (!o->native) continue; /* being created: its creator writes it */
-      s = ul__buffer_upload(d, o, e->offset, e->data, e->size);
+      if (!(s = ul__obj_contents(d, o))) s = ul__buffer_upload(d, o, e->offset, e->data, e->size);
     } else {
       WGPUCommandBuffer cb;
       /* Work that read lost contents is left out; what it wrote is LOST. */

@@ -308,6 +308,9 @@ typedef struct ul__metrics_device {
   uint64_t recoveries_total;
   uint64_t standby_recoveries_total;   /* recoveries that began on the standby device */
   uint64_t standby_prefill_bytes;      /* SOURCE buffers filled ahead on the standby now */
+  uint64_t restored_total;             /* contents put back on demand after recoveries */
+  uint64_t restore_interrupted_total;  /* ... tries a loss interrupted */
+  uint64_t restore_pending_bytes;      /* bytes still to put back now */
   const ul__prom_hist *recovery_seconds; /* NULL: an empty histogram */
   uint64_t live_objects;
   uint64_t live_bytes;

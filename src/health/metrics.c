@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 
 /* ---- a growing string -------------------------------------------------------- */
 
@@ -191,20 +192,36 @@ ul_status ul__metrics_prometheus(const ul__metrics_device *devs, size_t n, char 
           ul__sb_printf(&b, "%" PRIu64 "\n", devs[i].health->totals[o]);
         }
   }
-  ul__prom_family(&b, "unlost_device_losses_total", "counter", "Device losses seen.");
-  for (size_t i = 0; i < n; i++)
-    ul__prom_u64(&b, "unlost_device_losses_total", devs[i].device, devs[i].losses_total);
-  ul__prom_family(&b, "unlost_recoveries_total", "counter", "Successful recoveries onto a new device.");
-  for (size_t i = 0; i < n; i++)
-    ul__prom_u64(&b, "unlost_recoveries_total", devs[i].device, devs[i].recoveries_total);
-  ul__prom_family(&b, "unlost_standby_recoveries_total", "counter",
-                  "Recoveries that began on the standby device (no new device asked for).");
-  for (size_t i = 0; i < n; i++)
-    ul__prom_u64(&b, "unlost_standby_recoveries_total", devs[i].device, devs[i].standby_recoveries_total);
-  ul__prom_family(&b, "unlost_standby_prefill_bytes", "gauge",
-                  "Device memory the standby holds as SOURCE buffers filled ahead.");
-  for (size_t i = 0; i < n; i++)
-    ul__prom_u64(&b, "unlost_standby_prefill_bytes", devs[i].device, devs[i].standby_prefill_bytes);
+  /* The devices' plain numbers: one family each, a series per device. */
+  static const struct {
+    const char *name, *type, *help;
+    size_t at; /* offset of the uint64_t in ul__metrics_device */
+  } plain[] = {
+      {"unlost_device_losses_total", "counter", "Device losses seen.", offsetof(ul__metrics_device, losses_total)},
+      {"unlost_recoveries_total", "counter", "Successful recoveries onto a new device.",
+       offsetof(ul__metrics_device, recoveries_total)},
+      {"unlost_standby_recoveries_total", "counter",
+       "Recoveries that began on the standby device (no new device asked for).",
+       offsetof(ul__metrics_device, standby_recoveries_total)},
+      {"unlost_restored_on_demand_total", "counter",
+       "Buffers and textures whose contents a recovery left for their first use, put back since (at that use, "
+       "streamed behind the submissions, or before a checkpoint).",
+       offsetof(ul__metrics_device, restored_total)},
+      {"unlost_restore_interrupted_total", "counter", "Contents being put back on demand when the device was lost again.",
+       offsetof(ul__metrics_device, restore_interrupted_total)},
+      {"unlost_restore_pending_bytes", "gauge", "Bytes of contents a recovery left for their first use, not put back yet.",
+       offsetof(ul__metrics_device, restore_pending_bytes)},
+      {"unlost_standby_prefill_bytes", "gauge", "Device memory the standby holds as SOURCE buffers filled ahead.",
+       offsetof(ul__metrics_device, standby_prefill_bytes)},
+  };
+  for (size_t f = 0; f < UL__COUNT_OF(plain); f++) {
+    ul__prom_family(&b, plain[f].name, plain[f].type, plain[f].help);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t v;
+      memcpy(&v, (const char *)&devs[i] + plain[f].at, sizeof v);
+      ul__prom_u64(&b, plain[f].name, devs[i].device, v);
+    }
+  }
   ul__prom_family(&b, "unlost_recovery_seconds", "histogram",
                   "Time from a loss to a working device.");
   for (size_t i = 0; i < n; i++)
@@ -366,11 +383,13 @@ ul_status ul__metrics_json(const ul__metrics_device *devs, size_t n, char **out,
     ul__sb_printf(&b,
                   ",\"losses_total\":%" PRIu64 ",\"recoveries_total\":%" PRIu64
                   ",\"standby_recoveries_total\":%" PRIu64 ",\"standby_prefill_bytes\":%" PRIu64
+                  ",\"restored_on_demand_total\":%" PRIu64 ",\"restore_interrupted_total\":%" PRIu64
+                  ",\"restore_pending_bytes\":%" PRIu64
                   ",\"live_objects\":%" PRIu64 ",\"live_bytes\":%" PRIu64
                   ",\"last_loss_in_flight\":%" PRIu64 ",\"last_loss_oldest_in_flight_seconds\":%.6f"
                   ",\"recovery_seconds\":",
                   d->losses_total, d->recoveries_total, d->standby_recoveries_total, d->standby_prefill_bytes,
-                  d->live_objects, d->live_bytes, d->last_loss_in_flight,
+                  d->restored_total, d->restore_interrupted_total, d->restore_pending_bytes, d->live_objects, d->live_bytes, d->last_loss_in_flight,
                   d->last_loss_oldest_seconds);
     ul__json_hist(&b, d->recovery_seconds ? d->recovery_seconds : &empty);
     ul__sb_puts(&b, ",\"health\":");

@@ -277,6 +277,10 @@ ul_status ul__checkpoint_attempt(ul_device *d, bool *progress) {
     ul__staging_trim(d);
     return UL_OK;
   }
+  /* Contents a rebuild left for their first use are put back first: a
+   * checkpoint reads the natives and then lets the log go. */
+  ul_status sc = ul__restore_all(d);
+  if (sc) return ul__wrap(sc, "checkpoint");
   ul__ckpt *k = ckpt_of(d, true);
   if (!k) return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
   const uint64_t t0 = ul__now_ns();

@@ -321,3 +321,12 @@ ul_status ul__device_move_locked(ul_device *d, bool to_fallback) {
   return recover_locked(d, to_fallback ? UL__TO_FALLBACK : UL__TO_PRIMARY);
 }
 
+
+ul_status ul__obj_use(ul_device *d, ul__obj *o) {
+  ul_status s;
+  ul__retry rt = UL__RETRY_LOSSES;
+  do {
+    s = ul__obj_contents(d, o);
+  } while (ul__retry_again(d, &s, &rt));
+  return s;
+}

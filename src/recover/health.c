@@ -285,6 +285,9 @@ ul_status ul_metrics(ul_device *const *devs, size_t n, ul_metrics_format fmt, ch
     ul__standby_get_counts(d, &sc);
     md[i].standby_recoveries_total = sc.used;
     md[i].standby_prefill_bytes = sc.ready_bytes;
+    md[i].restored_total = atomic_load(&d->restored_total);
+    md[i].restore_interrupted_total = atomic_load(&d->restore_interrupted_total);
+    md[i].restore_pending_bytes = atomic_load(&d->restore_pending_gauge);
     if (d->res) {
       ul__track_stats st;
       ul__track_get_stats(d->res->tracker, &st);

@@ -77,10 +77,22 @@ static ul_status rebuild(ul_device *d) {
     return ul__wrap(s, "rebuild");
   }
   uint64_t t1 = ul__now_ns();
-  /* 2. Restore contents by policy. */
+  /* 2. Restore contents by policy: at their first use (the replay's, the
+   * next submissions'), or streamed behind those, or all now. */
+  const bool on_demand = !ul__opt_flag(UL__OPT_RESTORE_EAGER);
+  d->restore_pending = d->restore_pending_bytes = 0;
   for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
     ul__obj *o = r->slots[i];
-    if (!o || o->pending || !o->native) continue;
+    if (!o) continue;
+    o->unrestored = false;
+    if (o->pending || !o->native) continue;
+    if (on_demand && (o->kind == UL__OBJ_BUFFER || o->kind == UL__OBJ_TEXTURE) && o->state != UL__OBJ_LOST) {
+      o->unrestored = true;
+      d->restore_pending++;
+      d->restore_pending_bytes += ul__obj_contents_bytes(o);
+      atomic_store(&d->restore_pending_gauge, d->restore_pending_bytes);
+      continue;
+    }
     if (o->kind == UL__OBJ_BUFFER) s = ul__buffer_restore(d, o);
     else if (o->kind == UL__OBJ_TEXTURE) s = ul__texture_restore(d, o);
     if (s && s != UL_ERR_DEVICE_LOST && o->kind == UL__OBJ_BUFFER && (o->u.buf.source_path || o->u.buf.prov_ckpt.n)) {
@@ -114,7 +126,9 @@ static ul_status rebuild(ul_device *d) {
     if (r->slots[i] && r->slots[i]->destroyed) ul__obj_release_native(d, r->slots[i]);
   if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost again during rebuild");
   if (!s) r->rebuilds++;
-  ul__staging_trim(d);
+  /* The staging memory stays while contents are still to put back (its
+   * ring, and what was read ahead into it); the last of them trims it. */
+  if (s || !d->restore_pending) ul__staging_trim(d);
   return s;
 }
 

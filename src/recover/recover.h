@@ -52,6 +52,10 @@ bool ul__device_recovering_elsewhere(ul_device *d);
 ul_status ul__device_recover_locked(ul_device *d);
 /* Writes an event into the device's timeline (t 0: now). */
 void ul__timeline_note(ul_device *d, uint64_t t, const ul__tl_event *ev);
+/* ul__obj_contents for a call that holds nothing of the device yet: a loss
+ * while the contents come back is recovered from and they come back again
+ * (the call's retry bound). Under d->mu. */
+ul_status ul__obj_use(ul_device *d, ul__obj *o);
 /* Bound on recoveries inside one call before it gives up with the loss. */
 #define UL__MAX_RETRIES_PER_CALL 4
 /* An error scope's out-of-memory or validation error is tried once more:

@@ -220,6 +220,11 @@ typedef struct ul__obj {
    * at its first lookup on this epoch (ul__obj_realize), so that a
    * recovery pays only for what the program uses again. */
   bool unbuilt;
+  /* Buffers and textures made again by a rebuild whose contents are put
+   * back at their first use on this epoch (ul__obj_contents), or by the
+   * stream behind the submissions (ul__restore_stream), or before a
+   * checkpoint (ul__restore_all): restore on demand. */
+  bool unrestored;
   /* Bind groups and pipelines: the operation log's generation when a
    * logged submission last named it (ul__oplog_names). */
   uint64_t log_gen;
@@ -270,6 +275,7 @@ struct ul__res {
   bool rebuilding;         /* lookups see destroyed objects (for the replay) */
   uint32_t realizing;      /* the same, while an unbuilt object's parents are made */
   bool restoring;          /* a restore callback runs: its writes are not logged */
+  bool lookup_to_destroy;  /* a destroy looks up: nothing is made or put back for it */
   uint32_t deferred;       /* destroyed objects kept for the log */
   uint64_t destroys;       /* objects destroyed so far (invalidates encode caches) */
   struct ul__oplog *log;   /* src/exec/oplog.c */
@@ -323,6 +329,25 @@ bool ul__obj_kind_deferrable(ul__obj_kind k);
  * first (under d->mu). UL_OK at once for any other object. ul__obj_get
  * calls it: every use of an object's native goes through a lookup. */
 ul_status ul__obj_realize(ul_device *d, ul__obj *o);
+/* Puts back the contents of a buffer or texture a rebuild left for its
+ * first use (o->unrestored), as the rebuild would have; UL_OK at once for
+ * any other object. A source that went or changed makes `o` LOST (UL_OK:
+ * its use says so); UL_ERR_DEVICE_LOST when the device was lost meanwhile
+ * (the next rebuild leaves it for its first use again). Every use of a
+ * buffer's or texture's contents calls it first -- a submission that names
+ * it, a read, a write, a map, the replay, a checkpoint -- and nothing else
+ * does: a lookup, a bind group or a view made from it, a destroy (under
+ * d->mu). The public calls use ul__obj_use, which recovers from a loss. */
+ul_status ul__obj_contents(ul_device *d, ul__obj *o);
+/* The bytes of a buffer's or texture's contents (every level). */
+uint64_t ul__obj_contents_bytes(const ul__obj *o);
+/* Puts back every object's contents left for their first use. */
+ul_status ul__restore_all(ul_device *d);
+/* Puts back the contents of objects left for their first use, in handle
+ * order, until at least `budget` bytes went (one object at least), behind
+ * the work submitted so far: the stream after each submission. Failures
+ * are left for the objects' uses to meet. */
+void ul__restore_stream(ul_device *d, uint64_t budget);
 /* The destroy of objects with no contents (texture.c). */
 ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what);
 /* WebGPU's value of a ul_format; 0 for an unknown one (texture.c). */

@@ -186,8 +186,11 @@ static void release_parents(ul_device *d, ul__obj *o) {
   for_parents(d, o, let_go);
 }
 
+static void contents_done(ul_device *d, ul__obj *o);
+
 void ul__obj_free(ul_device *d, ul__obj *o) {
   ul__res *r = d->res;
+  if (o->unrestored) contents_done(d, o);
   r->destroys++;
   uint32_t slot = o->id & SLOT_MASK;
   r->slots[slot] = NULL;
@@ -240,7 +243,8 @@ ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *
   /* Not made on this device yet; or destroyed by the program (its native
    * object released) while something still to be made from it needs it. */
   ul__obj *o = r->slots[slot];
-  if ((o->unbuilt || (r->realizing && o->destroyed && !o->native && ul__obj_kind_deferrable(kind))) &&
+  if (!r->lookup_to_destroy &&
+      (o->unbuilt || (r->realizing && o->destroyed && !o->native && ul__obj_kind_deferrable(kind))) &&
       (s = ul__obj_realize(d, o)))
     return s;
   *out = r->slots[slot];
@@ -282,6 +286,85 @@ ul_status ul__obj_realize(ul_device *d, ul__obj *o) {
   o->unbuilt = false;
   o->epoch = d->epoch;
   return UL_OK;
+}
+
+uint64_t ul__obj_contents_bytes(const ul__obj *o) {
+  if (o->kind == UL__OBJ_BUFFER) return o->u.buf.size;
+  uint64_t n = 0;
+  for (uint32_t l = 0; l < o->u.tex.nd.mipLevelCount; l++) n += ul__texture_level_bytes(o, l);
+  return n;
+}
+
+/* The object no longer waits for its contents (put back, or gone). */
+static void contents_done(ul_device *d, ul__obj *o) {
+  o->unrestored = false;
+  uint64_t n = ul__obj_contents_bytes(o);
+  d->restore_pending -= d->restore_pending > 0;
+  d->restore_pending_bytes -= UL__MIN(d->restore_pending_bytes, n);
+  atomic_store(&d->restore_pending_gauge, d->restore_pending_bytes);
+  if (!d->restore_pending && !d->res->rebuilding) ul__staging_trim(d); /* as a rebuild ends */
+}
+
+ul_status ul__obj_contents(ul_device *d, ul__obj *o) {
+  if (!o->unrestored) return UL_OK;
+  if (!o->native || o->epoch != d->epoch) {
+    /* Released (destroyed, its log done), or of a lost device: the next
+     * rebuild makes it again and decides again. */
+    if (!o->native) contents_done(d, o);
+    return o->native ? ul__fail(UL_ERR_DEVICE_LOST, "%s '%s' belongs to a lost device", ul__obj_kind_name(o->kind),
+                                o->label ? o->label : "")
+                     : UL_OK;
+  }
+  if (ul__device_loss_pending(d)) return ul__fail(UL_ERR_DEVICE_LOST, "the device was lost");
+  /* Part of the recovery, done later: a fault schedule counts it so. */
+  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, true);
+  ul_status s = o->kind == UL__OBJ_BUFFER ? ul__buffer_restore(d, o) : ul__texture_restore(d, o);
+  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, false);
+  if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost while its contents were put back");
+  if (s == UL_ERR_DEVICE_LOST) atomic_fetch_add(&d->restore_interrupted_total, 1);
+  if (s == UL_ERR_DEVICE_LOST) return ul__wrap(s, "restore %s '%s'", ul__obj_kind_name(o->kind), o->label ? o->label : "");
+  if (s && o->kind == UL__OBJ_BUFFER && (o->u.buf.source_path || o->u.buf.prov_ckpt.n)) {
+    /* A source file that went or changed loses this buffer only, as in a
+     * rebuild: its use says so. */
+    ul__obj_mark_lost(o, ul_last_error());
+    s = UL_OK;
+  }
+  if (s) return ul__wrap(s, "restore %s '%s'", ul__obj_kind_name(o->kind), o->label ? o->label : "");
+  atomic_fetch_add(&d->restored_total, 1);
+  if (!d->res->rebuilding) d->restored_at_use++; /* ul__restore_all and _stream count theirs apart */
+  contents_done(d, o);
+  return UL_OK;
+}
+
+/* The next object left for its first use, in handle order. */
+static ul__obj *next_unrestored(ul_device *d) {
+  ul__res *r = d->res;
+  for (uint32_t i = 1; d->restore_pending && i < r->next_unused && i < r->cap; i++)
+    if (r->slots[i] && r->slots[i]->unrestored) return r->slots[i];
+  return NULL;
+}
+
+ul_status ul__restore_all(ul_device *d) {
+  ul_status s = UL_OK;
+  for (ul__obj *o; !s && (o = next_unrestored(d));) {
+    s = ul__obj_contents(d, o);
+    if (!s) d->restored_flushed++, d->restored_at_use--;
+  }
+  if (!next_unrestored(d)) {
+    d->restore_pending = d->restore_pending_bytes = 0;
+    atomic_store(&d->restore_pending_gauge, 0);
+  }
+  return s;
+}
+
+void ul__restore_stream(ul_device *d, uint64_t budget) {
+  uint64_t went = 0;
+  for (ul__obj *o; went < budget && !d->res->rebuilding && (o = next_unrestored(d));) {
+    uint64_t n = ul__obj_contents_bytes(o);
+    if (ul__obj_contents(d, o)) return; /* left for its use to meet */
+    d->restored_streamed++, d->restored_at_use--;
+    went += n ? n : 1;
+  }
 }
 
 void ul__buffer_drop_kept_map(ul_device *d, ul__obj *o) {

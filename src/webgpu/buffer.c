@@ -385,6 +385,12 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
       return true;
     }
     ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
+    if (o && ul__obj_contents(d, o) == UL_ERR_DEVICE_LOST) {
+      /* Lost while its contents were put back: started again after the
+       * recovery, at the next wait or event processing. */
+      ul__device_unlock(d);
+      return f->ready;
+    }
     if (!o || o->state == UL__OBJ_LOST) {
       char msg[512];
       snprintf(msg, sizeof msg, "map of buffer '%s': its contents were lost in a device loss%s",

@@ -154,6 +154,7 @@ UL__WG_EXPORT void wgpuQueueWriteTexture(WGPUQueue queue, const WGPUTexelCopyTex
   ul__obj *o;
   ul_status s = ul__checkpoint_make_room(d, n);
   if (!s) s = ul__obj_get(d, t->h.id, UL__OBJ_TEXTURE, what, &o);
+  if (!s) s = ul__obj_use(d, o); /* a part written into contents still to come back: they come first */
   if (!s) s = ul__oplog_write_texture(d, o, region, bytes, n);
   if (!s) {
     uint64_t errors = atomic_load(&d->uncaptured_errors);

@@ -92,16 +92,18 @@ typedef struct run_result {
   uint64_t leaked_objects;
   uint64_t recoveries;
   uint64_t standby_recoveries; /* of those, begun on the standby device */
+  uint64_t restored;           /* contents put back on demand after them */
+  uint64_t restore_interrupted; /* ... of those, tries a loss interrupted */
   uint64_t unanswered_reads;   /* asynchronous reads accepted and never answered */
   double ms;
 } run_result;
 
-/* The device's unlost_standby_recoveries_total, from its metrics text. */
-static uint64_t standby_recoveries(ul_device *dev) {
-  char *text = NULL;
+/* A counter of the device's metrics text (`name`: a family's name). */
+static uint64_t metric_u64(ul_device *dev, const char *name) {
+  char *text = NULL, key[96];
   uint64_t n = 0;
   if (ul_metrics(&dev, 1, UL_METRICS_PROMETHEUS, &text)) return 0;
-  static const char key[] = "\nunlost_standby_recoveries_total{";
+  snprintf(key, sizeof key, "\n%s{", name);
   const char *p = strstr(text, key);
   if (p && (p = strchr(p + 1, '}'))) n = strtoull(p + 1, NULL, 10);
   ul_free(text);
@@ -383,7 +385,9 @@ static void run_once(ul_env *env, workload_fn fn, const char *spec, run_result *
     ul_memory_stats st;
     if (!ul_device_memory_stats(dev, &st)) r->leaked_objects = st.live_objects;
     r->recoveries = ul_device_recoveries(dev);
-    r->standby_recoveries = standby_recoveries(dev);
+    r->standby_recoveries = metric_u64(dev, "unlost_standby_recoveries_total");
+    r->restored = metric_u64(dev, "unlost_restored_on_demand_total");
+    r->restore_interrupted = metric_u64(dev, "unlost_restore_interrupted_total");
   }
   r->calls = chaos_calls(env);
   r->injected = chaos_injected(env);
@@ -396,6 +400,7 @@ static void run_once(ul_env *env, workload_fn fn, const char *spec, run_result *
 typedef struct tally {
   long tested, applicable, passed, wrong, failed, hung;
   uint64_t injected, recoveries, standby_recoveries, leaked, reads_issued, unanswered_reads;
+  uint64_t restored, restore_interrupted;
   double max_ms, total_ms;
   char slowest[128]; /* the schedule of the slowest point */
   char failures[4096];
@@ -415,6 +420,8 @@ static void count_point(tally *t, const char *spec, const run_result *r, const r
   t->injected += r->injected;
   t->recoveries += r->recoveries;
   t->standby_recoveries += r->standby_recoveries;
+  t->restored += r->restored;
+  t->restore_interrupted += r->restore_interrupted;
   t->leaked += r->leaked_objects;
   t->reads_issued += r->out.reads_issued;
   t->unanswered_reads += r->unanswered_reads;
@@ -476,11 +483,12 @@ static void json_tally(FILE *f, const tally *t) {
   fprintf(f,
           "\"points_tested\":%ld,\"points_applicable\":%ld,\"points_passed\":%ld,\"points_wrong\":%ld,"
           "\"points_failed\":%ld,\"points_hung\":%ld,\"injected\":%llu,\"recoveries\":%llu,"
-          "\"standby_recoveries\":%llu,\"leaked_objects\":%llu,\"reads_issued\":%llu,\"unanswered_reads\":%llu,"
+          "\"standby_recoveries\":%llu,\"restored_on_demand\":%llu,\"restore_interrupted\":%llu,"
+          "\"leaked_objects\":%llu,\"reads_issued\":%llu,\"unanswered_reads\":%llu,"
           "\"max_point_ms\":%.1f,\"mean_point_ms\":%.1f,\"slowest_point\":",
           t->tested, t->applicable, t->passed, t->wrong, t->failed, t->hung, (unsigned long long)t->injected,
           (unsigned long long)t->recoveries, (unsigned long long)t->standby_recoveries,
-          (unsigned long long)t->leaked, (unsigned long long)t->reads_issued,
+          (unsigned long long)t->restored, (unsigned long long)t->restore_interrupted, (unsigned long long)t->leaked, (unsigned long long)t->reads_issued,
           (unsigned long long)t->unanswered_reads, t->max_ms,
           t->tested ? t->total_ms / (double)t->tested : 0);
   cli_json_string(f, t->slowest);
@@ -533,11 +541,14 @@ static void *storm_thread(void *arg) {
 
 /* Ends a storm's device: what it leaked and recovered is counted; the
  * forcing thread lets go of it first. */
-static void storm_retire(storm_ctx *sc, ul_device *dev, uint64_t *leaked, uint64_t *recoveries) {
+static void storm_retire(storm_ctx *sc, ul_device *dev, uint64_t *leaked, uint64_t *recoveries,
+                         uint64_t restored[2]) {
   ul_memory_stats st = {0};
   ul_device_memory_stats(dev, &st);
   *leaked += st.live_objects;
   *recoveries += ul_device_recoveries(dev);
+  restored[0] += metric_u64(dev, "unlost_restored_on_demand_total");
+  restored[1] += metric_u64(dev, "unlost_restore_interrupted_total");
   pthread_mutex_lock(&sc->mu);
   sc->dev = NULL;
   pthread_mutex_unlock(&sc->mu);
@@ -568,7 +579,7 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
   bool started = inject && pthread_create(&th, NULL, storm_thread, &sc) == 0;
   static workload_result out;
   long runs = 0, ok = 0, wrong = 0, errors = 0, hung = 0, failed_devices = 0;
-  uint64_t recoveries = 0, leaked = 0, unanswered = 0, reads = 0;
+  uint64_t recoveries = 0, leaked = 0, unanswered = 0, reads = 0, restored[2] = {0, 0};
   double t0 = now_ms(), max_ms = 0;
   char first_error[512] = "";
   while (now_ms() - t0 < seconds * 1000.0) {
@@ -598,7 +609,7 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
       /* Recovery gave up (its retry budget spent inside the storm): an
        * honest end for that device; the storm goes on with a new one. */
       failed_devices++;
-      storm_retire(&sc, dev, &leaked, &recoveries);
+      storm_retire(&sc, dev, &leaked, &recoveries, restored);
       dev = NULL;
       if (ul_device_create(env, &dd, &dev)) {
         fprintf(stderr, "unlost chaos: storm: create device: %s\n", ul_last_error());
@@ -614,7 +625,7 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
   term_progress_end();
   uint64_t injected = chaos_injected(env);
   ul_device_state final_state = dev ? ul_device_get_state(dev) : UL_DEVICE_FAILED;
-  if (dev) storm_retire(&sc, dev, &leaked, &recoveries);
+  if (dev) storm_retire(&sc, dev, &leaked, &recoveries, restored);
   pthread_mutex_destroy(&sc.mu);
   ul_env_chaos_arm(env, "seed=1");
   uint64_t forced = atomic_load(&sc.forced), refused = atomic_load(&sc.refused);
@@ -640,12 +651,13 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
             "\"runs_ok\":%ld,\"runs_wrong\":%ld,\"runs_error\":%ld,\"runs_hung\":%ld,\"losses_forced\":%llu,"
             "\"losses_refused\":%llu,\"injected\":%llu,\"recoveries\":%llu,\"devices_failed\":%ld,"
             "\"leaked_objects\":%llu,\"reads_issued\":%llu,\"unanswered_reads\":%llu,\"final_state\":\"%s\","
-            "\"max_run_ms\":%.1f,\"points_wrong\":%ld,\"points_hung\":%ld,\"expected_warnings\":%llu}\n",
+            "\"max_run_ms\":%.1f,\"points_wrong\":%ld,\"points_hung\":%ld,\"expected_warnings\":%llu,"
+            "\"restored_on_demand\":%llu,\"restore_interrupted\":%llu}\n",
             seconds, (unsigned long long)seed, health ? "true" : "false", spec, runs, ok, wrong, errors, hung,
             (unsigned long long)forced, (unsigned long long)refused, (unsigned long long)injected,
             (unsigned long long)recoveries, failed_devices, (unsigned long long)leaked, (unsigned long long)reads,
             (unsigned long long)unanswered, ul_device_state_name(final_state), max_ms, wrong, hung,
-            (unsigned long long)g_term.expected);
+            (unsigned long long)g_term.expected, (unsigned long long)restored[0], (unsigned long long)restored[1]);
     fclose(f);
   }
   /* Errors are honest (a status, not wrong data); the storm must still
