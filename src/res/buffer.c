@@ -175,6 +175,48 @@ static ul_status source_open(const ul__buffer_data *b, int *out) {
   return UL_OK;
 }
 
+/* A whole buffer's contents put back. On the CPU adapter, one queue write
+ * of them all (up to UL__WHOLE_WRITE_MAX): a buffer new on its device and
+ * first written in part is cleared whole by the implementation first, a
+ * pass over memory that the staging path's chunks pay there (on a GPU it
+ * is a fraction of a millisecond). Elsewhere the staging path. */
+#define UL__WHOLE_WRITE_MAX (1ull << 30)
+static ul_status restore_bytes(ul_device *d, ul__obj *o, const void *data) {
+  uint64_t size = o->u.buf.size;
+  if (d->info.type != UL_ADAPTER_CPU || size > UL__WHOLE_WRITE_MAX || size <= UL__STAGING_THRESHOLD ||
+      (o->u.buf.usage & UL_BUFFER_MAP_WRITE))
+    return ul__buffer_upload(d, o, 0, data, size);
+  d->wgpu->QueueWriteBuffer(d->queue, o->native, 0, data, (size_t)size);
+  return UL_OK;
+}
+
+/* On the CPU adapter a file's bytes go from its pages, mapped, to the
+ * queue's write (which copies them at the call): reading them into memory
+ * first was the larger part of the restore there. The mapping stays for
+ * the next restore while the file is the same one (checked as every
+ * restore checks it, before this). */
+static ul_status upload_mapped(ul_device *d, ul__obj *o, int fd) {
+  ul__buffer_data *b = &o->u.buf;
+  long page = sysconf(_SC_PAGESIZE);
+  uint64_t lead = b->source_offset % (uint64_t)(page > 0 ? page : 4096);
+  struct stat st;
+  if (fstat(fd, &st) != 0) return ul__fail(UL_ERR_IO, "source '%s': %s", b->source_path, strerror(errno));
+  if (b->source_map && (b->source_map_dev != (uint64_t)st.st_dev || b->source_map_ino != (uint64_t)st.st_ino)) {
+    munmap(b->source_map, b->source_map_len);
+    b->source_map = NULL;
+  }
+  if (!b->source_map) {
+    size_t len = (size_t)(b->size + lead);
+    void *m = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, (off_t)(b->source_offset - lead));
+    if (m == MAP_FAILED) return ul__fail(UL_ERR_IO, "source '%s': mmap: %s", b->source_path, strerror(errno));
+    b->source_map = m;
+    b->source_map_len = len;
+    b->source_map_dev = (uint64_t)st.st_dev;
+    b->source_map_ino = (uint64_t)st.st_ino;
+  }
+  return restore_bytes(d, o, (const uint8_t *)b->source_map + lead);
+}
+
 static ul_status upload_file_range(ul_device *d, ul__obj *o) {
   ul__buffer_data *b = &o->u.buf;
   bool prefilled = b->prefilled;
@@ -201,6 +243,9 @@ static ul_status upload_file_range(ul_device *d, ul__obj *o) {
      * and it catches a rewrite that kept the size and the time. */
     if (prefilled && b->prefill_hash == h) {
       d->prefill_used++; /* filled ahead from these bytes: nothing to copy */
+    } else if (d->info.type == UL_ADAPTER_CPU && b->size <= UL__WHOLE_WRITE_MAX &&
+               ul__opt_number(UL__OPT_FILL_AHEAD) != 1) { /* 1: read ahead into staging, asked for */
+      s = upload_mapped(d, o, fd);
     } else {
       posix_fadvise(fd, (off_t)b->source_offset, (off_t)b->size, POSIX_FADV_SEQUENTIAL);
       ul__fill f = {NULL, fd, b->source_offset};
@@ -243,11 +288,11 @@ ul_status ul__buffer_restore(ul_device *d, ul__obj *o) {
   switch (b->restore) {
   case UL_RESTORE_NONE: return UL_OK; /* new buffers are zero-filled */
   case UL_RESTORE_SOURCE:
-    if (b->source_data) return ul__buffer_upload(d, o, 0, b->source_data, b->size);
+    if (b->source_data) return restore_bytes(d, o, b->source_data);
     return upload_file_range(d, o);
   case UL_RESTORE_SHADOW: /* the host copy at the last checkpoint; the log replays the rest */
   case UL_RESTORE_LOG:
-    if (b->checkpoint) return ul__buffer_upload(d, o, 0, b->checkpoint, b->size);
+    if (b->checkpoint) return restore_bytes(d, o, b->checkpoint);
     /* Host-written (chosen from use): where its bytes came from. */
     if (b->prov_ckpt.n) return ul__prov_restore(d, o, &b->prov_ckpt);
     return UL_OK;

@@ -78,6 +78,12 @@ typedef struct ul__buffer_data {
    * as always and, the same, copies nothing (ul__buffer_restore). */
   bool prefilled;
   uint64_t prefill_hash;
+  /* SOURCE file on the CPU adapter: its range mapped read-only by the
+   * first restore and kept (address space, not memory: the pages are the
+   * page cache's) for the next ones while it is the same file (buffer.c). */
+  void *source_map;
+  size_t source_map_len;
+  uint64_t source_map_dev, source_map_ino;
   ul_restore_fn restore_fn;
   void *restore_user;
   uint8_t *shadow;         /* SHADOW: host copy of every write */

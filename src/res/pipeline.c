@@ -3,6 +3,7 @@
  * Each is made again from its native descriptor (obj.h), the ids in it
  * resolved to the natives of the current device. */
 #include "res/obj.h"
+#include <sys/mman.h>
 
 ul_status ul__shader_create_native(ul_device *d, ul__obj *o) {
   WGPUShaderSourceWGSL src = {{NULL, WGPUSType_ShaderSourceWGSL}, ul__sv(o->u.sh.wgsl)};
@@ -155,6 +156,7 @@ void ul__obj_free_data(ul__obj *o) {
     ul__prov_clear(&o->u.buf.prov);
     ul__prov_clear(&o->u.buf.prov_ckpt);
     free(o->u.buf.source_path);
+    if (o->u.buf.source_map) munmap(o->u.buf.source_map, o->u.buf.source_map_len);
     free(o->u.buf.shadow);
     free(o->u.buf.checkpoint);
     break;
