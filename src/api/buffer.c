@@ -187,9 +187,9 @@ ul_status ul_buffer_destroy(ul_device *d, ul_buffer buf) {
   if (buf.id == 0) return UL_OK;
   ul__device_lock(d);
   ul__obj *o;
-  d->res->lookup_to_destroy = true; /* nothing to put back into what goes */
+  d->res->lookup_plain = true; /* nothing to put back into what goes */
   ul_status s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "destroy buffer", &o);
-  d->res->lookup_to_destroy = false;
+  d->res->lookup_plain = false;
   if (!s) {
     ul__obj_destroy(d, o); /* unmaps a mapped buffer; a pending map is aborted */
   }
@@ -199,7 +199,9 @@ ul_status ul_buffer_destroy(ul_device *d, ul_buffer buf) {
 
 /* Looks up a usable buffer under d->mu. */
 static ul_status get_buffer(ul_device *d, ul_buffer buf, const char *what, ul__obj **o) {
+  d->res->lookup_plain = true; /* made and filled just below, losses recovered from */
   ul_status s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, what, o);
+  d->res->lookup_plain = false;
   if (!s) s = ul__obj_use(d, *o); /* its contents, if a rebuild left them for now */
   if (s) return s;
   if ((*o)->state == UL__OBJ_LOST)

@@ -154,9 +154,9 @@ ul_status ul_texture_destroy(ul_device *d, ul_texture tex) {
   if (!tex.id) return UL_OK;
   ul__device_lock(d);
   ul__obj *o;
-  d->res->lookup_to_destroy = true; /* nothing to put back into what goes */
+  d->res->lookup_plain = true; /* nothing to put back into what goes */
   ul_status s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "destroy texture", &o);
-  d->res->lookup_to_destroy = false;
+  d->res->lookup_plain = false;
   if (!s) {
     destroy_views_of(d, tex.id);
     ul__obj_destroy(d, o);

@@ -195,7 +195,8 @@ static ul_status check_group(ul_device *d, uint32_t id, ul__obj **out) {
     const char *kind = e->buffer ? "buffer" : e->view ? "texture view" : "sampler";
     uint32_t rid = e->buffer ? e->buffer : e->view ? e->view : e->sampler;
     ul__obj_kind k = e->buffer ? UL__OBJ_BUFFER : e->view ? UL__OBJ_VIEW : UL__OBJ_SAMPLER;
-    if (ul__obj_get(d, rid, k, "submit", &r))
+    if ((s = ul__obj_get(d, rid, k, "submit", &r)) == UL_ERR_DEVICE_LOST) return s; /* lost while made again */
+    if (s)
       return ul__fail(UL_ERR_INVALID_HANDLE,
                       "submit: bind group '%s' refers to a destroyed %s (binding %u)",
                       (*out)->label ? (*out)->label : "", kind, e->binding);

@@ -298,9 +298,9 @@ ul_status ul__oplog_replay(ul_device *d) {
         s = ul__fail(UL_ERR_INTERNAL, "replay write: buffer 0x%08x is gone", e->obj);
         break;
       }
-      if (!o->native || o->state == UL__OBJ_LOST) continue;
-      if ((s = ul__obj_contents(d, o))) break;
       if (o->state == UL__OBJ_LOST) continue;
+      if ((s = ul__obj_contents(d, o))) break; /* made and filled first, if a rebuild left them for now */
+      if (!o->native || o->state == UL__OBJ_LOST) continue;
       const file_write *w = e->data;
       s = ul__src_file_upload(d, o->native, e->offset, w->file, w->file_off, e->size, w->hash);
       if (s && s != UL_ERR_DEVICE_LOST) {
@@ -314,8 +314,9 @@ ul_status ul__oplog_replay(ul_device *d) {
         s = ul__fail(UL_ERR_INTERNAL, "replay write: buffer 0x%08x is gone", e->obj);
         break;
       }
+      if ((s = ul__obj_contents(d, o))) break; /* made and filled first, if a rebuild left them for now */
       if (!o->native) continue; /* being created: its creator writes it */
-      if (!(s = ul__obj_contents(d, o))) s = ul__buffer_upload(d, o, e->offset, e->data, e->size);
+      s = ul__buffer_upload(d, o, e->offset, e->data, e->size);
     } else {
       WGPUCommandBuffer cb;
       /* Work that read lost contents is left out; what it wrote is LOST. */

@@ -61,9 +61,9 @@ static ul_status read_start(ul_device *d, ul__read *r) {
   const ul__wgpu *w = d->wgpu;
   drop_staging(d, r);
   ul__obj *o = ul__obj_find(d, r->buffer, UL__OBJ_BUFFER);
-  if (!o || !o->native) return ul__fail(UL_ERR_INVALID_HANDLE, "read async: the buffer is gone");
-  ul_status sc = ul__obj_contents(d, o);
+  ul_status sc = o ? ul__obj_contents(d, o) : UL_OK; /* made and filled first, if a rebuild left them */
   if (sc) return sc;
+  if (!o || !o->native) return ul__fail(UL_ERR_INVALID_HANDLE, "read async: the buffer is gone");
   uint64_t asize = (r->size + 3) & ~3ull;
   WGPUBufferDescriptor bd = {0};
   bd.label = ul__sv("unlost async read");

@@ -42,6 +42,13 @@ static ul_status rebuild(ul_device *d) {
    * descriptors were all valid once. */
   ul__scope_push(d);
   const bool lazy = !ul__opt_flag(UL__OPT_REBUILD_EAGER);
+  const bool on_demand = !ul__opt_flag(UL__OPT_RESTORE_EAGER);
+  /* Buffers are made at their first use too (with their contents), unless
+   * the standby filled some ahead: those are taken now. */
+  const bool lazy_buffers = on_demand && !d->prefills;
+  d->restore_pending = d->restore_pending_bytes = 0;
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++)
+    if (r->slots[i]) r->slots[i]->unrestored = false;
   uint64_t kind_ns[UL__OBJ_KIND_COUNT] = {0};
   for (int k = 0; k < UL__OBJ_KIND_COUNT && !s; k++) {
     uint64_t tk = ul__now_ns();
@@ -49,6 +56,17 @@ static ul_status rebuild(ul_device *d) {
       ul__obj *o = r->slots[i];
       if (!o || (int)o->kind != k || o->pending || o->epoch == d->epoch) continue;
       ul__obj_release_native(d, o);
+      if (lazy_buffers && o->kind == UL__OBJ_BUFFER && !o->destroyed && o->state != UL__OBJ_LOST &&
+          !(o->u.buf.usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE)) && !o->u.buf.mapped) {
+        /* Made and filled at its first use (ul__obj_contents), or when a
+         * lookup needs it (a bind group made from it). */
+        o->unbuilt = false;
+        o->unrestored = true;
+        o->epoch = d->epoch;
+        d->restore_pending++;
+        d->restore_pending_bytes += ul__obj_contents_bytes(o);
+        continue;
+      }
       if (lazy && ul__obj_kind_deferrable(o->kind)) {
         /* Made at its first use on this device (ul__obj_realize): the
          * replay and the next submissions build what they name. */
@@ -79,13 +97,9 @@ static ul_status rebuild(ul_device *d) {
   uint64_t t1 = ul__now_ns();
   /* 2. Restore contents by policy: at their first use (the replay's, the
    * next submissions'), or streamed behind those, or all now. */
-  const bool on_demand = !ul__opt_flag(UL__OPT_RESTORE_EAGER);
-  d->restore_pending = d->restore_pending_bytes = 0;
   for (uint32_t i = 1; i < r->next_unused && i < r->cap && !s; i++) {
     ul__obj *o = r->slots[i];
-    if (!o) continue;
-    o->unrestored = false;
-    if (o->pending || !o->native) continue;
+    if (!o || o->pending || !o->native) continue;
     if (on_demand && (o->kind == UL__OBJ_BUFFER || o->kind == UL__OBJ_TEXTURE) && o->state != UL__OBJ_LOST) {
       o->unrestored = true;
       d->restore_pending++;

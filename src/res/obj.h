@@ -281,7 +281,7 @@ struct ul__res {
   bool rebuilding;         /* lookups see destroyed objects (for the replay) */
   uint32_t realizing;      /* the same, while an unbuilt object's parents are made */
   bool restoring;          /* a restore callback runs: its writes are not logged */
-  bool lookup_to_destroy;  /* a destroy looks up: nothing is made or put back for it */
+  bool lookup_plain;       /* lookups make nothing (a destroy; a use that makes and fills it itself) */
   uint32_t deferred;       /* destroyed objects kept for the log */
   uint64_t destroys;       /* objects destroyed so far (invalidates encode caches) */
   struct ul__oplog *log;   /* src/exec/oplog.c */

@@ -187,6 +187,7 @@ static void release_parents(ul_device *d, ul__obj *o) {
 }
 
 static void contents_done(ul_device *d, ul__obj *o);
+static ul_status make_unmade(ul_device *d, ul__obj *o);
 
 void ul__obj_free(ul_device *d, ul__obj *o) {
   ul__res *r = d->res;
@@ -243,10 +244,13 @@ ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *
   /* Not made on this device yet; or destroyed by the program (its native
    * object released) while something still to be made from it needs it. */
   ul__obj *o = r->slots[slot];
-  if (!r->lookup_to_destroy &&
+  if (!r->lookup_plain &&
       (o->unbuilt || (r->realizing && o->destroyed && !o->native && ul__obj_kind_deferrable(kind))) &&
       (s = ul__obj_realize(d, o)))
     return s;
+  /* A buffer a rebuild left to be made at its first use: something made
+   * from it needs it now (its contents come at their own use). */
+  if (o->unrestored && !o->native && !o->destroyed && !r->lookup_plain && (s = make_unmade(d, o))) return s;
   *out = r->slots[slot];
   return UL_OK;
 }
@@ -305,17 +309,30 @@ static void contents_done(ul_device *d, ul__obj *o) {
   if (!d->restore_pending && !d->res->rebuilding) ul__staging_trim(d); /* as a rebuild ends */
 }
 
+/* A buffer a rebuild left to be made at its first use, made now (empty). */
+static ul_status make_unmade(ul_device *d, ul__obj *o) {
+  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, true);
+  ul_status s = ul__obj_create_native(d, o);
+  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, false);
+  if (!s) o->epoch = d->epoch;
+  return s;
+}
+
 ul_status ul__obj_contents(ul_device *d, ul__obj *o) {
   if (!o->unrestored) return UL_OK;
-  if (!o->native || o->epoch != d->epoch) {
-    /* Released (destroyed, its log done), or of a lost device: the next
-     * rebuild makes it again and decides again. */
-    if (!o->native) contents_done(d, o);
-    return o->native ? ul__fail(UL_ERR_DEVICE_LOST, "%s '%s' belongs to a lost device", ul__obj_kind_name(o->kind),
-                                o->label ? o->label : "")
-                     : UL_OK;
-  }
+  if (o->epoch != d->epoch)
+    /* Of a lost device: the next rebuild makes it again and decides again. */
+    return ul__fail(UL_ERR_DEVICE_LOST, "%s '%s' belongs to a lost device", ul__obj_kind_name(o->kind),
+                    o->label ? o->label : "");
   if (ul__device_loss_pending(d)) return ul__fail(UL_ERR_DEVICE_LOST, "the device was lost");
+  if (!o->native) {
+    if (o->destroyed) { /* released, its log done: nothing to put back */
+      contents_done(d, o);
+      return UL_OK;
+    }
+    ul_status sm = make_unmade(d, o);
+    if (sm) return sm;
+  }
   /* Part of the recovery, done later: a fault schedule counts it so. */
   if (d->env->chaos) ul__chaos_recovering(d->env->chaos, true);
   ul_status s = o->kind == UL__OBJ_BUFFER ? ul__buffer_restore(d, o) : ul__texture_restore(d, o);

@@ -194,9 +194,9 @@ ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const
   if (!id) return UL_OK;
   ul__device_lock(d);
   ul__obj *o;
-  d->res->lookup_to_destroy = true; /* nothing to make or put back for what goes */
+  d->res->lookup_plain = true; /* nothing to make or put back for what goes */
   ul_status s = ul__obj_get(d, id, kind, what, &o);
-  d->res->lookup_to_destroy = false;
+  d->res->lookup_plain = false;
   if (!s) ul__obj_destroy(d, o);
   ul__device_unlock(d);
   return s;

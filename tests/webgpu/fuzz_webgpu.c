@@ -530,6 +530,10 @@ static void op_buffer(rd *r) {
   o->usage = bd.usage;
   if (bd.mappedAtCreation) {
     o->maybe_busy = true;
+    /* Mapped at creation even when its first range was refused (a size
+     * not a multiple of 4, an invalid descriptor: an error buffer is mapped
+     * too): later ranges of it may be given, so the program cannot tell. */
+    if (!p) o->map_unknown = true;
     if (p) {
       o->mapped = true;
       o->map_off = 0;
