@@ -340,8 +340,10 @@ ul_status ul_bind_group_create_at(ul_device *d, const ul_bind_group_desc *desc, 
   }
   ul_status s = ul__device_enter(d);
   if (s) return ul__wrap(s, "create bind group");
-  /* Every handle is checked where the program gave it. */
+  /* Every handle is checked where the program gave it (only checked: the
+   * create below makes what is not made yet, losses recovered from). */
   ul__obj *x;
+  d->res->lookup_plain = true;
   if (desc->layout.id) s = ul__obj_get(d, desc->layout.id, UL__OBJ_BGL, "create bind group", &x);
   else s = ul__obj_get(d, desc->pipeline.id, UL__OBJ_PIPELINE, "create bind group", &x);
   for (uint32_t i = 0; i < desc->entry_count && !s; i++) {
@@ -349,6 +351,7 @@ ul_status ul_bind_group_create_at(ul_device *d, const ul_bind_group_desc *desc, 
     else if (e[i].view) s = ul__obj_get(d, e[i].view, UL__OBJ_VIEW, "create bind group", &x);
     else s = ul__obj_get(d, e[i].sampler, UL__OBJ_SAMPLER, "create bind group", &x);
   }
+  d->res->lookup_plain = false;
   uint32_t id;
   if (!s)
     s = ul__bind_group_create(d, desc->layout.id, desc->layout.id ? 0 : desc->pipeline.id, desc->group,

@@ -208,6 +208,10 @@ struct ul_device {
   /* The same for the metrics, read without mu: objects put back on demand,
    * tries a loss interrupted, bytes still to put back. */
   _Atomic uint64_t restored_total, restore_interrupted_total, restore_pending_gauge;
+  /* The next standby is built once the contents a recovery left for their
+   * first use are back: building it (and filling it ahead) beside them
+   * would take the bus and the CPU from them (under mu). */
+  bool standby_after_restore;
 };
 
 /* ---- callback records (src/core/callback.c) ----

@@ -68,11 +68,20 @@ static ul_status push(ul_cmd *c, const ul__op *op) {
   return UL_OK;
 }
 
+/* The lookup of a recording (under mu): the handle and its descriptor,
+ * nothing made on the device for it (a submission makes what it names). */
+static ul_status record_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what, ul__obj **o) {
+  d->res->lookup_plain = true;
+  ul_status s = ul__obj_get(d, id, kind, what, o);
+  d->res->lookup_plain = false;
+  return s;
+}
+
 /* Checks that handles are live now, so misuse is reported where it happens. */
 static ul_status check(ul_cmd *c, uint32_t id, ul__obj_kind kind, const char *what) {
   ul__device_lock(c->device);
   ul__obj *o;
-  ul_status s = ul__obj_get(c->device, id, kind, what, &o);
+  ul_status s = record_get(c->device, id, kind, what, &o);
   ul__device_unlock(c->device);
   return s;
 }
@@ -83,7 +92,7 @@ static ul_status check_range(ul_cmd *c, uint32_t id, uint64_t offset, uint64_t s
                              const char *usage_name, const char *what) {
   ul__device_lock(c->device);
   ul__obj *o;
-  ul_status s = ul__obj_get(c->device, id, UL__OBJ_BUFFER, what, &o);
+  ul_status s = record_get(c->device, id, UL__OBJ_BUFFER, what, &o);
   if (!s && (offset > o->u.buf.size || size > o->u.buf.size - offset))
     s = ul__fail(UL_ERR_INVALID_ARGUMENT, "%s: range %llu + %llu is outside buffer '%s' of %llu bytes", what,
                  (unsigned long long)offset, (unsigned long long)size, o->label ? o->label : "",

@@ -106,7 +106,10 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
           uint64_t tr = ul__now_ns();
           ul__native_release_async(d, &old);
           d->phases.release = ul__now_ns() - tr;
-          ul__standby_start(d); /* for the next loss */
+          /* For the next loss; once the contents left for their first use
+           * are back, when there are any (ul__obj_contents starts it). */
+          if (d->restore_pending) d->standby_after_restore = true;
+          else ul__standby_start(d);
           ul__device_count_recovery(d);
           ul_device_state st = fallback && !only_fallback ? UL_DEVICE_FALLBACK : UL_DEVICE_READY;
           atomic_store(&d->state, st);

@@ -306,7 +306,13 @@ static void contents_done(ul_device *d, ul__obj *o) {
   d->restore_pending -= d->restore_pending > 0;
   d->restore_pending_bytes -= UL__MIN(d->restore_pending_bytes, n);
   atomic_store(&d->restore_pending_gauge, d->restore_pending_bytes);
-  if (!d->restore_pending && !d->res->rebuilding) ul__staging_trim(d); /* as a rebuild ends */
+  if (!d->restore_pending && !d->res->rebuilding) {
+    ul__staging_trim(d); /* as a rebuild ends */
+    if (d->standby_after_restore) {
+      d->standby_after_restore = false;
+      ul__standby_start(d);
+    }
+  }
 }
 
 /* A buffer a rebuild left to be made at its first use, made now (empty). */
@@ -370,6 +376,10 @@ ul_status ul__restore_all(ul_device *d) {
   if (!next_unrestored(d)) {
     d->restore_pending = d->restore_pending_bytes = 0;
     atomic_store(&d->restore_pending_gauge, 0);
+    if (d->standby_after_restore && !d->res->rebuilding) {
+      d->standby_after_restore = false;
+      ul__standby_start(d);
+    }
   }
   return s;
 }
