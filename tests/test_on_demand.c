@@ -193,6 +193,18 @@ static void test_rest_streams_behind_the_submissions(void) {
   for (int i = 0; i < PIECES; i++) EXPECT_TRUE(piece_ok(&r, i));
   EXPECT_TRUE(shadow_ok(&r));
   EXPECT_TRUE(out_ok(&r));
+  /* A submission that needed contents of its own streams nothing behind
+   * it (its result first); the next one does. */
+  ASSERT_OK(ul_device_checkpoint(r.dev));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: again"));
+  ASSERT_OK(ul_device_recover(r.dev));
+  ASSERT_EQ(pending(&r), PIECES + 2);
+  ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+  EXPECT_EQ(pending(&r), PIECES);
+  ASSERT_OK(ul_cmd_submit(r.dev, r.cmd, NULL));
+  EXPECT_EQ(pending(&r), 0);
+  for (int i = 0; i < PIECES; i++) EXPECT_TRUE(piece_ok(&r, i));
+  EXPECT_TRUE(out_ok(&r));
   rig_close(&r);
   unsetenv("UNLOST_RESTORE_STREAM_MB");
 }

@@ -373,11 +373,12 @@ int bench_recovery(int argc, char **argv, bool json) {
     phase[PH_OTHER][r] = (double)(t2 - t1) / 1e6 - timed;
     phase[PH_FIRST][r] = ms_since(t2);
     /* The restore as the recovery does it: from the start of the contents
-     * phase until the first dispatch is done, which waits for the
+     * phase (and the replay's, where contents come back at their first
+     * use) until the first dispatch is done, which waits for the
      * restore's copies still in flight; from the start of the objects
      * phase when bytes were read ahead while the objects were made (the
      * buffers' creation is then in it too). */
-    restore_gbps[r] = (double)bytes / ((phase[PH_CONTENTS][r] + (ahead ? phase[PH_OBJECTS][r] : 0)) * 1e6 +
+    restore_gbps[r] = (double)bytes / ((phase[PH_CONTENTS][r] + phase[PH_REPLAY][r] + (ahead ? phase[PH_OBJECTS][r] : 0)) * 1e6 +
                                        (double)(ul__now_ns() - t2));
     /* Each repetition's phases, for UNLOST_LOG=info (the JSON has medians). */
     ul__log(UL__LOG_INFO, "bench recovery: repetition %d: %.1f ms: loss %.1f, device %.1f, objects %.1f, contents %.1f, "
@@ -417,8 +418,8 @@ int bench_recovery(int argc, char **argv, bool json) {
       /* Nothing made ahead survived: the bytes cross the bus now. */
       bool read_ahead = dev->staging_ahead_bytes > ahead0 + ahead;
       lost_restore_gbps[lost_reps] =
-          (double)bytes / ((double)dev->phases.contents + (read_ahead ? (double)dev->phases.objects : 0) +
-                           (double)(ul__now_ns() - tr));
+          (double)bytes / ((double)dev->phases.contents + (double)dev->phases.replay +
+                           (read_ahead ? (double)dev->phases.objects : 0) + (double)(ul__now_ns() - tr));
       lost_device[lost_reps++] = (double)dev->phases.device / 1e6;
       ul__device_unlock(dev);
     }

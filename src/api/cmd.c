@@ -10,6 +10,7 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
   if (c->device != d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "submit: the command list belongs to another device");
   ul_status s = ul__device_enter(d);
   if (s) return ul__wrap(s, "submit");
+  const uint64_t restored = atomic_load(&d->restored_total);
   const char *what = c->label ? c->label : "";
   bool first_use = ul__cmd_first_use(d, c);
   /* Room in the log first (a checkpoint may recover): the encode below
@@ -36,8 +37,11 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
     }
     d->wgpu->CommandBufferRelease(cb);
   }
-  /* Contents still to put back after a rebuild go behind this work. */
-  if (!s && d->restore_pending) ul__restore_stream(d, ul__opt_number(UL__OPT_RESTORE_STREAM_MB) << 20);
+  /* Contents still to put back after a rebuild go behind this work, unless
+   * it needed some of its own (its result first: the first use after a
+   * recovery is not made to wait for what it does not read). */
+  if (!s && d->restore_pending && atomic_load(&d->restored_total) == restored)
+    ul__restore_stream(d, ul__opt_number(UL__OPT_RESTORE_STREAM_MB) << 20);
   ul__device_unlock(d);
   return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;
 }
@@ -45,6 +49,7 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
 ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char *label, const ul_site *site,
                          WGPUCommandBuffer prepared, uint64_t prepared_epoch, uint64_t *serial) {
   if (serial) *serial = 0;
+  const uint64_t restored = atomic_load(&d->restored_total);
   const char *what = label ? label : "";
   bool first_use = ul__ops_first_use(d, ops, n);
   /* Room in the log first (a checkpoint may recover, and then what was
@@ -104,6 +109,7 @@ ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char
     }
   }
   if (cb && own) d->wgpu->CommandBufferRelease(cb);
-  if (!s && d->restore_pending) ul__restore_stream(d, ul__opt_number(UL__OPT_RESTORE_STREAM_MB) << 20);
+  if (!s && d->restore_pending && atomic_load(&d->restored_total) == restored)
+    ul__restore_stream(d, ul__opt_number(UL__OPT_RESTORE_STREAM_MB) << 20);
   return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;
 }
