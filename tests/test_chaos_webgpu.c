@@ -127,9 +127,11 @@ static void cw_check_pairs(const char *name, const char *extra) {
   ASSERT_EQ(cw_num(&r, "points_hung"), 0);
   ASSERT_EQ(cw_num(&r, "points_crashed"), 0);
   ASSERT_EQ(cw_num(&r, "leaked_devices"), 0);
-  /* Two losses a point. */
+  /* Two losses a point, and a recovery at least at every point that
+   * needed one (a loss after the program's last use of its device needs
+   * none: the harness counts those apart). */
   ASSERT_GE(cw_num(&r, "injected"), 2 * applicable);
-  ASSERT_GE(cw_num(&r, "recoveries"), applicable);
+  ASSERT_GE(cw_num(&r, "recoveries"), applicable - cw_num(&r, "points_passed_unrecovered"));
   ASSERT_EQ(r.exit_code, 0);
   cw_free(&r);
 }
