@@ -4,6 +4,15 @@
 #include "exec/oplog.h"
 #include "recover/recover.h"
 
+/* Contents still to put back after a rebuild go behind a submission,
+ * unless it needed some of its own (`restored`: restored_total when it
+ * began): its result first, the first use after a recovery is not made to
+ * wait for what it does not read. */
+static void stream_behind(ul_device *d, uint64_t restored) {
+  if (d->restore_pending && atomic_load(&d->restored_total) == restored)
+    ul__restore_stream(d, ul__opt_number(UL__OPT_RESTORE_STREAM_MB) << 20);
+}
+
 ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
   if (serial) *serial = 0;
   if (!d || !c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "submit: NULL argument");
@@ -37,11 +46,7 @@ ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
     }
     d->wgpu->CommandBufferRelease(cb);
   }
-  /* Contents still to put back after a rebuild go behind this work, unless
-   * it needed some of its own (its result first: the first use after a
-   * recovery is not made to wait for what it does not read). */
-  if (!s && d->restore_pending && atomic_load(&d->restored_total) == restored)
-    ul__restore_stream(d, ul__opt_number(UL__OPT_RESTORE_STREAM_MB) << 20);
+  if (!s) stream_behind(d, restored);
   ul__device_unlock(d);
   return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;
 }
@@ -109,7 +114,6 @@ ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char
     }
   }
   if (cb && own) d->wgpu->CommandBufferRelease(cb);
-  if (!s && d->restore_pending && atomic_load(&d->restored_total) == restored)
-    ul__restore_stream(d, ul__opt_number(UL__OPT_RESTORE_STREAM_MB) << 20);
+  if (!s) stream_behind(d, restored);
   return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;
 }

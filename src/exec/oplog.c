@@ -298,7 +298,6 @@ ul_status ul__oplog_replay(ul_device *d) {
         s = ul__fail(UL_ERR_INTERNAL, "replay write: buffer 0x%08x is gone", e->obj);
         break;
       }
-      if (o->state == UL__OBJ_LOST) continue;
       if ((s = ul__obj_contents(d, o))) break; /* made and filled first, if a rebuild left them for now */
       if (!o->native || o->state == UL__OBJ_LOST) continue;
       const file_write *w = e->data;

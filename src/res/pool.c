@@ -299,6 +299,17 @@ uint64_t ul__obj_contents_bytes(const ul__obj *o) {
   return n;
 }
 
+/* Nothing waits for its contents any more: the staging memory goes as a
+ * rebuild's end would have let it go, and the next standby is built. */
+static void none_left(ul_device *d) {
+  if (d->res->rebuilding) return;
+  ul__staging_trim(d);
+  if (d->standby_after_restore) {
+    d->standby_after_restore = false;
+    ul__standby_start(d);
+  }
+}
+
 /* The object no longer waits for its contents (put back, or gone). */
 static void contents_done(ul_device *d, ul__obj *o) {
   o->unrestored = false;
@@ -306,13 +317,7 @@ static void contents_done(ul_device *d, ul__obj *o) {
   d->restore_pending -= d->restore_pending > 0;
   d->restore_pending_bytes -= UL__MIN(d->restore_pending_bytes, n);
   atomic_store(&d->restore_pending_gauge, d->restore_pending_bytes);
-  if (!d->restore_pending && !d->res->rebuilding) {
-    ul__staging_trim(d); /* as a rebuild ends */
-    if (d->standby_after_restore) {
-      d->standby_after_restore = false;
-      ul__standby_start(d);
-    }
-  }
+  if (!d->restore_pending) none_left(d);
 }
 
 /* A buffer a rebuild left to be made at its first use, made now (empty). */
@@ -324,7 +329,10 @@ static ul_status make_unmade(ul_device *d, ul__obj *o) {
   return s;
 }
 
-ul_status ul__obj_contents(ul_device *d, ul__obj *o) {
+/* ul__obj_contents's work; *put says whether contents went back (for the
+ * callers' counts). */
+static ul_status put_back(ul_device *d, ul__obj *o, bool *put) {
+  *put = false;
   if (!o->unrestored) return UL_OK;
   if (o->epoch != d->epoch)
     /* Of a lost device: the next rebuild makes it again and decides again. */
@@ -354,9 +362,16 @@ ul_status ul__obj_contents(ul_device *d, ul__obj *o) {
   }
   if (s) return ul__wrap(s, "restore %s '%s'", ul__obj_kind_name(o->kind), o->label ? o->label : "");
   atomic_fetch_add(&d->restored_total, 1);
-  if (!d->res->rebuilding) d->restored_at_use++; /* ul__restore_all and _stream count theirs apart */
+  *put = true;
   contents_done(d, o);
   return UL_OK;
+}
+
+ul_status ul__obj_contents(ul_device *d, ul__obj *o) {
+  bool put;
+  ul_status s = put_back(d, o, &put);
+  if (put && !d->res->rebuilding) d->restored_at_use++;
+  return s;
 }
 
 /* The next object left for its first use, in handle order. */
@@ -370,16 +385,14 @@ static ul__obj *next_unrestored(ul_device *d) {
 ul_status ul__restore_all(ul_device *d) {
   ul_status s = UL_OK;
   for (ul__obj *o; !s && (o = next_unrestored(d));) {
-    s = ul__obj_contents(d, o);
-    if (!s) d->restored_flushed++, d->restored_at_use--;
+    bool put;
+    s = put_back(d, o, &put);
+    d->restored_flushed += put;
   }
   if (!next_unrestored(d)) {
     d->restore_pending = d->restore_pending_bytes = 0;
     atomic_store(&d->restore_pending_gauge, 0);
-    if (d->standby_after_restore && !d->res->rebuilding) {
-      d->standby_after_restore = false;
-      ul__standby_start(d);
-    }
+    none_left(d);
   }
   return s;
 }
@@ -388,8 +401,9 @@ void ul__restore_stream(ul_device *d, uint64_t budget) {
   uint64_t went = 0;
   for (ul__obj *o; went < budget && !d->res->rebuilding && (o = next_unrestored(d));) {
     uint64_t n = ul__obj_contents_bytes(o);
-    if (ul__obj_contents(d, o)) return; /* left for its use to meet */
-    d->restored_streamed++, d->restored_at_use--;
+    bool put;
+    if (put_back(d, o, &put)) return; /* left for its use to meet */
+    d->restored_streamed += put;
     went += n ? n : 1;
   }
 }
