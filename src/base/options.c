@@ -68,6 +68,10 @@ static const opt_info options[UL__OPT_COUNT] = {
                                    "after each submission, contents still to put back after a rebuild are put back "
                                    "behind it, this many MiB at least (one object at least); 0: only at their use "
                                    "(read at each submission)"},
+    [UL__OPT_HOST_BACKING] = {"UNLOST_HOST_BACKING", OPT_NUMBER, 0, 1, 1,
+                              "1: on the CPU adapter, large buffers live in host memory that unlost keeps across "
+                              "devices, so a recovery writes their contents in place; 0: in the implementation's "
+                              "memory, new on each device (read at each device request)"},
 };
 
 static atomic_bool warned[UL__OPT_COUNT];

@@ -117,6 +117,7 @@ struct ul_device {
   _Atomic int state;       /* ul_device_state */
   bool on_fallback;
   bool synchronized; /* the current native device's (ul__native.synchronized) */
+  bool host_mapped;  /* the current native device's (ul__native.host_mapped) */
   bool hung;         /* the current native device was declared hung (ul__native.hung) */
   bool destroying;
   uint32_t recovery_wait_ms;
@@ -305,6 +306,8 @@ typedef struct ul__native {
    * ImplicitDeviceSynchronization): its teardown may run on a thread of
    * its own while the program still releases objects made on it. */
   bool synchronized;
+  /* Buffers over host memory may be made on it (res/backing.c). */
+  bool host_mapped;
   /* Declared hung: its teardown waits for work that never ends, so no
    * build waits for it. */
   bool hung;
@@ -388,6 +391,12 @@ uint64_t ul__device_release_deadline_ns(const ul_device *d);
 
 struct ul__native_ctx *ul__native_ctx_ref(ul_device *d);
 void ul__native_ctx_unref(struct ul__native_ctx *c);
+/* The implementation's lost callback ran for it: nothing runs on it any more. */
+bool ul__native_ctx_drained(struct ul__native_ctx *c);
+/* Calls fn(arg) once the native device is released (on the releasing
+ * thread, no lock held), or never when it is not seen released (a device
+ * abandoned to a thread). False, and nothing registered, without memory. */
+bool ul__native_ctx_on_release(struct ul__native_ctx *c, void (*fn)(void *), void *arg);
 ul_device *ul__native_ctx_owner(struct ul__native_ctx *c, uint64_t *epoch);
 
 /* Health (src/recover/health.c). All but the first two under d->mu. */

@@ -32,12 +32,47 @@ typedef struct ul__native_ctx {
   char lost_message[256];
   /* A standby's errors (its prefills listen for them), never the device's. */
   _Atomic unsigned standby_errors;
+  /* The implementation's lost callback ran (a loss, or the device's
+   * destruction): Dawn calls it once the device's queue has drained, so
+   * nothing runs on the device after this. Not set by a loss unlost
+   * declares itself (a device declared hung may still be running). */
+  _Atomic bool drained;
+  /* Run once the device is released (ul__native_ctx_on_release), under
+   * g_lost_mu. */
+  struct release_hook *hooks;
 } ul__native_ctx;
 
 static pthread_mutex_t g_lost_mu = PTHREAD_MUTEX_INITIALIZER;
 
+typedef struct release_hook {
+  struct release_hook *next;
+  void (*fn)(void *);
+  void *arg;
+} release_hook;
+
 static void ctx_unref(ul__native_ctx *c) {
-  if (c && atomic_fetch_sub(&c->refs, 1) == 1) free(c);
+  if (!c || atomic_fetch_sub(&c->refs, 1) != 1) return;
+  /* Hooks not run: the device was never seen released (abandoned to a
+   * thread, or kept): what they would let go stays. */
+  for (release_hook *h = c->hooks, *next; h; h = next) {
+    next = h->next;
+    free(h);
+  }
+  free(c);
+}
+
+/* After the native device's last release: it uses nothing any more. */
+static void run_release_hooks(ul__native_ctx *c) {
+  if (!c) return;
+  pthread_mutex_lock(&g_lost_mu);
+  release_hook *h = c->hooks;
+  c->hooks = NULL;
+  pthread_mutex_unlock(&g_lost_mu);
+  for (release_hook *next; h; h = next) {
+    next = h->next;
+    h->fn(h->arg);
+    free(h);
+  }
 }
 
 /* Records the loss of native device `c` once (under g_lost_mu); it is the
@@ -71,6 +106,7 @@ static void on_device_lost(WGPUDevice const *device, uint32_t reason, WGPUString
   ul__native_ctx *c = u1;
   char msg[256];
   ul__sv_copy(message, msg, sizeof msg);
+  if (reason != WGPUDeviceLostReason_CallbackCancelled) atomic_store(&c->drained, true);
   pthread_mutex_lock(&g_lost_mu);
   ul_device *d = c->owner;
   /* CallbackCancelled: the instance went away; Destroyed with no owner: our
@@ -145,6 +181,18 @@ ul__native_ctx *ul__native_ctx_ref(ul_device *d) {
   return c;
 }
 void ul__native_ctx_unref(ul__native_ctx *c) { ctx_unref(c); }
+bool ul__native_ctx_drained(ul__native_ctx *c) { return c && atomic_load(&c->drained); }
+bool ul__native_ctx_on_release(ul__native_ctx *c, void (*fn)(void *), void *arg) {
+  release_hook *h = c ? malloc(sizeof *h) : NULL;
+  if (!h) return false;
+  h->fn = fn;
+  h->arg = arg;
+  pthread_mutex_lock(&g_lost_mu);
+  h->next = c->hooks;
+  c->hooks = h;
+  pthread_mutex_unlock(&g_lost_mu);
+  return true;
+}
 /* Under ul__lost_lock. */
 ul_device *ul__native_ctx_owner(ul__native_ctx *c, uint64_t *epoch) {
   *epoch = c->epoch;
@@ -436,7 +484,8 @@ void ul__native_release(ul_device *d, ul__native *n) {
     /* A buffer keeps a mapping made on a lost device: hold the device
      * (its last release would free the mapped memory) until none is kept. */
     if (d->maps_kept && keep_device(d, n->device)) n->device = NULL;
-    if (n->device && !release_device_bounded(d, n->device))
+    if (n->device && release_device_bounded(d, n->device)) run_release_hooks(n->ctx);
+    else if (n->device)
       ul__log(UL__LOG_WARN, "device '%s': the implementation did not release a device within %.1f s (work that "
               "never ends, e.g. an endless loop in a kernel); it was abandoned to a background thread", d->label,
               (double)ul__device_release_deadline_ns(d) / 1e9);
@@ -466,6 +515,7 @@ static void *async_release_main(void *arg) {
   if (j->device) {
     w->DeviceDestroy(j->device);
     w->DeviceRelease(j->device);
+    run_release_hooks(j->ctx);
   }
   if (j->adapter) w->AdapterRelease(j->adapter);
   teardown_end(j->env, &j->td);
@@ -674,12 +724,19 @@ static ul_status native_build(ul_device *d, const ul__wgpu *w, bool standby, boo
   const ul__wgpu *raw = &env->lib.procs;
   const ul__device_req *req = d->req;
   uint32_t nreq = req ? req->feature_count : 0;
-  uint32_t stack[16], *features = nreq + 1 <= 16 ? stack : malloc(sizeof *features * (nreq + 1));
+  uint32_t stack[16], *features = nreq + 2 <= 16 ? stack : malloc(sizeof *features * (nreq + 2));
   if (!features) {
     s = ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
     goto fail;
   }
   for (uint32_t i = 0; i < nreq; i++) features[dd.requiredFeatureCount++] = req->features[i];
+  /* On the CPU adapter, unlost.h's large buffers live in host memory that
+   * outlives the device (res/backing.c): Dawn's buffers over host memory,
+   * a feature its toggle allow_unsafe_apis guards. Not on libunlost-webgpu's
+   * devices, whose features and validation are the program's. */
+  bool backing = !req && n->info.type == UL_ADAPTER_CPU && raw->DeviceForceLoss &&
+                 ul__opt_number(UL__OPT_HOST_BACKING) == 1;
+  if (backing) features[dd.requiredFeatureCount++] = WGPUFeatureName_HostMappedPointer;
   if (raw->DeviceForceLoss && raw->AdapterHasFeature &&
       raw->AdapterHasFeature(n->adapter, WGPUFeatureName_ImplicitDeviceSynchronization)) {
     bool asked = false;
@@ -696,14 +753,15 @@ static ul_status native_build(ul_device *d, const ul__wgpu *w, bool standby, boo
   }
   /* The program's toggles beside unlost's own. */
   const char *en_stack[8], **enabled = en_stack;
-  uint32_t nen = 1 + (req ? req->enabled_count : 0);
+  uint32_t nen = 1 + (req ? req->enabled_count : 0) + (backing ? 1 : 0);
   if (nen > 8 && !(enabled = malloc(sizeof *enabled * nen))) {
     if (features != stack) free(features);
     s = ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
     goto fail;
   }
   enabled[0] = toggles[0];
-  for (uint32_t i = 1; i < nen; i++) enabled[i] = req->enabled[i - 1];
+  for (uint32_t i = 1; i < nen - (backing ? 1 : 0); i++) enabled[i] = req->enabled[i - 1];
+  if (backing) enabled[nen - 1] = "allow_unsafe_apis";
   td.enabledToggles = enabled;
   td.enabledToggleCount = nen;
   if (req && req->disabled_count) {
@@ -717,7 +775,16 @@ static ul_status native_build(ul_device *d, const ul__wgpu *w, bool standby, boo
   dd.uncapturedErrorCallbackInfo.userdata1 = n->ctx;
   build_begin(env, ul__device_release_deadline_ns(d));
   s = ul__request_device_with(env, w, n->instance, n->adapter, &dd, request_timeout_ns(d), &n->device);
+  if (s && backing && (strstr(ul_last_error(), "host-mapped") || strstr(ul_last_error(), "allow_unsafe_apis"))) {
+    /* An implementation without the feature: the device without it. */
+    ul__log(UL__LOG_INFO, "device '%s': no buffers over host memory (%s)", d->label, ul_last_error());
+    dd.requiredFeatureCount--;
+    td.enabledToggleCount--;
+    backing = false;
+    s = ul__request_device_with(env, w, n->instance, n->adapter, &dd, request_timeout_ns(d), &n->device);
+  }
   build_end(env);
+  n->host_mapped = backing && !s;
   if (features != stack) free(features);
   if (enabled != en_stack) free(enabled);
   if (s) {
@@ -765,6 +832,7 @@ void ul__native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
   pthread_mutex_unlock(&g_lost_mu);
   d->on_fallback = n->info.is_fallback;
   d->synchronized = n->synchronized;
+  d->host_mapped = n->host_mapped;
   /* Buffers made ahead are for the device they were made on. */
   ul__prefills_drop(d);
   d->prefills = n->prefills;
@@ -782,6 +850,7 @@ void ul__native_current(ul_device *d, ul__native *n) {
   n->info = d->info;
   n->ctx = d->native_ctx;
   n->synchronized = d->synchronized;
+  n->host_mapped = d->host_mapped;
   n->prefills = NULL; /* they stay the device's (ul__prefills_drop) */
   n->hung = d->hung;
 }

@@ -56,7 +56,9 @@ ul_status ul__buffer_create_native(ul_device *d, ul__obj *o) {
   bool fill = ul__buffer_filled_at_creation(&o->u.buf);
   bd.mappedAtCreation = fill;
   o->u.buf.prefilled = false;
+  o->u.buf.on_backing = false;
   if (d->prefills && take_prefilled(d, o, &bd)) return UL_OK;
+  if (ul__backing_wanted(d, o, &bd) && ul__backing_create_native(d, o, &bd)) return UL_OK;
   o->native = d->wgpu->DeviceCreateBuffer(d->device, &bd);
   if (fill && o->native) {
     void *p = d->wgpu->BufferGetMappedRange(o->native, 0, (size_t)o->u.buf.size);
@@ -183,6 +185,7 @@ static ul_status source_open(const ul__buffer_data *b, int *out) {
 #define UL__WHOLE_WRITE_MAX (1ull << 30)
 static ul_status restore_bytes(ul_device *d, ul__obj *o, const void *data) {
   uint64_t size = o->u.buf.size;
+  if (ul__backing_write(o, 0, data, size)) return UL_OK; /* in place, before any use */
   if (d->info.type != UL_ADAPTER_CPU || size > UL__WHOLE_WRITE_MAX || size <= UL__STAGING_THRESHOLD ||
       (o->u.buf.usage & UL_BUFFER_MAP_WRITE))
     return ul__buffer_upload(d, o, 0, data, size);
@@ -217,6 +220,19 @@ static ul_status upload_mapped(ul_device *d, ul__obj *o, int fd) {
   return restore_bytes(d, o, (const uint8_t *)b->source_map + lead);
 }
 
+/* A file's range read straight into the pages the buffer lives in (its
+ * native buffer has no work yet: ul__backing_write's rule). */
+static ul_status read_into_pages(int fd, const ul__buffer_data *b, uint8_t *to) {
+  posix_fadvise(fd, (off_t)b->source_offset, (off_t)b->size, POSIX_FADV_SEQUENTIAL);
+  for (uint64_t got = 0; got < b->size;) {
+    ssize_t r = pread(fd, to + got, (size_t)(b->size - got), (off_t)(b->source_offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return ul__fail(UL_ERR_IO, "source '%s': %s", b->source_path, r ? strerror(errno) : "short read");
+    got += (uint64_t)r;
+  }
+  return UL_OK;
+}
+
 static ul_status upload_file_range(ul_device *d, ul__obj *o) {
   ul__buffer_data *b = &o->u.buf;
   bool prefilled = b->prefilled;
@@ -243,6 +259,8 @@ static ul_status upload_file_range(ul_device *d, ul__obj *o) {
      * and it catches a rewrite that kept the size and the time. */
     if (prefilled && b->prefill_hash == h) {
       d->prefill_used++; /* filled ahead from these bytes: nothing to copy */
+    } else if (ul__backing_pages(o)) {
+      s = read_into_pages(fd, b, ul__backing_pages(o));
     } else if (d->info.type == UL_ADAPTER_CPU && b->size <= UL__WHOLE_WRITE_MAX &&
                ul__opt_number(UL__OPT_FILL_AHEAD) != 1) { /* 1: read ahead into staging, asked for */
       s = upload_mapped(d, o, fd);

@@ -84,6 +84,10 @@ typedef struct ul__buffer_data {
   void *source_map;
   size_t source_map_len;
   uint64_t source_map_dev, source_map_ino;
+  /* On the CPU adapter: the host pages it lives in across devices
+   * (res/backing.c), and whether its native buffer is made over them. */
+  struct ul__backing *backing;
+  bool on_backing;
   ul_restore_fn restore_fn;
   void *restore_user;
   uint8_t *shadow;         /* SHADOW: host copy of every write */
@@ -266,6 +270,10 @@ typedef struct ul__obj {
 
 typedef struct ul__res ul__res;
 struct ul__res {
+  /* Host pages of ended buffers that the implementation still holds
+   * (backing.c): a new buffer of the same size takes them. */
+  struct ul__backing *spare[8];
+  uint32_t spare_n;
   ul__obj **slots;         /* index 0 unused */
   uint8_t *gens;
   uint32_t cap;
@@ -390,6 +398,34 @@ void ul__src_file_unref(ul__src_file *f);
 
 /* Per-kind native constructors (buffer.c, texture.c, pipeline.c). */
 ul_status ul__buffer_create_native(ul_device *d, ul__obj *o);
+
+/* ---- buffers over host memory kept across devices (backing.c) ---- */
+typedef struct ul__backing ul__backing;
+/* Larger buffers only: small ones cost little to fault in. */
+#define UL__BACKING_MIN (1ull << 20)
+/* Whether `o`, made with `bd` on the current device, lives in host pages
+ * of its own (the CPU adapter, UNLOST_HOST_BACKING, a large buffer that
+ * is not mappable). */
+bool ul__backing_wanted(const ul_device *d, const ul__obj *o, const WGPUBufferDescriptor *bd);
+/* Makes o's native buffer over its pages (the ones it had, reused when
+ * nothing else may use them, else new ones). False, and nothing made,
+ * without host memory for them: the implementation's memory then. */
+bool ul__backing_create_native(ul_device *d, ul__obj *o, const WGPUBufferDescriptor *bd);
+/* Writes o's bytes in place, with no work of the device: only for a
+ * native buffer that no work has used yet (a restore before first use).
+ * False when o's native buffer is not over its pages. */
+bool ul__backing_write(ul__obj *o, uint64_t offset, const void *data, uint64_t size);
+/* o's pages when its native buffer is over them, else NULL (same rule). */
+void *ul__backing_pages(ul__obj *o);
+/* At o's destroy (its native buffer released; the object may be kept for
+ * the log): its physical pages go once the work before it is done. */
+void ul__backing_discard(ul_device *d, ul__obj *o);
+/* At o's end: its pages go once nothing uses them. */
+void ul__backing_let_go(ul_device *d, ul__obj *o);
+/* At the registry's end: the spare pages go. */
+void ul__backing_spares_free(ul_device *d);
+/* Host memory mapped for buffers now, every device. */
+extern _Atomic uint64_t ul__backing_live_bytes;
 ul_status ul__texture_create_native(ul_device *d, ul__obj *o);
 ul_status ul__view_create_native(ul_device *d, ul__obj *o);
 ul_status ul__sampler_create_native(ul_device *d, ul__obj *o);

@@ -202,6 +202,7 @@ void ul__obj_free(ul_device *d, ul__obj *o) {
   else r->deferred--;
   if (o->track_id) ul__track_free(r->tracker, o->track_id);
   if (o->kind == UL__OBJ_BUFFER && o->u.buf.source_path) ul__standby_source_remove(d, o->id);
+  if (o->kind == UL__OBJ_BUFFER) ul__backing_let_go(d, o);
   release_parents(d, o);
   ul__obj_free_data(o);
   free(o->lost_why);
@@ -446,6 +447,7 @@ void ul__obj_release_native(ul_device *d, ul__obj *o) {
     }
     w->BufferDestroy(o->native);
     w->BufferRelease(o->native);
+    o->u.buf.on_backing = false;
     if (o->u.buf.map_old && !o->destroyed && d->res->rebuilding) break; /* the mapping lives on */
     ul__buffer_drop_kept_map(d, o);
     o->u.buf.mapped = false;
@@ -526,6 +528,7 @@ ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated
 
 void ul__obj_destroy(ul_device *d, ul__obj *o) {
   ul__obj_release_native(d, o);
+  if (o->kind == UL__OBJ_BUFFER) ul__backing_discard(d, o);
   if (!o->dependents && !still_needed(d, o)) {
     ul__obj_free(d, o);
     return;

@@ -70,6 +70,7 @@ ul_status ul__res_destroy(ul_device *d) {
       }
     }
   }
+  ul__backing_spares_free(d);
   ul__staging_release(d);
   d->tracker = NULL;
   ul__track_destroy(r->tracker);
