@@ -289,6 +289,48 @@ static void test_second_loss_at_every_call(void) {
   unsetenv("UNLOST_RESTORE_STREAM_MB");
 }
 
+/* 6. A device that makes and ends large buffers for a long time stays
+ * bounded: this Dawn lets go of a buffer over host memory only when its
+ * device goes, so past ul__backing_records_max buffers made on one device
+ * the next ones live in the implementation's memory, with the same bytes. */
+static void test_records_stay_bounded(void) {
+  uint32_t cap = ul__backing_records_max;
+  ul__backing_records_max = 40;
+  rig r;
+  rig_open(&r, NULL);
+  if (!r.open) {
+    ul__backing_records_max = cap;
+    return;
+  }
+  int over = 0, wrong = 0;
+  for (uint32_t i = 0; i < 100; i++) {
+    ul_buffer b;
+    ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "brief", .size = BYTES,
+        .restore = UL_RESTORE_NONE}, &b));
+    ASSERT_OK(ul_buffer_write(r.dev, b, 4096, &i, sizeof i));
+    over += pages_of(&r, b) != NULL;
+    uint32_t got[2] = {1, 1};
+    ASSERT_OK(ul_buffer_read(r.dev, b, 4092, got, sizeof got, 0));
+    wrong += got[0] != 0 || got[1] != i; /* zeros, then what was written */
+    ASSERT_OK(ul_buffer_destroy(r.dev, b));
+    if (i % 20 == 19) ASSERT_OK(ul_device_checkpoint(r.dev));
+  }
+  ul__device_lock(r.dev);
+  uint32_t n = ul__native_ctx_hook_count(r.dev->native_ctx);
+  ul__device_unlock(r.dev);
+  printf("  100 buffers made and ended: %d over kept pages, %u records\n", over, n);
+  EXPECT_EQ(wrong, 0);
+  EXPECT_TRUE(n <= 40);
+  EXPECT_TRUE(over >= 30 && over <= 40); /* the rig's 3 count too */
+  /* A new device starts a new count. */
+  ASSERT_OK(ul_device_force_loss(r.dev, "test"));
+  ASSERT_OK(ul_device_recover(r.dev));
+  EXPECT_TRUE(src_ok(&r));
+  EXPECT_TRUE(pages_of(&r, r.src) != NULL);
+  ul__backing_records_max = cap;
+  rig_close(&r);
+}
+
 /* 5. UNLOST_HOST_BACKING=0: the implementation's memory, the same bytes. */
 static void test_switched_off(void) {
   setenv("UNLOST_HOST_BACKING", "0", 1);
@@ -341,6 +383,7 @@ int main(void) {
   RUN_TEST(test_a_live_device_keeps_its_pages);
   RUN_TEST(test_the_end_gives_the_memory_back);
   RUN_TEST(test_second_loss_at_every_call);
+  RUN_TEST(test_records_stay_bounded);
   RUN_TEST(test_switched_off);
   unlink(g_path);
   rmdir(g_dir);

@@ -109,6 +109,7 @@ struct ul_device {
   /* Lost devices held while a buffer keeps a mapping made on one of them
    * (releasing the last reference would free the mapped memory). */
   WGPUDevice *kept_devices;
+  struct ul__native_ctx **kept_ctx; /* each kept device's (a reference): its release hooks */
   uint32_t kept_count, kept_cap;
   WGPULimits limits;
   ul_adapter_info info;
@@ -397,6 +398,11 @@ bool ul__native_ctx_drained(struct ul__native_ctx *c);
  * thread, no lock held), or never when it is not seen released (a device
  * abandoned to a thread). False, and nothing registered, without memory. */
 bool ul__native_ctx_on_release(struct ul__native_ctx *c, void (*fn)(void *), void *arg);
+/* Drops the hooks of fn not run yet whose gone(arg) is true (gone frees what
+ * arg holds; it runs under an unlost lock and calls nothing else). */
+void ul__native_ctx_prune(struct ul__native_ctx *c, void (*fn)(void *), bool (*gone)(void *));
+/* Hooks registered and not run yet. */
+uint32_t ul__native_ctx_hook_count(struct ul__native_ctx *c);
 ul_device *ul__native_ctx_owner(struct ul__native_ctx *c, uint64_t *epoch);
 
 /* Health (src/recover/health.c). All but the first two under d->mu. */

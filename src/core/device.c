@@ -40,6 +40,7 @@ typedef struct ul__native_ctx {
   /* Run once the device is released (ul__native_ctx_on_release), under
    * g_lost_mu. */
   struct release_hook *hooks;
+  uint32_t hook_count; /* in hooks, under g_lost_mu */
 } ul__native_ctx;
 
 static pthread_mutex_t g_lost_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -67,6 +68,7 @@ static void run_release_hooks(ul__native_ctx *c) {
   pthread_mutex_lock(&g_lost_mu);
   release_hook *h = c->hooks;
   c->hooks = NULL;
+  c->hook_count = 0;
   pthread_mutex_unlock(&g_lost_mu);
   for (release_hook *next; h; h = next) {
     next = h->next;
@@ -190,8 +192,31 @@ bool ul__native_ctx_on_release(ul__native_ctx *c, void (*fn)(void *), void *arg)
   pthread_mutex_lock(&g_lost_mu);
   h->next = c->hooks;
   c->hooks = h;
+  c->hook_count++;
   pthread_mutex_unlock(&g_lost_mu);
   return true;
+}
+void ul__native_ctx_prune(ul__native_ctx *c, void (*fn)(void *), bool (*gone)(void *)) {
+  if (!c) return;
+  pthread_mutex_lock(&g_lost_mu);
+  for (release_hook **p = &c->hooks; *p;) {
+    release_hook *h = *p;
+    if (h->fn == fn && gone(h->arg)) {
+      *p = h->next;
+      c->hook_count--;
+      free(h);
+    } else {
+      p = &h->next;
+    }
+  }
+  pthread_mutex_unlock(&g_lost_mu);
+}
+uint32_t ul__native_ctx_hook_count(ul__native_ctx *c) {
+  if (!c) return 0;
+  pthread_mutex_lock(&g_lost_mu);
+  uint32_t n = c->hook_count;
+  pthread_mutex_unlock(&g_lost_mu);
+  return n;
 }
 /* Under ul__lost_lock. */
 ul_device *ul__native_ctx_owner(ul__native_ctx *c, uint64_t *epoch) {
@@ -275,14 +300,19 @@ static uint64_t request_timeout_ns(const ul_device *d) {
 }
 
 
-static bool keep_device(ul_device *d, WGPUDevice dev) {
+static bool keep_device(ul_device *d, WGPUDevice dev, ul__native_ctx *c) {
   if (d->kept_count == d->kept_cap) {
     uint32_t cap = d->kept_cap ? d->kept_cap * 2 : 4;
     WGPUDevice *k = ul__realloc(d->kept_devices, cap * sizeof *k);
     if (!k) return false; /* the mapping ends with the device: unmap cannot copy it */
     d->kept_devices = k;
+    ul__native_ctx **kc = ul__realloc(d->kept_ctx, cap * sizeof *kc);
+    if (!kc) return false;
+    d->kept_ctx = kc;
     d->kept_cap = cap;
   }
+  if (c) atomic_fetch_add(&c->refs, 1);
+  d->kept_ctx[d->kept_count] = c;
   d->kept_devices[d->kept_count++] = dev;
   return true;
 }
@@ -291,10 +321,14 @@ void ul__device_release_kept(ul_device *d) {
   for (uint32_t i = 0; i < d->kept_count; i++) {
     d->wgpu->DeviceDestroy(d->kept_devices[i]);
     d->wgpu->DeviceRelease(d->kept_devices[i]);
+    run_release_hooks(d->kept_ctx[i]);
+    ctx_unref(d->kept_ctx[i]);
   }
   d->kept_count = 0;
   free(d->kept_devices);
+  free(d->kept_ctx);
   d->kept_devices = NULL;
+  d->kept_ctx = NULL;
   d->kept_cap = 0;
 }
 
@@ -483,7 +517,7 @@ void ul__native_release(ul_device *d, ul__native *n) {
   if (n->device) {
     /* A buffer keeps a mapping made on a lost device: hold the device
      * (its last release would free the mapped memory) until none is kept. */
-    if (d->maps_kept && keep_device(d, n->device)) n->device = NULL;
+    if (d->maps_kept && keep_device(d, n->device, n->ctx)) n->device = NULL;
     if (n->device && release_device_bounded(d, n->device)) run_release_hooks(n->ctx);
     else if (n->device)
       ul__log(UL__LOG_WARN, "device '%s': the implementation did not release a device within %.1f s (work that "

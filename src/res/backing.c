@@ -24,8 +24,8 @@
  * and every buffer made over them was disposed; in between, the object's
  * end gives the physical pages back (MADV_DONTNEED) once the work already
  * submitted on the device is done. A buffer the implementation refused
- * (made on a device already lost) is never disposed: its reference is
- * dropped here when the loss was recorded before the create began. */
+ * (made on a device already lost) is never disposed of: its device's
+ * release drops its reference. */
 #include "res/obj.h"
 
 #include <string.h>
@@ -56,18 +56,33 @@ static void backing_unref(ul__backing *b) {
 
 /* One buffer made over the pages: its reference on them goes when Dawn
  * disposes of the buffer, or when its device is released, whichever comes
- * first. A buffer the implementation made as an error (its device was lost
- * before the create) is never disposed; the device's release settles it. */
+ * first. Dawn disposes of a buffer through its device's queue (when the
+ * work before its end is done, at a loss, or at the device's destruction),
+ * so none comes after the device's last release; a buffer it made as an
+ * error (on a device already lost, or memory it could not import) is
+ * never disposed of. The release hook frees the record. */
 typedef struct import_ref {
   ul__backing *b;
-  _Atomic int refs; /* the dispose's and the device release's */
   _Atomic bool settled;
 } import_ref;
 
 static void import_settle(void *user) {
   import_ref *t = user;
-  if (!atomic_exchange(&t->settled, true)) backing_unref(t->b);
-  if (atomic_fetch_sub(&t->refs, 1) == 1) free(t);
+  ul__backing *b = t->b; /* t may be freed once settled (import_gone) */
+  if (!atomic_exchange(&t->settled, true)) backing_unref(b);
+}
+
+/* Disposed of already: nothing refers to the record any more. */
+static bool import_gone(void *user) {
+  import_ref *t = user;
+  if (!atomic_load(&t->settled)) return false;
+  free(t);
+  return true;
+}
+
+static void import_device_released(void *user) {
+  import_settle(user);
+  free(user);
 }
 
 static ul__backing *backing_new(size_t len) {
@@ -93,9 +108,16 @@ static bool restored_whole(const ul__buffer_data *b) {
   return (b->restore == UL_RESTORE_SHADOW || b->restore == UL_RESTORE_LOG) && b->checkpoint;
 }
 
+/* This Dawn disposes of a buffer over host memory only when its device
+ * goes, so each one made keeps a record (and a reference on its pages)
+ * until then: past this many on one device, the implementation's memory
+ * (a device that makes and ends large buffers for hours stays bounded). */
+uint32_t ul__backing_records_max = 4096;
+
 bool ul__backing_wanted(const ul_device *d, const ul__obj *o, const WGPUBufferDescriptor *bd) {
   long page = sysconf(_SC_PAGESIZE);
-  return d->host_mapped && !bd->mappedAtCreation && bd->size > UL__BACKING_MIN && page > 0 &&
+  return d->host_mapped && ul__native_ctx_hook_count(d->native_ctx) < ul__backing_records_max &&
+         !bd->mappedAtCreation && bd->size > UL__BACKING_MIN && page > 0 &&
          bd->size % (uint64_t)page == 0 && bd->size <= d->limits.maxBufferSize && bd->size <= SIZE_MAX &&
          !(o->u.buf.usage & (UL_BUFFER_MAP_READ | UL_BUFFER_MAP_WRITE));
 }
@@ -134,13 +156,15 @@ bool ul__backing_create_native(ul_device *d, ul__obj *o, const WGPUBufferDescrip
   /* A new device's buffer is all zeros, as the implementation's would be,
    * unless the restore that follows writes every byte. */
   if (!fresh && !restored_whole(bu)) memset(b->mem, 0, b->len);
+  /* The records of buffers disposed of already go: a device that makes
+   * and ends buffers for hours keeps only those of the live ones. */
+  ul__native_ctx_prune(d->native_ctx, import_device_released, import_gone);
   import_ref *t = malloc(sizeof *t);
-  if (!t || !ul__native_ctx_on_release(d->native_ctx, import_settle, t)) {
+  if (!t || !ul__native_ctx_on_release(d->native_ctx, import_device_released, t)) {
     free(t);
     return false;
   }
   t->b = b;
-  atomic_store(&t->refs, 2);
   atomic_store(&t->settled, false);
   atomic_fetch_add(&b->refs, 1); /* the buffer's, until Dawn disposes of it */
   WGPUBufferHostMappedPointer hm = {{NULL, WGPUSType_BufferHostMappedPointer}, b->mem, import_settle, t};

@@ -424,6 +424,9 @@ void ul__backing_discard(ul_device *d, ul__obj *o);
 void ul__backing_let_go(ul_device *d, ul__obj *o);
 /* At the registry's end: the spare pages go. */
 void ul__backing_spares_free(ul_device *d);
+/* Buffers made over host pages on one device, at most (then the
+ * implementation's memory; tests lower it). */
+extern uint32_t ul__backing_records_max;
 /* Host memory mapped for buffers now, every device. */
 extern _Atomic uint64_t ul__backing_live_bytes;
 ul_status ul__texture_create_native(ul_device *d, ul__obj *o);
