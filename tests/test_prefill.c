@@ -441,6 +441,81 @@ static void test_second_loss_while_reading_ahead(void) {
   setenv("UNLOST_STANDBY", "1", 1);
 }
 
+/* The whole staging chunks read ahead go to the buffer in one submission
+ * (ul__copies_submit), the rest chunk by chunk: a buffer of two whole
+ * chunks of 16 MiB and a part gets the file's bytes after a loss, and after
+ * a second loss at each of the first calls of the recovery. In the
+ * implementation's memory (UNLOST_HOST_BACKING=0): buffers over kept host
+ * pages take the file straight into their pages instead. */
+#define BIG ((40u << 20) + 1028u)
+static int big_ok(ul_device *dev, ul_buffer b, const uint8_t *want, uint8_t *got) {
+  memset(got, 0xee, BIG);
+  return ul_buffer_read(dev, b, 0, got, BIG, 0) == UL_OK && memcmp(got, want, BIG) == 0;
+}
+
+static void test_chunks_read_ahead_go_in_one_submission(void) {
+  char path[160];
+  snprintf(path, sizeof path, "%s/big.bin", g_dir);
+  uint8_t *file = malloc(BIG + OFFSET), *got = malloc(BIG);
+  ASSERT_TRUE(file != NULL && got != NULL);
+  uint64_t x = 0x2545f4914f6cdd1dull;
+  for (size_t i = 0; i < BIG + OFFSET; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    file[i] = (uint8_t)x;
+  }
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ASSERT_TRUE(fd >= 0);
+  ASSERT_EQ(write(fd, file, BIG + OFFSET), (ssize_t)(BIG + OFFSET));
+  close(fd);
+  setenv("UNLOST_STANDBY", "0", 1);
+  setenv("UNLOST_FILL_AHEAD", "1", 1);
+  setenv("UNLOST_HOST_BACKING", "0", 1);
+  rig r;
+  memset(&r, 0, sizeof r);
+  ul_device_desc dd = {.label = "read ahead"};
+  dd.recovery.backoff_initial_ms = 1;
+  dd.recovery.backoff_max_ms = 2;
+  ASSERT_OK(ul_env_create(&(ul_env_desc){.chaos = "seed=1"}, &r.env));
+  ASSERT_OK(ul_device_create(r.env, &dd, &r.dev));
+  ul_buffer b;
+  ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "big", .size = BIG, .restore = UL_RESTORE_SOURCE,
+      .source_path = path, .source_offset = OFFSET}, &b));
+  EXPECT_TRUE(big_ok(r.dev, b, file + OFFSET, got));
+  uint64_t ahead = r.dev->staging_ahead_bytes;
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: read ahead"));
+  EXPECT_TRUE(big_ok(r.dev, b, file + OFFSET, got));
+  EXPECT_TRUE(r.dev->staging_ahead_bytes - ahead >= (32u << 20)); /* the two whole chunks, at least */
+  int injected = 0, wrong = 0;
+  for (uint64_t j = 1; j <= 12; j++) {
+    char spec[64];
+    snprintf(spec, sizeof spec, "count-recovery=1,loss@%llu", (unsigned long long)j);
+    ul_status s = ul_device_force_loss(r.dev, "test: first loss");
+    if (!s) s = ul__chaos_reschedule(r.env->chaos, spec);
+    ul__chaos_reset_counters(r.env->chaos);
+    if (!s) s = ul_device_recover(r.dev);
+    injected += ul__chaos_injected(r.env->chaos) > 0;
+    ul__chaos_reschedule(r.env->chaos, "seed=1");
+    if (!s) s = ul_device_recover(r.dev);
+    if (s || !big_ok(r.dev, b, file + OFFSET, got)) {
+      wrong++;
+      printf("  second loss at recovery call %llu: %s: %s\n", (unsigned long long)j, ul_status_name(s),
+             ul_last_error());
+    }
+  }
+  printf("  %d of 12 points injected\n", injected);
+  EXPECT_EQ(wrong, 0);
+  EXPECT_TRUE(injected >= 4);
+  ASSERT_OK(ul_buffer_destroy(r.dev, b));
+  ASSERT_OK(ul_device_destroy(r.dev));
+  ul_env_destroy(r.env);
+  unlink(path);
+  free(file);
+  free(got);
+  unsetenv("UNLOST_HOST_BACKING");
+  unsetenv("UNLOST_FILL_AHEAD");
+  setenv("UNLOST_STANDBY", "1", 1);
+}
+
 int main(void) {
   setenv("UNLOST_STANDBY", "1", 1); /* the CPU adapter gets one too */
   make_file();
@@ -453,6 +528,7 @@ int main(void) {
   RUN_TEST(test_cpu_adapter_gets_one_for_large_sources);
   RUN_TEST(test_read_ahead_while_the_objects_are_made);
   RUN_TEST(test_second_loss_while_reading_ahead);
+  RUN_TEST(test_chunks_read_ahead_go_in_one_submission);
   unlink(g_path);
   rmdir(g_dir);
   free(g_file);

@@ -218,16 +218,19 @@ static const char *const g_phase_names[PH_COUNT] = {"loss",   "adapter", "device
  * dispatch that reads the first; loss (of the standby too where there is
  * one: a whole-GPU reset) to that dispatch done, with the rest left for
  * later; then to every piece back. `eager`: with UNLOST_RESTORE_EAGER set,
- * every piece back before the recovery returns. Medians into out[3]:
- * first use, all back, objects still to put back at the first use. */
+ * every piece back before the recovery returns. Medians into out[7]:
+ * first use, all back, objects still to put back at the first use, and
+ * the first use's parts: the loss, the recovery (a device the health
+ * monitor calls broken after the benchmark's dense losses may try the
+ * fallback first), the submission and its wait. */
 #define FIRST_USE_PIECES 16
 static ul_status first_use_bench(ul_device *dev, const char *path, uint64_t bytes, ul_shader sh, int reps, bool eager,
-                                 double out[3]) {
+                                 double out[6]) {
   ul_buffer piece[FIRST_USE_PIECES] = {{0}};
   ul_compute_pipeline p = {0};
   ul_bind_group bg = {0};
   ul_cmd *cmd = NULL;
-  double first[16], all[16], pend[16];
+  double first[16], all[16], pend[16], part[3][16];
   uint64_t each = (bytes / FIRST_USE_PIECES) & ~255ull;
   ul_status s = each ? UL_OK : ul__fail(UL_ERR_INVALID_ARGUMENT, "first use: too few bytes");
   for (int i = 0; i < FIRST_USE_PIECES && !s; i++)
@@ -250,11 +253,16 @@ static ul_status first_use_bench(ul_device *dev, const char *path, uint64_t byte
     if (ul__standby_wait_ready(dev, 20000000000ull)) ul__standby_lose(dev);
     uint64_t t0 = ul__now_ns();
     s = ul_device_force_loss(dev, "bench first use");
+    uint64_t t1 = ul__now_ns();
     if (!s) s = ul_device_recover(dev);
+    uint64_t t2 = ul__now_ns();
     if (!s) s = ul_cmd_submit(dev, cmd, NULL);
     if (!s) s = ul_device_wait_idle(dev, 60000);
     first[n] = ms_since(t0);
     ul__device_lock(dev);
+    part[0][n] = (double)(t1 - t0) / 1e6;
+    part[1][n] = (double)(t2 - t1) / 1e6;
+    part[2][n] = first[n] - (double)(t2 - t0) / 1e6;
     pend[n] = (double)dev->restore_pending;
     if (!s) s = ul__restore_all(dev);
     ul__device_unlock(dev);
@@ -270,6 +278,10 @@ static ul_status first_use_bench(ul_device *dev, const char *path, uint64_t byte
     out[0] = bench_quantile(first, n, 0.5);
     out[1] = bench_quantile(all, n, 0.5);
     out[2] = bench_quantile(pend, n, 0.5);
+    for (int k = 0; k < 3; k++) {
+      bench_sort(part[k], n);
+      out[3 + k] = bench_quantile(part[k], n, 0.5);
+    }
   }
   ul_cmd_destroy(cmd);
   ul_bind_group_destroy(dev, bg);
@@ -425,7 +437,7 @@ int bench_recovery(int argc, char **argv, bool json) {
     }
   }
   /* Restore on demand, on the same device, the single buffer gone first. */
-  double fu[3] = {0}, fu_eager[3] = {0};
+  double fu[6] = {0}, fu_eager[6] = {0};
   if (!s) {
     ul_bind_group_destroy(dev, bg);
     ul_buffer_destroy(dev, w);
@@ -495,8 +507,9 @@ int bench_recovery(int argc, char **argv, bool json) {
                bench_quantile(lost_device, lost_reps, 0.5), bench_quantile(lost_restore_gbps, lost_reps, 0.5));
       printf("}");
       printf(",\"first_use_ms\":%.1f,\"first_use_all_ms\":%.1f,\"first_use_pending\":%.0f,\"first_use_pieces\":%d,"
-             "\"first_use_eager_ms\":%.1f,\"first_use_eager_all_ms\":%.1f", fu[0], fu[1], fu[2], FIRST_USE_PIECES,
-             fu_eager[0], fu_eager[1]);
+             "\"first_use_eager_ms\":%.1f,\"first_use_eager_all_ms\":%.1f,\"first_use_phases\":{\"loss_ms\":%.2f,"
+             "\"recover_ms\":%.2f,\"dispatch_ms\":%.2f}", fu[0], fu[1], fu[2], FIRST_USE_PIECES, fu_eager[0],
+             fu_eager[1], fu[3], fu[4], fu[5]);
       printf("}\n");
     } else {
       printf("adapter            %s\n", ai.name);

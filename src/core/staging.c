@@ -308,11 +308,44 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
   if (s) return s;
   const uint64_t chunk = up_chunk(size);
   /* Where a large upload's time goes, for UNLOST_LOG=info. */
-  uint64_t t_start = ul__now_ns(), t_create = 0, t_wait = 0, t_fill = 0, t0;
+  uint64_t t_start = ul__now_ns(), t_create = 0, t_wait = 0, t_fill = 0, t_submit = 0, t_unmap = 0, t_copy = 0, t0;
   const int ready = ahead_claim(d, st, src, size); /* its first chunks, filled already */
   uint64_t t_ahead = ul__now_ns() - t_start, ahead_bytes = 0;
   unsigned created = 0;
-  for (uint64_t done = 0; done < size;) {
+  uint64_t done = 0;
+  /* The whole chunks filled ahead go in one submission: on a device just
+   * made, each submission cost 1-2 ms on the H200, and a first use waits
+   * for them. */
+  WGPUBuffer batch[UL__UP_SLOTS];
+  uint32_t nb = 0;
+  while ((int)nb < ready && (uint64_t)(nb + 1) * chunk <= size) {
+    up_slot *slot = &st->up[(st->next + nb) % UL__UP_SLOTS];
+    if (!slot->buf || slot->size != chunk || !slot->mapped) break;
+    batch[nb++] = slot->buf;
+  }
+  if (nb > 1) {
+    t0 = ul__now_ns();
+    for (uint32_t i = 0; i < nb; i++) {
+      up_slot *slot = &st->up[(st->next + i) % UL__UP_SLOTS];
+      w->BufferUnmap(slot->buf);
+      slot->mapped = false;
+    }
+    if ((s = ul__copies_submit(d, batch, nb, chunk, dst, offset))) return s;
+    for (uint32_t i = 0; i < nb; i++) {
+      up_slot *slot = &st->up[st->next];
+      st->next = (st->next + 1) % UL__UP_SLOTS;
+      slot->future = ul__map_start(d, slot->buf, WGPUMapMode_Write, 0, (size_t)chunk, WGPUCallbackMode_WaitAnyOnly,
+                                   &slot->pending);
+      if (!slot->pending) {
+        slot_release(d, slot);
+        return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: out of host memory");
+      }
+    }
+    done = ahead_bytes = (uint64_t)nb * chunk;
+    t_submit += ul__now_ns() - t0;
+    t_copy += ul__now_ns() - t0;
+  }
+  while (done < size) {
     uint64_t n = UL__MIN(chunk, size - done);
     up_slot *slot = &st->up[st->next];
     st->next = (st->next + 1) % UL__UP_SLOTS;
@@ -366,14 +399,19 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
       s = fill_finish(&run);
       t_fill += ul__now_ns() - t0;
     }
+    t0 = ul__now_ns();
     w->BufferUnmap(slot->buf);
     slot->mapped = false;
+    t_unmap += ul__now_ns() - t0;
     if (s) return s;
+    uint64_t tc = ul__now_ns();
     if ((s = ul__copy_submit(d, slot->buf, 0, dst, offset + done, n))) return s;
+    t_copy += ul__now_ns() - tc;
     /* Ask for the map now: it completes when the copy has, while the
      * next slots are being filled. */
     slot->future = ul__map_start(d, slot->buf, WGPUMapMode_Write, 0, (size_t)chunk,
                                  WGPUCallbackMode_WaitAnyOnly, &slot->pending);
+    t_submit += ul__now_ns() - t0;
     if (!slot->pending) {
       slot_release(d, slot);
       return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: out of host memory");
@@ -384,11 +422,13 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
   if (size >= UL__LOG_UPLOAD_BYTES)
     ul__log(UL__LOG_INFO,
             "upload of %.1f MiB in %.1f ms: %.1f MiB filled ahead (%.1f ms waiting for it), %u staging buffer(s) "
-            "of %llu MiB made in %.1f ms, filled at %.1f GB/s (%.1f ms), %.1f ms waiting for copies",
+            "of %llu MiB made in %.1f ms, filled at %.1f GB/s (%.1f ms), %.1f ms waiting for copies, %.1f ms to "
+            "unmap, copy and map again (unmap %.1f, copy %.1f)",
             (double)size / 1048576.0, (double)(ul__now_ns() - t_start) / 1e6, (double)ahead_bytes / 1048576.0,
             (double)t_ahead / 1e6, created, (unsigned long long)(chunk >> 20), (double)t_create / 1e6,
             t_fill ? (double)(size - ahead_bytes) / (double)t_fill : 0.0, (double)t_fill / 1e6,
-            (double)t_wait / 1e6);
+            (double)t_wait / 1e6, (double)t_submit / 1e6, (double)t_unmap / 1e6,
+            (double)t_copy / 1e6);
   return UL_OK;
 }
 

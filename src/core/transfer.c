@@ -17,14 +17,16 @@ typedef struct copy_args {
   const WGPUExtent3D *extent;
 } copy_args;
 
-/* The one encode-copy-submit sequence: a fresh encoder, the copy, finish,
- * submit (counted), release. */
-static ul_status encode_copy_submit(ul_device *d, const copy_args *a) {
+/* The one encode-copy-submit sequence: a fresh encoder, the copies (n of
+ * them, the i-th at a[i]), finish, submit (counted), release. */
+static ul_status encode_copies_submit(ul_device *d, const copy_args *a, uint32_t n) {
   const ul__wgpu *w = d->wgpu;
   WGPUCommandEncoder e = w->DeviceCreateCommandEncoder(d->device, NULL);
   if (!e) return ul__fail(UL_ERR_OUT_OF_MEMORY, "copy: no command encoder");
-  if (a->tex) w->CommandEncoderCopyTextureToBuffer(e, a->tex, a->tex_dst, a->extent);
-  else w->CommandEncoderCopyBufferToBuffer(e, a->src, a->src_offset, a->dst, a->dst_offset, a->size);
+  for (uint32_t i = 0; i < n; i++) {
+    if (a[i].tex) w->CommandEncoderCopyTextureToBuffer(e, a[i].tex, a[i].tex_dst, a[i].extent);
+    else w->CommandEncoderCopyBufferToBuffer(e, a[i].src, a[i].src_offset, a[i].dst, a[i].dst_offset, a[i].size);
+  }
   WGPUCommandBuffer cb = w->CommandEncoderFinish(e, NULL);
   w->CommandEncoderRelease(e);
   if (!cb) return ul__fail(UL_ERR_OUT_OF_MEMORY, "copy: no command buffer");
@@ -36,13 +38,22 @@ static ul_status encode_copy_submit(ul_device *d, const copy_args *a) {
 ul_status ul__copy_submit(ul_device *d, WGPUBuffer src, uint64_t src_offset, WGPUBuffer dst,
                           uint64_t dst_offset, uint64_t size) {
   copy_args a = {.src = src, .dst = dst, .src_offset = src_offset, .dst_offset = dst_offset, .size = size};
-  return encode_copy_submit(d, &a);
+  return encode_copies_submit(d, &a, 1);
+}
+
+ul_status ul__copies_submit(ul_device *d, const WGPUBuffer *srcs, uint32_t n, uint64_t size, WGPUBuffer dst,
+                            uint64_t dst_offset) {
+  copy_args a[8];
+  if (n > UL__COUNT_OF(a)) return ul__fail(UL_ERR_INTERNAL, "copy: %u copies in one submission, at most 8", n);
+  for (uint32_t i = 0; i < n; i++)
+    a[i] = (copy_args){.src = srcs[i], .dst = dst, .dst_offset = dst_offset + (uint64_t)i * size, .size = size};
+  return encode_copies_submit(d, a, n);
 }
 
 ul_status ul__copy_texture_submit(ul_device *d, const WGPUTexelCopyTextureInfo *src,
                                   const WGPUTexelCopyBufferInfo *dst, const WGPUExtent3D *extent) {
   copy_args a = {.tex = src, .tex_dst = dst, .extent = extent};
-  return encode_copy_submit(d, &a);
+  return encode_copies_submit(d, &a, 1);
 }
 
 ul_status ul__queue_work_done_wait(const ul__wgpu *w, ul_env *env, WGPUInstance inst, WGPUQueue q,

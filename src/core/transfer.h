@@ -14,6 +14,10 @@ uint64_t ul__queue_submit(ul_device *d, WGPUCommandBuffer cb);
 /* Encodes one copy (buffer to buffer, texture to buffer) and submits it. */
 ul_status ul__copy_submit(ul_device *d, WGPUBuffer src, uint64_t src_offset, WGPUBuffer dst,
                           uint64_t dst_offset, uint64_t size);
+/* Copies whole buffers[i] (each `size` bytes, from offset 0) to dst at
+ * dst_offset + i * size, in one command buffer and one submission. */
+ul_status ul__copies_submit(ul_device *d, const WGPUBuffer *srcs, uint32_t n, uint64_t size, WGPUBuffer dst,
+                            uint64_t dst_offset);
 ul_status ul__copy_texture_submit(ul_device *d, const WGPUTexelCopyTextureInfo *src,
                                   const WGPUTexelCopyBufferInfo *dst, const WGPUExtent3D *extent);
 /* Waits until the queue finished everything submitted so far. */
