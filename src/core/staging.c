@@ -216,6 +216,16 @@ static bool slot_make(ul_device *d, up_slot *slot, uint64_t size) {
   return true;
 }
 
+/* Asks for a staging slot's map again, right after its copy was submitted:
+ * it completes when the copy has, while the next slots are being filled. */
+static ul_status slot_map_again(ul_device *d, up_slot *slot) {
+  slot->future = ul__map_start(d, slot->buf, WGPUMapMode_Write, 0, (size_t)slot->size, WGPUCallbackMode_WaitAnyOnly,
+                               &slot->pending);
+  if (slot->pending) return UL_OK;
+  slot_release(d, slot);
+  return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: out of host memory");
+}
+
 /* The device's staging state for the current epoch (buffers of an older
  * device are dropped). */
 static ul_status staging(ul_device *d, ul__staging **out) {
@@ -334,12 +344,7 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
     for (uint32_t i = 0; i < nb; i++) {
       up_slot *slot = &st->up[st->next];
       st->next = (st->next + 1) % UL__UP_SLOTS;
-      slot->future = ul__map_start(d, slot->buf, WGPUMapMode_Write, 0, (size_t)chunk, WGPUCallbackMode_WaitAnyOnly,
-                                   &slot->pending);
-      if (!slot->pending) {
-        slot_release(d, slot);
-        return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: out of host memory");
-      }
+      if ((s = slot_map_again(d, slot))) return s;
     }
     done = ahead_bytes = (uint64_t)nb * chunk;
     t_submit += ul__now_ns() - t0;
@@ -407,15 +412,9 @@ ul_status ul__staging_upload_from(ul_device *d, WGPUBuffer dst, uint64_t offset,
     uint64_t tc = ul__now_ns();
     if ((s = ul__copy_submit(d, slot->buf, 0, dst, offset + done, n))) return s;
     t_copy += ul__now_ns() - tc;
-    /* Ask for the map now: it completes when the copy has, while the
-     * next slots are being filled. */
-    slot->future = ul__map_start(d, slot->buf, WGPUMapMode_Write, 0, (size_t)chunk,
-                                 WGPUCallbackMode_WaitAnyOnly, &slot->pending);
+    s = slot_map_again(d, slot);
     t_submit += ul__now_ns() - t0;
-    if (!slot->pending) {
-      slot_release(d, slot);
-      return ul__fail(UL_ERR_OUT_OF_MEMORY, "upload: out of host memory");
-    }
+    if (s) return s;
     done += n;
   }
   d->staging_ahead_bytes += ahead_bytes;
