@@ -82,11 +82,34 @@ static ul_status grow(ul__res *r) {
   return UL_OK;
 }
 
+/* The bytes an object of `kind` needs: its union's own member, not the
+ * largest (a buffer's data is 272 bytes, a bind group's 24: the program's
+ * one-per-dispatch bind groups would each carry a buffer's). Nothing reads
+ * a member of another kind's (ASan checks it in make sanitize). */
+static size_t obj_size(ul__obj_kind kind) {
+  size_t u;
+  switch (kind) {
+  case UL__OBJ_SHADER: u = sizeof(((ul__obj *)0)->u.sh); break;
+  case UL__OBJ_BGL: u = sizeof(((ul__obj *)0)->u.bgl); break;
+  case UL__OBJ_PLAYOUT: u = sizeof(((ul__obj *)0)->u.pl); break;
+  case UL__OBJ_PIPELINE: u = sizeof(((ul__obj *)0)->u.pipe); break;
+  case UL__OBJ_PIPELINE_BGL: u = sizeof(((ul__obj *)0)->u.pbgl); break;
+  case UL__OBJ_BUFFER: u = sizeof(((ul__obj *)0)->u.buf); break;
+  case UL__OBJ_TEXTURE: u = sizeof(((ul__obj *)0)->u.tex); break;
+  case UL__OBJ_VIEW: u = sizeof(((ul__obj *)0)->u.view); break;
+  case UL__OBJ_SAMPLER: u = sizeof(((ul__obj *)0)->u.smp); break;
+  case UL__OBJ_QUERY_SET: u = sizeof(((ul__obj *)0)->u.qs); break;
+  case UL__OBJ_BIND_GROUP: u = sizeof(((ul__obj *)0)->u.bg); break;
+  default: return sizeof(ul__obj);
+  }
+  return offsetof(ul__obj, u) + u;
+}
+
 ul_status ul__obj_new(ul_device *d, ul__obj_kind kind, const char *label, const ul_site *site,
                       ul__obj **out) {
   ul__res *r = d->res;
   *out = NULL;
-  ul__obj *o = calloc(1, sizeof *o);
+  ul__obj *o = calloc(1, obj_size(kind));
   if (!o) return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
   if (label) {
     o->label = ul__strdup(label);

@@ -109,3 +109,15 @@ if(TARGET unlost_webgpu)
   set_tests_properties(webgpu_policy PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
 endif()
+
+# What objects cost in host memory: the same program linked to the
+# implementation and to libunlost-webgpu (objmem_webgpu.sh compares them).
+if(TARGET unlost_webgpu)
+  foreach(way direct linked)
+    add_executable(webgpu_objmem_${way} ${CMAKE_SOURCE_DIR}/tests/webgpu/objmem_webgpu.c)
+    set_target_properties(webgpu_objmem_${way} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+    target_include_directories(webgpu_objmem_${way} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  endforeach()
+  target_link_libraries(webgpu_objmem_direct PRIVATE ${UL_DAWN_LIB} m)
+  target_link_libraries(webgpu_objmem_linked PRIVATE unlost_webgpu m)
+endif()
