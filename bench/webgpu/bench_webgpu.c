@@ -404,11 +404,13 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 4096; i++) heap[i] = (uint8_t)(i * 31 + 7);
   uploads(&rr, heap, 4);
   uploads(&rl, heap, 4);
+  uint64_t uck0 = ul__oplog_checkpoints(ud);
   for (int i = 0; i < reps; i++) {
     if (i & 1) ul[i] = uploads(&rl, heap, nu), ur[i] = uploads(&rr, heap, nu);
     else ur[i] = uploads(&rr, heap, nu), ul[i] = uploads(&rl, heap, nu);
   }
   free(heap);
+  uint64_t ucheckpoints = ul__oplog_checkpoints(ud) - uck0;
   if (atomic_load(&g_errors)) {
     fprintf(stderr, "unlost bench webgpu: %d errors: the figures are not valid\n", atomic_load(&g_errors));
     return 1;
@@ -426,8 +428,9 @@ int main(int argc, char **argv) {
            ng, g.raw_ms, g.layer_ms, g.ratio, g.ratio_p25, g.ratio_p75, g.ratio_p75 - g.ratio_p25,
            (unsigned long long)log_max, (unsigned long long)checkpoints);
     printf("  \"upload_4k_20k\": {\"objects\": %d, \"writes\": %d, \"bytes\": 4096, \"raw_us\": %.3f, "
-           "\"layer_us\": %.3f, \"ratio\": %.4f, \"ratio_p25\": %.4f, \"ratio_p75\": %.4f, \"ratio_iqr\": %.4f}\n}\n",
-           nobj, nu, u_raw_us, u_layer_us, u.ratio, u.ratio_p25, u.ratio_p75, u.ratio_p75 - u.ratio_p25);
+           "\"layer_us\": %.3f, \"ratio\": %.4f, \"ratio_p25\": %.4f, \"ratio_p75\": %.4f, \"ratio_iqr\": %.4f, \"checkpoints\": %llu}\n}\n",
+           nobj, nu, u_raw_us, u_layer_us, u.ratio, u.ratio_p25, u.ratio_p75, u.ratio_p75 - u.ratio_p25,
+           (unsigned long long)ucheckpoints);
   } else {
     printf("adapter %s, %d repetitions interleaved\n", adapter, reps);
     printf("dispatch: %d dispatches, 100 per submit: raw %.2f ms, through unlost-webgpu %.2f ms, ratio %.4f "
@@ -438,8 +441,9 @@ int main(int argc, char **argv) {
            ng, g.raw_ms, g.layer_ms, g.ratio, g.ratio_p25, g.ratio_p75, (unsigned long long)log_max,
            (unsigned long long)checkpoints);
     printf("upload: a 4 KiB WriteBuffer from the heap into a buffer the GPU never wrote, %d live objects, %d writes "
-           "a repetition: raw %.3f us, through unlost-webgpu %.3f us a write, ratio %.4f (IQR %.4f..%.4f)\n",
-           nobj, nu, u_raw_us, u_layer_us, u.ratio, u.ratio_p25, u.ratio_p75);
+           "a repetition: raw %.3f us, through unlost-webgpu %.3f us a write, ratio %.4f (IQR %.4f..%.4f); %llu "
+           "checkpoints\n",
+           nobj, nu, u_raw_us, u_layer_us, u.ratio, u.ratio_p25, u.ratio_p75, (unsigned long long)ucheckpoints);
   }
   rig_close(&rl);
   rig_close(&rr);

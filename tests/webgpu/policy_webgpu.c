@@ -7,7 +7,8 @@
  *   - bytes that only look like a file's are copied: memory put where a
  *     read-only mapping of a file was (the mapping gone), and a private
  *     mapping written while writable then made read-only again, come back
- *     as the program wrote them, not as the file holds them;
+ *     as the program wrote them, not as the file holds them; a mapping
+ *     split in two is still the file's;
  *   - a read_write binding that the kernel only reads does not make the
  *     buffer GPU-written (res/wgsl.c);
  *   - NONE comes back zero, SOURCE from its file at creation, CALLBACK from
@@ -137,14 +138,17 @@ static bool test_weights_from_a_file(void) {
 }
 
 /* A file of N words (v[i] = i * mul + add) at path, mapped read-only with
- * `flags`; NULL when that fails. */
-static uint32_t *map_words(uint32_t mul, uint32_t add, int flags) {
+ * `flags`, at `at` when that is free (an address no mapping of this
+ * process had: nothing known about an earlier mapping there can answer for
+ * this one); NULL when that fails. */
+static uint32_t *map_words(uint32_t mul, uint32_t add, int flags, uintptr_t at) {
   uint32_t *v = wp_alloc(N * 4);
   for (uint32_t i = 0; i < N; i++) v[i] = i * mul + add;
   snprintf(path, sizeof path, "/tmp/ul-policy-XXXXXX");
   int fd = mkstemp(path);
   bool ok = fd >= 0 && write(fd, v, N * 4) == (ssize_t)(N * 4);
-  void *map = ok ? mmap(NULL, N * 4, PROT_READ, flags, fd, 0) : MAP_FAILED;
+  void *map = ok ? mmap((void *)at, N * 4, PROT_READ, flags | MAP_FIXED_NOREPLACE, fd, 0) : MAP_FAILED;
+  if (ok && map == MAP_FAILED) map = mmap(NULL, N * 4, PROT_READ, flags, fd, 0);
   if (fd >= 0) close(fd);
   free(v);
   return map == MAP_FAILED ? NULL : map;
@@ -168,7 +172,7 @@ static WGPUBuffer upload(const char *label, const uint32_t *src, uint64_t *logge
  * loss the buffer holds what the program wrote (a host copy), while the
  * buffer written from the file while it was mapped comes from the file. */
 static bool test_memory_where_a_file_was(void) {
-  uint32_t *map = map_words(2654435761u, 5u, MAP_SHARED);
+  uint32_t *map = map_words(2654435761u, 5u, MAP_SHARED, 0x5a0000000000u);
   if (!map) return false;
   uint32_t *file = wp_alloc(N * 4), *anon = wp_alloc(N * 4), *got = wp_alloc(N * 4);
   memcpy(file, map, N * 4);
@@ -214,18 +218,52 @@ static bool test_memory_where_a_file_was(void) {
   return ok;
 }
 
+/* A file's mapping split in two (madvise splits it), read-only: a write
+ * from both is still the file's range. */
+static bool test_split_mapping(void) {
+  uint32_t *map = map_words(2246822519u, 9u, MAP_SHARED, 0x5b0000000000u);
+  if (!map) return false;
+  uint32_t *file = wp_alloc(N * 4), *got = wp_alloc(N * 4);
+  memcpy(file, map, N * 4);
+  bool ok = madvise(map, N * 2, MADV_RANDOM) == 0;
+  uint64_t logged;
+  WGPUBuffer w = upload("from a split mapping", map, &logged);
+  if (logged >= 4096) {
+    printf("a write from two read-only mappings of a file grew the log by %llu bytes (a copy)\n",
+           (unsigned long long)logged);
+    ok = false;
+  }
+  ok = ul_device_checkpoint(ul_wgpu_device(ctx.device)) == UL_OK && ok;
+  force_loss();
+  ok = run(w, got) && check(got, file, "a split mapping, after a loss") && ok;
+  wgpuBufferRelease(w);
+  munmap(map, N * 4);
+  unlink(path);
+  free(file), free(got);
+  return ok;
+}
+
 /* A private mapping of a file, made writable, written (its pages copied
  * from the file's), then read-only again: it reads like a read-only
  * mapping of the file, but its bytes are the program's. */
 static bool test_private_mapping_written(void) {
-  uint32_t *map = map_words(40503u, 3u, MAP_PRIVATE);
+  uint32_t *map = map_words(40503u, 3u, MAP_PRIVATE, 0x5c0000000000u);
   if (!map) return false;
-  uint32_t *want = wp_alloc(N * 4), *got = wp_alloc(N * 4);
-  bool ok = mprotect(map, N * 4, PROT_READ | PROT_WRITE) == 0;
+  uint32_t *want = wp_alloc(N * 4), *got = wp_alloc(N * 4), *file = wp_alloc(N * 4);
+  /* Before it is written, its bytes are the file's. */
+  memcpy(file, map, N * 4);
+  uint64_t logged = 0;
+  WGPUBuffer from_file = upload("from a private mapping", map, &logged);
+  bool ok = true;
+  if (logged >= 4096) {
+    printf("a write from a private read-only mapping of a file grew the log by %llu bytes (a copy)\n",
+           (unsigned long long)logged);
+    ok = false;
+  }
+  ok = mprotect(map, N * 4, PROT_READ | PROT_WRITE) == 0 && ok;
   for (uint32_t i = 0; ok && i < N; i++) map[i] = want[i] = i * 7u + 0x1234u;
   ok = ok && mprotect(map, N * 4, PROT_READ) == 0;
   if (!ok) printf("mprotect: %s\n", strerror(errno));
-  uint64_t logged = 0;
   WGPUBuffer w = ok ? upload("from a written private mapping", map, &logged) : NULL;
   if (ok && logged < N * 4) {
     printf("a write from a written private mapping grew the log by %llu bytes, not a copy of its %u\n",
@@ -236,11 +274,13 @@ static bool test_private_mapping_written(void) {
     ok = ul_device_checkpoint(ul_wgpu_device(ctx.device)) == UL_OK && ok;
     force_loss();
     ok = run(w, got) && check(got, want, "a written private mapping, after a loss") && ok;
+    ok = run(from_file, got) && check(got, file, "a private mapping before it was written, after a loss") && ok;
     wgpuBufferRelease(w);
   }
+  wgpuBufferRelease(from_file);
   munmap(map, N * 4);
   unlink(path);
-  free(want), free(got);
+  free(want), free(got), free(file);
   return ok;
 }
 
@@ -320,8 +360,10 @@ static bool workload(wp_ctx *c) {
   if (!ok3) printf("FAIL memory where a file was\n");
   bool ok4 = test_private_mapping_written();
   if (!ok4) printf("FAIL a written private mapping\n");
+  bool ok5 = test_split_mapping();
+  if (!ok5) printf("FAIL a split mapping\n");
   wgpuComputePipelineRelease(pipeline_);
-  return ok && ok2 && ok3 && ok4;
+  return ok && ok2 && ok3 && ok4 && ok5;
 }
 
 int main(int argc, char **argv) {
