@@ -7,7 +7,11 @@
  *             GetBindGroupLayout) and a WriteBuffer of its uniform, a few
  *             dispatches per submit, recovery on (every write and submit
  *             logged, checkpoints as the log fills): the log's memory and
- *             the checkpoints are reported.
+ *             the checkpoints are reported;
+ *   upload    a 4 KiB WriteBuffer from the heap into a buffer the GPU never
+ *             wrote (host-written: the front door decides where its bytes
+ *             came from, res/provenance.c), with 20,000 live objects (half
+ *             buffers, half bind groups on them) made first: per write.
  * Medians of per-repetition ratios with their interquartile range; JSON
  * with --json. Built apart from the CLI (it is linked to the front door);
  * `unlost bench webgpu` runs it. */
@@ -67,6 +71,10 @@ typedef struct rig {
   WGPUBuffer buf[8];
   WGPUBuffer params[16];
   WGPUBindGroup bg[8];
+  WGPUBuffer *crowd; /* the live objects of `upload` */
+  WGPUBindGroup *crowd_bg;
+  int ncrowd;
+  WGPUBuffer up;
 } rig;
 
 static const char *k_wgsl =
@@ -163,6 +171,13 @@ static bool rig_open(rig *r, const api *a, char *why, size_t cap) {
 
 static void rig_close(rig *r) {
   const api *a = r->a;
+  for (int i = 0; i < r->ncrowd; i++) {
+    a->BindGroupRelease(r->crowd_bg[i]);
+    a->BufferRelease(r->crowd[i]);
+  }
+  free(r->crowd);
+  free(r->crowd_bg);
+  if (r->up) a->BufferRelease(r->up);
   for (int i = 0; i < 8; i++) {
     if (r->bg[i]) a->BindGroupRelease(r->bg[i]);
     if (r->buf[i]) a->BufferRelease(r->buf[i]);
@@ -245,6 +260,44 @@ static double ggml_pattern(rig *r, int n, int per) {
   return now_ms() - t0;
 }
 
+/* n live objects, half buffers and half bind groups on them, and the
+ * buffer `upload` writes (never used by the GPU). */
+static bool crowd_make(rig *r, int n) {
+  const api *a = r->a;
+  int half = n / 2;
+  if (!(r->crowd = calloc((size_t)half + 1, sizeof *r->crowd)) ||
+      !(r->crowd_bg = calloc((size_t)half + 1, sizeof *r->crowd_bg)))
+    return false;
+  for (; r->ncrowd < half; r->ncrowd++) {
+    WGPUBufferDescriptor bd = {0};
+    bd.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst;
+    bd.size = 256;
+    WGPUBuffer b = a->DeviceCreateBuffer(r->dev, &bd);
+    WGPUBindGroupEntry e[2] = {{NULL, 0, b, 0, WGPU_WHOLE_SIZE, NULL, NULL},
+                               {NULL, 1, r->params[0], 0, 16, NULL, NULL}};
+    WGPUBindGroupDescriptor gd = {NULL, {NULL, 0}, r->bgl, 2, e};
+    r->crowd[r->ncrowd] = b;
+    r->crowd_bg[r->ncrowd] = a->DeviceCreateBindGroup(r->dev, &gd);
+  }
+  WGPUBufferDescriptor bd = {0};
+  bd.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst;
+  bd.size = 4096;
+  r->up = a->DeviceCreateBuffer(r->dev, &bd);
+  wait_idle(r);
+  return r->up != NULL;
+}
+
+/* n WriteBuffers of 4 KiB from src into the buffer the GPU never wrote:
+ * the calls' time (the queue is waited for after). */
+static double uploads(rig *r, const void *src, int n) {
+  const api *a = r->a;
+  double t0 = now_ms();
+  for (int i = 0; i < n; i++) a->QueueWriteBuffer(r->q, r->up, 0, src, 4096);
+  double t = now_ms() - t0;
+  wait_idle(r);
+  return t;
+}
+
 static int cmp_double(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;
   return a < b ? -1 : a > b;
@@ -278,17 +331,20 @@ static result summarize(double *raw, double *layer, int reps) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: unlost bench webgpu [--json] [--dispatches N (default 10000)] [--ggml N (default 2000)]\n"
+             "                           [--uploads N (default 64)] [--objects N (default 20000)]\n"
              "                           [--reps R (3..64, default 11)]\n");
 }
 
 int main(int argc, char **argv) {
   bool json = false;
-  int n = 10000, ng = 2000, reps = 11;
+  int n = 10000, ng = 2000, nu = 64, nobj = 20000, reps = 11;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = true;
     else if (!strcmp(argv[i], "--dispatches") && i + 1 < argc) n = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--ggml") && i + 1 < argc) ng = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--uploads") && i + 1 < argc) nu = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--objects") && i + 1 < argc) nobj = atoi(argv[++i]);
     else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       usage(stdout);
       return 0;
@@ -297,7 +353,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (n < 1 || ng < 1 || reps < 3 || reps > 64) {
+  if (n < 1 || ng < 1 || nu < 1 || nobj < 0 || reps < 3 || reps > 64) {
     usage(stderr);
     return 2;
   }
@@ -338,11 +394,29 @@ int main(int argc, char **argv) {
     if (!ul_device_memory_stats(ud, &ms) && ms.log_bytes > log_max) log_max = ms.log_bytes;
   }
   uint64_t checkpoints = ul__oplog_checkpoints(ud) - ck0;
+  /* The uploads, after the live objects are made (both ways). */
+  double ur[64], ul[64];
+  uint8_t *heap = malloc(4096);
+  if (!heap || !crowd_make(&rr, nobj) || !crowd_make(&rl, nobj)) {
+    fprintf(stderr, "unlost bench webgpu: out of memory for %d objects\n", nobj);
+    return 1;
+  }
+  for (int i = 0; i < 4096; i++) heap[i] = (uint8_t)(i * 31 + 7);
+  uploads(&rr, heap, 4);
+  uploads(&rl, heap, 4);
+  uint64_t uck0 = ul__oplog_checkpoints(ud);
+  for (int i = 0; i < reps; i++) {
+    if (i & 1) ul[i] = uploads(&rl, heap, nu), ur[i] = uploads(&rr, heap, nu);
+    else ur[i] = uploads(&rr, heap, nu), ul[i] = uploads(&rl, heap, nu);
+  }
+  free(heap);
+  uint64_t ucheckpoints = ul__oplog_checkpoints(ud) - uck0;
   if (atomic_load(&g_errors)) {
     fprintf(stderr, "unlost bench webgpu: %d errors: the figures are not valid\n", atomic_load(&g_errors));
     return 1;
   }
-  result d = summarize(dr, dl, reps), g = summarize(gr, gl, reps);
+  result d = summarize(dr, dl, reps), g = summarize(gr, gl, reps), u = summarize(ur, ul, reps);
+  double u_raw_us = u.raw_ms * 1e3 / nu, u_layer_us = u.layer_ms * 1e3 / nu;
   if (json) {
     printf("{\n  \"bench\": \"webgpu\",\n  \"adapter\": \"%s\",\n  \"reps\": %d,\n", adapter, reps);
     printf("  \"dispatch\": {\"dispatches\": %d, \"per_submit\": 100, \"raw_ms\": %.3f, \"layer_ms\": %.3f, "
@@ -350,9 +424,13 @@ int main(int argc, char **argv) {
            n, d.raw_ms, d.layer_ms, d.ratio, d.ratio_p25, d.ratio_p75, d.ratio_p75 - d.ratio_p25);
     printf("  \"ggml\": {\"dispatches\": %d, \"per_submit\": 8, \"raw_ms\": %.3f, \"layer_ms\": %.3f, \"ratio\": %.4f, "
            "\"ratio_p25\": %.4f, \"ratio_p75\": %.4f, \"ratio_iqr\": %.4f, \"log_bytes_max\": %llu, "
-           "\"checkpoints\": %llu}\n}\n",
+           "\"checkpoints\": %llu},\n",
            ng, g.raw_ms, g.layer_ms, g.ratio, g.ratio_p25, g.ratio_p75, g.ratio_p75 - g.ratio_p25,
            (unsigned long long)log_max, (unsigned long long)checkpoints);
+    printf("  \"upload_4k_20k\": {\"objects\": %d, \"writes\": %d, \"bytes\": 4096, \"raw_us\": %.3f, "
+           "\"layer_us\": %.3f, \"ratio\": %.4f, \"ratio_p25\": %.4f, \"ratio_p75\": %.4f, \"ratio_iqr\": %.4f, \"checkpoints\": %llu}\n}\n",
+           nobj, nu, u_raw_us, u_layer_us, u.ratio, u.ratio_p25, u.ratio_p75, u.ratio_p75 - u.ratio_p25,
+           (unsigned long long)ucheckpoints);
   } else {
     printf("adapter %s, %d repetitions interleaved\n", adapter, reps);
     printf("dispatch: %d dispatches, 100 per submit: raw %.2f ms, through unlost-webgpu %.2f ms, ratio %.4f "
@@ -362,6 +440,10 @@ int main(int argc, char **argv) {
            "unlost-webgpu %.2f ms, ratio %.4f (IQR %.4f..%.4f); log up to %llu bytes, %llu checkpoints\n",
            ng, g.raw_ms, g.layer_ms, g.ratio, g.ratio_p25, g.ratio_p75, (unsigned long long)log_max,
            (unsigned long long)checkpoints);
+    printf("upload: a 4 KiB WriteBuffer from the heap into a buffer the GPU never wrote, %d live objects, %d writes "
+           "a repetition: raw %.3f us, through unlost-webgpu %.3f us a write, ratio %.4f (IQR %.4f..%.4f); %llu "
+           "checkpoints\n",
+           nobj, nu, u_raw_us, u_layer_us, u.ratio, u.ratio_p25, u.ratio_p75, (unsigned long long)ucheckpoints);
   }
   rig_close(&rl);
   rig_close(&rr);

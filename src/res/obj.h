@@ -379,9 +379,11 @@ void ul__prov_clear(ul__prov *p);
 /* *dst becomes a copy of src (sharing its files and copies); false when out
  * of memory (*dst unchanged). */
 bool ul__prov_copy(ul__prov *dst, const ul__prov *src);
-/* Whether [data, data+len) lies in a read-only mapping of a file: then
- * *file is a new reference to it, with the range's offset and its hash as
- * SOURCE hashes a file (*file NULL otherwise). */
+/* Whether the bytes of [data, data+len) are proven, now, to be a file's
+ * (they lie in a read-only mapping of it and none of its pages is the
+ * process's own copy): then *file is a new reference to it, with the
+ * range's offset and its hash as SOURCE hashes a file (*file NULL
+ * otherwise: the caller keeps a copy). */
 ul_status ul__prov_source(const void *data, uint64_t len, ul__src_file **file, uint64_t *file_off, uint64_t *hash);
 /* Records a write of `len` bytes at `off`: of `file` (referenced) when
  * given, else a host copy of `data`. */

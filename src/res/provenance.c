@@ -1,90 +1,206 @@
 /* Where a host-written buffer's bytes came from: the restore policy that
  * the webgpu.h front door chooses from use. While the GPU has never written
  * a buffer, its contents are what the program wrote into it, and each
- * range of them is kept as one extent: a range of a file when the bytes the
- * program wrote lay in a read-only mapping of that file (as a model's
- * weights do: no host copy, the checks of SOURCE), else a host copy of the
- * bytes. A checkpoint keeps the extents as they are (nothing is read back
- * from the GPU); a restore writes them back. Extents share their files and
- * copies by reference, so that a checkpoint's list costs no bytes. */
+ * range of them is kept as one extent: a range of a file when it is proven,
+ * at the time of the write, that the bytes the program wrote are that
+ * file's (as a model's weights mapped read-only are: no host copy, the
+ * checks of SOURCE at restore), else a host copy of the bytes. A checkpoint
+ * keeps the extents as they are (nothing is read back from the GPU); a
+ * restore writes them back. Extents share their files and copies by
+ * reference, so that a checkpoint's list costs no bytes.
+ *
+ * The proof asks the kernel about the address at the call, never a picture
+ * of the mappings kept from earlier (a mapping can go and other memory take
+ * its place at the same address): PROCMAP_QUERY names the mapping that
+ * covers each part of the range, and /proc/self/pagemap says that none of
+ * its pages is the process's own copy (a private mapping once writable). It
+ * costs a few system calls whatever the number of mappings: one ioctl for
+ * memory that is no file's (the heap), and for a file's range one ioctl per
+ * mapping, a stat and one read of pagemap per 512 pages. Whatever cannot be
+ * proven (an older kernel, no /proc) is copied: the copy is always right. */
 #include "core/prefill.h"
 #include "core/transfer.h"
 #include "res/obj.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
-/* ---- the process's file mappings (/proc/self/maps) ---- */
-typedef struct map_ent {
-  uintptr_t start, end;
-  uint64_t offset;
-  char *path;
-} map_ent;
-static pthread_mutex_t g_maps_mu = PTHREAD_MUTEX_INITIALIZER;
-static map_ent *g_maps;
-static size_t g_nmaps;
+/* ---- where an address's bytes come from, asked of the kernel ---- */
 
-/* Reads the read-only file mappings anew (under g_maps_mu). */
-static void maps_reload(void) {
-  for (size_t i = 0; i < g_nmaps; i++) free(g_maps[i].path);
-  free(g_maps);
-  g_maps = NULL;
-  g_nmaps = 0;
-  FILE *f = fopen("/proc/self/maps", "r");
-  if (!f) return;
-  size_t cap = 0;
-  char line[4096 + 256];
-  while (fgets(line, sizeof line, f)) {
-    unsigned long long s, e, off;
-    char perms[8];
-    int pathpos = 0;
-    if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &pathpos) < 4 || !pathpos) continue;
-    /* Only read-only mappings of regular files: what the program reads there
-     * is the file (a writable private mapping may differ from it). */
-    if (perms[1] != '-' || line[pathpos] != '/') continue;
-    char *nl = strchr(line + pathpos, '\n');
-    if (nl) *nl = 0;
-    if (strstr(line + pathpos, " (deleted)")) continue;
-    if (g_nmaps == cap) {
-      size_t ncap = cap ? cap * 2 : 64;
-      map_ent *n = realloc(g_maps, sizeof *n * ncap);
-      if (!n) break;
-      g_maps = n;
-      cap = ncap;
-    }
-    char *path = ul__strdup(line + pathpos);
-    if (!path) break;
-    g_maps[g_nmaps++] = (map_ent){(uintptr_t)s, (uintptr_t)e, off, path};
+/* PROCMAP_QUERY (Linux 6.11): an ioctl on a file of /proc/<pid>/maps that
+ * returns the mapping (VMA) covering an address. Declared here because
+ * older kernel headers (Debian 12's linux-libc-dev) lack it; the layout is
+ * struct procmap_query of include/uapi/linux/fs.h, the kernel's ABI
+ * (Documentation/filesystems/proc.rst, "PROCMAP_QUERY"): 104 bytes, the
+ * size that the ioctl number 0xc0686611 encodes. */
+typedef struct procmap_query {
+  uint64_t size;        /* in: sizeof this struct */
+  uint64_t query_flags; /* in: PQ_* */
+  uint64_t query_addr;  /* in */
+  uint64_t vma_start, vma_end; /* out: [start, end) */
+  uint64_t vma_flags;          /* out: PQ_VMA_* */
+  uint64_t vma_page_size;      /* out */
+  uint64_t vma_offset;         /* out: the file's offset at vma_start */
+  uint64_t inode;              /* out: the file's inode, 0 when none */
+  uint32_t dev_major, dev_minor; /* out: the file's device */
+  uint32_t vma_name_size;      /* in: the name buffer's size; out: the name's, with its 0 */
+  uint32_t build_id_size;      /* in/out: 0 (not asked) */
+  uint64_t vma_name_addr;      /* in: the name buffer */
+  uint64_t build_id_addr;      /* in: 0 */
+} procmap_query;
+_Static_assert(sizeof(procmap_query) == 104, "struct procmap_query is 104 bytes (include/uapi/linux/fs.h)");
+#define PROCMAP_QUERY_IOCTL _IOWR('f', 17, procmap_query)
+_Static_assert(PROCMAP_QUERY_IOCTL == 0xc0686611u, "PROCMAP_QUERY is _IOWR('f', 17, struct procmap_query)");
+enum {
+  PQ_VMA_READABLE = 0x01, /* both a VMA flag and a query filter */
+  PQ_VMA_WRITABLE = 0x02,
+  PQ_VMA_SHARED = 0x08,
+  PQ_FILE_BACKED_VMA = 0x20, /* filter: a covering VMA without a file is ENOENT */
+};
+
+/* /proc/self/pagemap: 64 bits a page (Documentation/admin-guide/mm/pagemap.rst). */
+#define PM_FILE (1ull << 61) /* a page of a file (or shared anonymous memory) */
+#define PM_SWAP (1ull << 62)
+#define PM_PRESENT (1ull << 63)
+
+/* The files to ask through, of the process that opened them: a child after
+ * fork has the parent's (they would describe its memory), so it opens its
+ * own (fork's handlers mark them stale; a system call such as getpid at
+ * each write would cost as much as the query). off: no proof possible here
+ * (the kernel has no PROCMAP_QUERY, or /proc cannot be read): every write
+ * is copied. */
+static pthread_mutex_t g_q_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t g_q_once = PTHREAD_ONCE_INIT;
+static int g_maps_fd = -1, g_pagemap_fd = -1;
+static bool g_q_opened, g_q_off, g_q_said;
+
+/* Held across fork, so that the child's copy of the mutex is not held by a
+ * thread it does not have. */
+static void q_prepare(void) { pthread_mutex_lock(&g_q_mu); }
+static void q_parent(void) { pthread_mutex_unlock(&g_q_mu); }
+static void q_child(void) {
+  g_q_opened = false;
+  pthread_mutex_unlock(&g_q_mu);
+}
+static void q_init(void) { pthread_atfork(q_prepare, q_parent, q_child); }
+
+/* Under g_q_mu: the files open for this process, or false. */
+static bool query_open(void) {
+  if (g_q_opened) return !g_q_off;
+  if (g_maps_fd >= 0) close(g_maps_fd);
+  if (g_pagemap_fd >= 0) close(g_pagemap_fd);
+  g_q_opened = true;
+  g_maps_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  g_pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  g_q_off = g_maps_fd < 0 || g_pagemap_fd < 0;
+  if (g_q_off && !g_q_said) {
+    g_q_said = true;
+    ul__log(UL__LOG_DEBUG, "/proc/self/maps or pagemap cannot be read (%s): writes from files' mappings are copied",
+            strerror(errno));
   }
-  fclose(f);
+  return !g_q_off;
 }
 
-/* The file and offset of [p, p+n) when it lies in one read-only mapping of
- * a regular file, and that file's state now; false otherwise. */
-static bool file_range_of(const void *p, uint64_t n, char **path, uint64_t *file_off, struct stat *st) {
-  uintptr_t a = (uintptr_t)p;
-  bool found = false;
-  pthread_mutex_lock(&g_maps_mu);
-  for (int pass = 0; pass < 2 && !found; pass++) {
-    if (pass) maps_reload(); /* a mapping made since the last reading */
-    for (size_t i = 0; i < g_nmaps && !found; i++) {
-      const map_ent *m = &g_maps[i];
-      if (a < m->start || a >= m->end || n > m->end - a) continue;
-      *file_off = m->offset + (a - m->start);
-      *path = ul__strdup(m->path);
-      found = *path != NULL;
-    }
+/* Under g_q_mu: the mapping covering address a when it is a readable,
+ * not writable mapping of a file; false otherwise (ENOENT: none, or no
+ * file's). With name, asks for its file's name too. */
+static bool query_vma(uintptr_t a, procmap_query *q, char *name, size_t name_cap) {
+  memset(q, 0, sizeof *q);
+  q->size = sizeof *q;
+  q->query_flags = PQ_FILE_BACKED_VMA | PQ_VMA_READABLE;
+  q->query_addr = a;
+  if (name) {
+    q->vma_name_size = (uint32_t)name_cap;
+    q->vma_name_addr = (uintptr_t)name;
   }
-  pthread_mutex_unlock(&g_maps_mu);
-  if (!found) return false;
-  if (stat(*path, st) != 0 || !S_ISREG(st->st_mode) || (uint64_t)st->st_size < *file_off + n) {
-    free(*path);
-    *path = NULL;
+  if (ioctl(g_maps_fd, PROCMAP_QUERY_IOCTL, q) != 0) {
+    if (errno == ENOTTY || errno == EINVAL) {
+      /* A kernel before 6.11: nothing to ask (reading all of maps at
+       * each write is what this replaces); copies from now on. */
+      g_q_off = true;
+      if (!g_q_said) {
+        g_q_said = true;
+        ul__log(UL__LOG_DEBUG, "the kernel has no PROCMAP_QUERY (%s): writes from files' mappings are copied",
+                strerror(errno));
+      }
+    }
     return false;
   }
+  return q->vma_start <= a && a < q->vma_end && q->inode && !(q->vma_flags & PQ_VMA_WRITABLE) &&
+         (!name || q->vma_name_size > 1);
+}
+
+/* Under g_q_mu: whether every page of [a, a+n) reads as its file does. A
+ * present page must be a page of the file (PM_FILE): a private mapping
+ * that was writable may hold the process's own copies (anonymous pages,
+ * present or swapped out), even once read-only again. A page not there at
+ * all (neither present nor swapped) is read from the file when touched,
+ * except in a private mapping of tmpfs or hugetlbfs, where userfaultfd can
+ * fill it with other bytes (is_private_shm: such a mapping). */
+static bool pages_are_files(uintptr_t a, uint64_t n, bool is_private_shm) {
+  uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
+  uint64_t first = a / ps, last = (a + n - 1) / ps;
+  uint64_t pm[512];
+  for (uint64_t at = first; at <= last;) {
+    size_t k = (size_t)UL__MIN(last - at + 1, (uint64_t)(sizeof pm / sizeof *pm));
+    if (pread(g_pagemap_fd, pm, k * 8, (off_t)(at * 8)) != (ssize_t)(k * 8)) return false;
+    for (size_t i = 0; i < k; i++) {
+      if (pm[i] & PM_FILE) continue;
+      if (pm[i] & (PM_PRESENT | PM_SWAP) || is_private_shm) return false;
+    }
+    at += k;
+  }
   return true;
+}
+
+/* The file and offset of [p, p+n) when it is proven now that its bytes are
+ * that file's, with that file's state now; false otherwise. Proven: each
+ * part of the range lies in a readable, not writable mapping of one file
+ * (following mappings at following offsets of it), the file at the
+ * mappings' name is that file (device and inode: not another put at the
+ * name since, not deleted), a regular file that holds the range, and no
+ * page of the range is the process's own copy (pages_are_files). */
+static bool file_range_of(const void *p, uint64_t n, char **path, uint64_t *file_off, struct stat *st) {
+  uintptr_t a = (uintptr_t)p;
+  char name[PATH_MAX];
+  procmap_query q, first;
+  struct statfs fs;
+  bool ok = false, is_private = false, shm;
+  pthread_once(&g_q_once, q_init);
+  pthread_mutex_lock(&g_q_mu);
+  if (!query_open() || !query_vma(a, &first, name, sizeof name)) goto out;
+  name[sizeof name - 1] = 0;
+  *file_off = first.vma_offset + (a - first.vma_start);
+  is_private = !(first.vma_flags & PQ_VMA_SHARED);
+  /* A range over several mappings (a file's mapping split by mprotect or
+   * madvise): each the same file, at the offset that follows. */
+  for (q = first; q.vma_end - a < n;) {
+    uint64_t at = q.vma_end;
+    if (!query_vma((uintptr_t)at, &q, NULL, 0) || q.vma_start != at || q.inode != first.inode ||
+        q.dev_major != first.dev_major || q.dev_minor != first.dev_minor ||
+        q.vma_offset != *file_off + (at - a))
+      goto out;
+    if (!(q.vma_flags & PQ_VMA_SHARED)) is_private = true;
+  }
+  if (stat(name, st) != 0 || !S_ISREG(st->st_mode) || (uint64_t)st->st_ino != first.inode ||
+      major(st->st_dev) != first.dev_major || minor(st->st_dev) != first.dev_minor ||
+      (uint64_t)st->st_size < *file_off + n)
+    goto out;
+  /* (Not known to be neither: taken for one.) */
+  shm = is_private && (statfs(name, &fs) != 0 || (unsigned long)fs.f_type == TMPFS_MAGIC ||
+                       (unsigned long)fs.f_type == HUGETLBFS_MAGIC);
+  ok = pages_are_files(a, n, shm);
+out:
+  pthread_mutex_unlock(&g_q_mu);
+  if (ok && !(*path = ul__strdup(name))) ok = false;
+  return ok;
 }
 
 /* ---- shared pieces ---- */

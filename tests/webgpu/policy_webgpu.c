@@ -4,6 +4,11 @@
  *     file: no copy of them is logged, a checkpoint reads nothing back, and
  *     a file that changed before the loss loses the buffer with an error
  *     naming it (with a host copy instead, that last check could not fail);
+ *   - bytes that only look like a file's are copied: memory put where a
+ *     read-only mapping of a file was (the mapping gone), and a private
+ *     mapping written while writable then made read-only again, come back
+ *     as the program wrote them, not as the file holds them; a mapping
+ *     split in two is still the file's;
  *   - a read_write binding that the kernel only reads does not make the
  *     buffer GPU-written (res/wgsl.c);
  *   - NONE comes back zero, SOURCE from its file at creation, CALLBACK from
@@ -12,6 +17,7 @@
 #include "wgpu_prog.h"
 #include "unlost_webgpu.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -131,6 +137,153 @@ static bool test_weights_from_a_file(void) {
   return ok;
 }
 
+/* A file of N words (v[i] = i * mul + add) at path, mapped read-only with
+ * `flags`, at `at` when that is free (an address no mapping of this
+ * process had: nothing known about an earlier mapping there can answer for
+ * this one); NULL when that fails. */
+static uint32_t *map_words(uint32_t mul, uint32_t add, int flags, uintptr_t at) {
+  uint32_t *v = wp_alloc(N * 4);
+  for (uint32_t i = 0; i < N; i++) v[i] = i * mul + add;
+  snprintf(path, sizeof path, "/tmp/ul-policy-XXXXXX");
+  int fd = mkstemp(path);
+  bool ok = fd >= 0 && write(fd, v, N * 4) == (ssize_t)(N * 4);
+  void *map = ok ? mmap((void *)at, N * 4, PROT_READ, flags | MAP_FIXED_NOREPLACE, fd, 0) : MAP_FAILED;
+  if (ok && map == MAP_FAILED) map = mmap(NULL, N * 4, PROT_READ, flags, fd, 0);
+  if (fd >= 0) close(fd);
+  free(v);
+  return map == MAP_FAILED ? NULL : map;
+}
+
+/* wgpuQueueWriteBuffer of N words from src into a new buffer; the growth
+ * of the log in *logged. */
+static WGPUBuffer upload(const char *label, const uint32_t *src, uint64_t *logged) {
+  ul_device *ud = ul_wgpu_device(ctx.device);
+  WGPUBuffer w = wp_buffer(&ctx, label, WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst, N * 4);
+  ul_memory_stats before, after;
+  ul_device_memory_stats(ud, &before);
+  wgpuQueueWriteBuffer(ctx.queue, w, 0, src, N * 4);
+  ul_device_memory_stats(ud, &after);
+  *logged = after.log_bytes - before.log_bytes;
+  return w;
+}
+
+/* Observation 2 of issue 36: anonymous memory at the address where a
+ * read-only mapping of a file was. Its bytes are not the file's: after a
+ * loss the buffer holds what the program wrote (a host copy), while the
+ * buffer written from the file while it was mapped comes from the file. */
+static bool test_memory_where_a_file_was(void) {
+  uint32_t *map = map_words(2654435761u, 5u, MAP_SHARED, 0x5a0000000000u);
+  if (!map) return false;
+  uint32_t *file = wp_alloc(N * 4), *anon = wp_alloc(N * 4), *got = wp_alloc(N * 4);
+  memcpy(file, map, N * 4);
+  uint64_t logged;
+  WGPUBuffer from_file = upload("from the file", map, &logged);
+  bool ok = true;
+  if (logged >= 4096) {
+    printf("a write from a read-only mapping of a file grew the log by %llu bytes (a copy)\n",
+           (unsigned long long)logged);
+    ok = false;
+  }
+  /* The mapping goes; anonymous memory takes its place, other bytes. */
+  munmap(map, N * 4);
+  uint32_t *mem = mmap(map, N * 4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  if (mem != map) {
+    printf("anonymous memory did not land at %p\n", (void *)map);
+    ok = false;
+  }
+  WGPUBuffer from_mem = NULL;
+  if (ok) {
+    for (uint32_t i = 0; i < N; i++) mem[i] = anon[i] = i ^ 0xc0ffee11u;
+    from_mem = upload("from anonymous memory", mem, &logged);
+    if (logged < N * 4) {
+      printf("a write from anonymous memory grew the log by %llu bytes, not a copy of its %u\n",
+             (unsigned long long)logged, N * 4);
+      ok = false;
+    }
+    /* The program reuses its memory: only the host copy has the bytes. */
+    memset(mem, 0, N * 4);
+    ok = run(from_mem, got) && check(got, anon, "anonymous memory before a loss") && ok;
+    ok = ul_device_checkpoint(ul_wgpu_device(ctx.device)) == UL_OK && ok;
+    force_loss();
+    memset(got, 0, N * 4);
+    ok = run(from_mem, got) && check(got, anon, "anonymous memory where a file was, after a loss") && ok;
+    memset(got, 0, N * 4);
+    ok = run(from_file, got) && check(got, file, "the file's mapping, after a loss") && ok;
+  }
+  if (from_mem) wgpuBufferRelease(from_mem);
+  wgpuBufferRelease(from_file);
+  if (mem != MAP_FAILED) munmap(mem, N * 4);
+  unlink(path);
+  free(file), free(anon), free(got);
+  return ok;
+}
+
+/* A file's mapping split in two (madvise splits it), read-only: a write
+ * from both is still the file's range. */
+static bool test_split_mapping(void) {
+  uint32_t *map = map_words(2246822519u, 9u, MAP_SHARED, 0x5b0000000000u);
+  if (!map) return false;
+  uint32_t *file = wp_alloc(N * 4), *got = wp_alloc(N * 4);
+  memcpy(file, map, N * 4);
+  bool ok = madvise(map, N * 2, MADV_RANDOM) == 0;
+  uint64_t logged;
+  WGPUBuffer w = upload("from a split mapping", map, &logged);
+  if (logged >= 4096) {
+    printf("a write from two read-only mappings of a file grew the log by %llu bytes (a copy)\n",
+           (unsigned long long)logged);
+    ok = false;
+  }
+  ok = ul_device_checkpoint(ul_wgpu_device(ctx.device)) == UL_OK && ok;
+  force_loss();
+  ok = run(w, got) && check(got, file, "a split mapping, after a loss") && ok;
+  wgpuBufferRelease(w);
+  munmap(map, N * 4);
+  unlink(path);
+  free(file), free(got);
+  return ok;
+}
+
+/* A private mapping of a file, made writable, written (its pages copied
+ * from the file's), then read-only again: it reads like a read-only
+ * mapping of the file, but its bytes are the program's. */
+static bool test_private_mapping_written(void) {
+  uint32_t *map = map_words(40503u, 3u, MAP_PRIVATE, 0x5c0000000000u);
+  if (!map) return false;
+  uint32_t *want = wp_alloc(N * 4), *got = wp_alloc(N * 4), *file = wp_alloc(N * 4);
+  /* Before it is written, its bytes are the file's. */
+  memcpy(file, map, N * 4);
+  uint64_t logged = 0;
+  WGPUBuffer from_file = upload("from a private mapping", map, &logged);
+  bool ok = true;
+  if (logged >= 4096) {
+    printf("a write from a private read-only mapping of a file grew the log by %llu bytes (a copy)\n",
+           (unsigned long long)logged);
+    ok = false;
+  }
+  ok = mprotect(map, N * 4, PROT_READ | PROT_WRITE) == 0 && ok;
+  for (uint32_t i = 0; ok && i < N; i++) map[i] = want[i] = i * 7u + 0x1234u;
+  ok = ok && mprotect(map, N * 4, PROT_READ) == 0;
+  if (!ok) printf("mprotect: %s\n", strerror(errno));
+  WGPUBuffer w = ok ? upload("from a written private mapping", map, &logged) : NULL;
+  if (ok && logged < N * 4) {
+    printf("a write from a written private mapping grew the log by %llu bytes, not a copy of its %u\n",
+           (unsigned long long)logged, N * 4);
+    ok = false;
+  }
+  if (w) {
+    ok = ul_device_checkpoint(ul_wgpu_device(ctx.device)) == UL_OK && ok;
+    force_loss();
+    ok = run(w, got) && check(got, want, "a written private mapping, after a loss") && ok;
+    ok = run(from_file, got) && check(got, file, "a private mapping before it was written, after a loss") && ok;
+    wgpuBufferRelease(w);
+  }
+  wgpuBufferRelease(from_file);
+  munmap(map, N * 4);
+  unlink(path);
+  free(want), free(got), free(file);
+  return ok;
+}
+
 static WGPUStatus refill(WGPUDevice device, WGPUBuffer buffer, void *user) {
   (void)device;
   atomic_fetch_add((atomic_int *)user, 1);
@@ -203,8 +356,14 @@ static bool workload(wp_ctx *c) {
   if (!ok) printf("FAIL weights from a file\n");
   bool ok2 = test_explicit_policies();
   if (!ok2) printf("FAIL explicit policies\n");
+  bool ok3 = test_memory_where_a_file_was();
+  if (!ok3) printf("FAIL memory where a file was\n");
+  bool ok4 = test_private_mapping_written();
+  if (!ok4) printf("FAIL a written private mapping\n");
+  bool ok5 = test_split_mapping();
+  if (!ok5) printf("FAIL a split mapping\n");
   wgpuComputePipelineRelease(pipeline_);
-  return ok && ok2;
+  return ok && ok2 && ok3 && ok4 && ok5;
 }
 
 int main(int argc, char **argv) {
