@@ -77,10 +77,12 @@ typedef struct gbind {
   int kind, shape;
   bool store; /* planned: one store that executes and changes the bytes */
   char name[NAME_MAX_BYTES];
+  char how[200]; /* the form of its store, for a report of misses */
 } gbind;
 
 typedef struct gen {
-  uint64_t rng;
+  uint64_t rng;  /* the structure: bindings, statements, forms */
+  uint64_t lrng; /* the spelling: blanks, comments, names, literals */
   bool ascii;      /* every byte ASCII (comments too) */
   int fancy;       /* percent of separators that are more than one space */
   bool plain_attr; /* attributes as @group(0) with decimal literals */
@@ -97,19 +99,26 @@ typedef struct gen {
   char gid[NAME_MAX_BYTES]; /* the entry point's global_invocation_id (0 at run time) */
   bool user_array_length;   /* a user function named arrayLength shadows the builtin */
   bool have_ro_scalar;      /* a source of values that never change */
+  char how[200];            /* the form of the store being written */
   int ro_index;             /* that binding */
 } gen;
 
-static uint32_t rnd(gen *g, uint32_t n) {
-  /* splitmix64: deterministic per seed. */
-  uint64_t z = (g->rng += 0x9E3779B97F4A7C15ull);
+/* splitmix64: deterministic per seed. The spelling draws from its own
+ * stream, so that a shader regenerated in the plain style (--plain) has the
+ * same structure: a miss that goes away there is a lexical one. */
+static uint32_t next(uint64_t *state, uint32_t n) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
   return n ? (uint32_t)(z % n) : 0;
 }
+static uint32_t rnd(gen *g, uint32_t n) { return next(&g->rng, n); }
+static uint32_t lrnd(gen *g, uint32_t n) { return next(&g->lrng, n); }
 static bool chance(gen *g, uint32_t percent) { return rnd(g, 100) < percent; }
+static bool lchance(gen *g, uint32_t percent) { return lrnd(g, 100) < percent; }
 #define PICK(g, arr) ((arr)[rnd((g), UL__COUNT_OF(arr))])
+#define LPICK(g, arr) ((arr)[lrnd((g), UL__COUNT_OF(arr))])
 
 /* WGSL's blankspace and line breaks (lexical grammar), as UTF-8. */
 static const char *const blank_ascii[] = {" ", "\t", "\n", "\r\n", "\v", "\f", "\r"};
@@ -119,12 +128,12 @@ static const char *const break_ascii[] = {"\n", "\r\n", "\r", "\v", "\f"};
 static const char *const break_uni[] = {"\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\xa9"};
 
 static const char *blank(gen *g) {
-  if (!g->ascii && chance(g, 40)) return PICK(g, blank_uni);
-  return PICK(g, blank_ascii);
+  if (!g->ascii && lchance(g, 40)) return LPICK(g, blank_uni);
+  return LPICK(g, blank_ascii);
 }
 static const char *line_break(gen *g) {
-  if (!g->ascii && chance(g, 50)) return PICK(g, break_uni);
-  return PICK(g, break_ascii);
+  if (!g->ascii && lchance(g, 50)) return LPICK(g, break_uni);
+  return LPICK(g, break_ascii);
 }
 
 /* Comment text: words, code that is not code (a store in a comment writes
@@ -134,16 +143,16 @@ static void comment_text(gen *g) {
                                       "++", "fn f() {", "}", "arrayLength(&x)", "= ;", "<", ">"};
   static const char *const uni[] = {"\xc3\xa9t\xc3\xa9", "\xce\xb1\xce\xb2", "\xe4\xb8\xad\xe6\x96\x87",
                                     "\xe2\x80\xa8", "\xc2\x85"};
-  int n = (int)rnd(g, 4);
+  int n = (int)lrnd(g, 4);
   for (int i = 0; i < n; i++) {
     sb_str(g->cur, " ");
-    if (!g->ascii && chance(g, 30)) {
-      const char *u = PICK(g, uni);
+    if (!g->ascii && lchance(g, 30)) {
+      const char *u = LPICK(g, uni);
       /* U+2028 and U+0085 end a line comment: only in block comments. */
       if ((unsigned char)u[0] == 0xe2 || (unsigned char)u[0] == 0xc2) u = "\xc3\x9f";
       sb_str(g->cur, u);
     } else {
-      sb_str(g->cur, PICK(g, words));
+      sb_str(g->cur, LPICK(g, words));
     }
   }
 }
@@ -151,8 +160,8 @@ static void comment_text(gen *g) {
 static void block_comment(gen *g, int depth) {
   sb_str(g->cur, "/*");
   comment_text(g);
-  if (chance(g, 30)) sb_str(g->cur, line_break(g)); /* a break does not end it */
-  if (depth < 2 && chance(g, 30)) {
+  if (lchance(g, 30)) sb_str(g->cur, line_break(g)); /* a break does not end it */
+  if (depth < 2 && lchance(g, 30)) {
     sb_str(g->cur, " ");
     block_comment(g, depth + 1);
     comment_text(g);
@@ -163,13 +172,13 @@ static void block_comment(gen *g, int depth) {
 /* What goes between two tokens: at least one blank or comment, so that no
  * two tokens run together. */
 static void sep(gen *g) {
-  if (!chance(g, (uint32_t)g->fancy)) {
-    sb_str(g->cur, chance(g, 90) ? " " : "\n  ");
+  if (!lchance(g, (uint32_t)g->fancy)) {
+    sb_str(g->cur, lchance(g, 90) ? " " : "\n  ");
     return;
   }
-  int k = 1 + (int)rnd(g, 3);
+  int k = 1 + (int)lrnd(g, 3);
   for (int i = 0; i < k; i++) {
-    uint32_t r = rnd(g, 10);
+    uint32_t r = lrnd(g, 10);
     if (r < 5) {
       sb_str(g->cur, blank(g));
       continue;
@@ -184,6 +193,11 @@ static void sep(gen *g) {
       sb_str(g->cur, line_break(g));
     }
   }
+}
+
+static void how(gen *g, const char *tag) {
+  size_t n = strlen(g->how);
+  snprintf(g->how + n, sizeof g->how - n, "%s%s", n ? " " : "", tag);
 }
 
 static void tok(gen *g, const char *t) {
@@ -211,18 +225,18 @@ static void new_name(gen *g, char *out) {
   static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
   static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   char *o = out;
-  if (!g->ascii && chance(g, 50)) {
-    o += sprintf(o, "%s", PICK(g, start_uni));
+  if (!g->ascii && lchance(g, 50)) {
+    o += sprintf(o, "%s", LPICK(g, start_uni));
   } else {
-    if (chance(g, 15)) *o++ = '_';
-    *o++ = letters[rnd(g, sizeof letters - 1)];
+    if (lchance(g, 15)) *o++ = '_';
+    *o++ = letters[lrnd(g, sizeof letters - 1)];
   }
-  int n = (int)rnd(g, 4);
+  int n = (int)lrnd(g, 4);
   for (int i = 0; i < n; i++) {
-    if (!g->ascii && chance(g, 40))
-      o += sprintf(o, "%s", PICK(g, cont_uni));
+    if (!g->ascii && lchance(g, 40))
+      o += sprintf(o, "%s", LPICK(g, cont_uni));
     else
-      *o++ = alnum[rnd(g, sizeof alnum - 1)];
+      *o++ = alnum[lrnd(g, sizeof alnum - 1)];
   }
   sprintf(o, "_%u", g->counter++);
 }
@@ -234,7 +248,7 @@ static void int_lit(gen *g, uint32_t v, bool plain) {
     tokf(g, "%u", v);
     return;
   }
-  switch (rnd(g, 6)) {
+  switch (lrnd(g, 6)) {
   case 0: tokf(g, "%u", v); break;
   case 1: tokf(g, "%uu", v); break;
   case 2: tokf(g, "%ui", v); break;
@@ -245,7 +259,7 @@ static void int_lit(gen *g, uint32_t v, bool plain) {
 }
 
 static void u32_lit(gen *g, uint32_t v) {
-  if (chance(g, 50))
+  if (lchance(g, 50))
     tokf(g, "%uu", v);
   else
     tokf(g, "0x%xu", v);
@@ -257,7 +271,7 @@ static void emit_type(gen *g, int shape) {
   switch (shape) {
   case T_RTARR: tok(g, "array"); tok(g, "<"); tok(g, "u32"); tok(g, ">"); break;
   case T_FIXARR:
-    tok(g, "array"); tok(g, "<"); tok(g, "u32"); tok(g, ","); tok(g, chance(g, 50) ? "4" : "4u"); tok(g, ">");
+    tok(g, "array"); tok(g, "<"); tok(g, "u32"); tok(g, ","); tok(g, lchance(g, 50) ? "4" : "4u"); tok(g, ">");
     break;
   case T_ALIAS: tok(g, g->alias); break;
   case T_STRUCT: tok(g, g->s_name); break;
@@ -283,12 +297,12 @@ static void emit_attr(gen *g, const char *name, uint32_t v) {
   tok(g, name);
   tok(g, "(");
   int_lit(g, v, false);
-  if (chance(g, 10)) tok(g, ",");
+  if (lchance(g, 10)) tok(g, ",");
   tok(g, ")");
 }
 
 static void emit_binding_decl(gen *g, const gbind *b) {
-  if (chance(g, 50)) {
+  if (lchance(g, 50)) {
     emit_attr(g, "group", b->group);
     emit_attr(g, "binding", b->binding);
   } else {
@@ -304,17 +318,17 @@ static void emit_binding_decl(gen *g, const gbind *b) {
     if (b->kind == K_RW) {
       tok(g, ",");
       tok(g, "read_write");
-    } else if (chance(g, 70)) {
+    } else if (lchance(g, 70)) {
       tok(g, ",");
       tok(g, "read");
     }
-    if (!g->plain_attr && chance(g, 10)) tok(g, ",");
+    if (!g->plain_attr && lchance(g, 10)) tok(g, ",");
   }
   tok(g, ">");
   tok(g, b->name);
   tok(g, ":");
   if (b->kind == K_UNIFORM) {
-    if (chance(g, 50)) {
+    if (lchance(g, 50)) {
       tok(g, "vec4u");
     } else {
       tok(g, "vec4"); tok(g, "<"); tok(g, "u32"); tok(g, ">");
@@ -396,17 +410,17 @@ static const char *const compound_ops[][2] = {
 /* A statement storing into the u32 place just emitted (the caller wrote the
  * left-hand side). */
 static void emit_store_tail(gen *g) {
-  switch (rnd(g, 4)) {
-  case 0: tok(g, "="); emit_value(g); break;
+  switch (rnd(g, 3)) {
+  case 0: how(g, "="); tok(g, "="); emit_value(g); break;
   case 1: {
-    int i = (int)rnd(g, UL__COUNT_OF(compound_ops));
-    tok(g, compound_ops[i][0]);
-    tok(g, compound_ops[i][1]);
+    const char *op = chance(g, 50) ? "++" : "--";
+    how(g, op);
+    tok(g, op);
     break;
   }
-  case 2: tok(g, chance(g, 50) ? "++" : "--"); break;
   default: {
     int i = (int)rnd(g, UL__COUNT_OF(compound_ops));
+    how(g, compound_ops[i][0]);
     tok(g, compound_ops[i][0]);
     tok(g, compound_ops[i][1]);
     break;
@@ -420,6 +434,8 @@ static void emit_store_tail(gen *g) {
 enum base { B_NAME, B_PAREN, B_DEREF_ADDR, B_PTR_DEREF, B_PTR_DIRECT };
 
 static void emit_base(gen *g, const char *name, int base) {
+  static const char *const tags[] = {"x", "(x)", "(*&x)", "(*p)", "p"};
+  how(g, tags[base]);
   switch (base) {
   case B_NAME: tok(g, name); break;
   case B_PAREN: tok(g, "("); tok(g, name); tok(g, ")"); break;
@@ -462,10 +478,12 @@ static void emit_atomic_addr(gen *g, int shape, const char *name, int base, bool
 static void emit_atomic_store(gen *g, int shape, const char *name, int base, bool in_main) {
   switch (rnd(g, 6)) {
   case 0:
+    how(g, "atomicStore");
     tok(g, "atomicStore"); tok(g, "("); emit_atomic_addr(g, shape, name, base, in_main); tok(g, ",");
     u32_lit(g, 5); tok(g, ")"); tok(g, ";");
     break;
   case 1:
+    how(g, "atomicExchange");
     tok(g, "_"); tok(g, "=");
     tok(g, "atomicExchange"); tok(g, "("); emit_atomic_addr(g, shape, name, base, in_main); tok(g, ",");
     u32_lit(g, 9); tok(g, ")"); tok(g, ";");
@@ -474,6 +492,7 @@ static void emit_atomic_store(gen *g, int shape, const char *name, int base, boo
     /* A compare-exchange in a loop: weak may fail spuriously. */
     char r[NAME_MAX_BYTES];
     new_name(g, r);
+    how(g, "atomicCompareExchangeWeak");
     tok(g, "loop"); tok(g, "{");
     tok(g, "let"); tok(g, r); tok(g, "=");
     tok(g, "atomicCompareExchangeWeak"); tok(g, "("); emit_atomic_addr(g, shape, name, base, in_main);
@@ -489,6 +508,7 @@ static void emit_atomic_store(gen *g, int shape, const char *name, int base, boo
                                          {"atomicMin", "0u"}, {"atomicAnd", "0xFu"}, {"atomicOr", "2u"},
                                          {"atomicXor", "1u"}};
     int i = (int)rnd(g, UL__COUNT_OF(rmw));
+    how(g, rmw[i][0]);
     bool phony = chance(g, 50);
     if (phony) {
       tok(g, "_");
@@ -525,6 +545,7 @@ static void emit_store_here(gen *g, const gbind *b, bool in_main) {
     } else {
       char p[NAME_MAX_BYTES];
       new_name(g, p);
+      how(g, "let-p=&x");
       tok(g, "let"); tok(g, p); tok(g, "="); tok(g, "&"); tok(g, b->name); tok(g, ";");
       emit_atomic_store(g, b->shape, p, chance(g, 50) ? B_PTR_DEREF : B_PTR_DIRECT, in_main);
     }
@@ -539,6 +560,7 @@ static void emit_store_here(gen *g, const gbind *b, bool in_main) {
     /* let p = &X; then (*p)[i] or p[i] */
     char p[NAME_MAX_BYTES];
     new_name(g, p);
+    how(g, "let-p=&x");
     tok(g, "let"); tok(g, p); tok(g, "="); tok(g, "&"); tok(g, b->name); tok(g, ";");
     emit_place(g, b->shape, p, chance(g, 50) ? B_PTR_DEREF : B_PTR_DIRECT, in_main);
     emit_store_tail(g);
@@ -548,6 +570,7 @@ static void emit_store_here(gen *g, const gbind *b, bool in_main) {
     /* let q = &X[i]; *q = v; */
     char q[NAME_MAX_BYTES];
     new_name(g, q);
+    how(g, "let-q=&x[i];*q");
     tok(g, "let"); tok(g, q); tok(g, "="); tok(g, "&"); emit_place(g, b->shape, b->name, B_NAME, in_main);
     tok(g, ";");
     tok(g, "*"); tok(g, q); emit_store_tail(g);
@@ -556,8 +579,10 @@ static void emit_store_here(gen *g, const gbind *b, bool in_main) {
   case 5:
     /* *&X[i] = v; and (X[i]) = v; */
     if (chance(g, 50)) {
+      how(g, "*&x[i]");
       tok(g, "*"); tok(g, "&"); emit_place(g, b->shape, b->name, B_NAME, in_main);
     } else {
+      how(g, "(x[i])");
       tok(g, "("); emit_place(g, b->shape, b->name, B_NAME, in_main); tok(g, ")");
     }
     emit_store_tail(g);
@@ -565,6 +590,7 @@ static void emit_store_here(gen *g, const gbind *b, bool in_main) {
   case 6:
     if (b->shape == T_FIXARR || b->shape == T_ALIAS) {
       /* The whole variable. */
+      how(g, "x=whole");
       tok(g, b->name); tok(g, "=");
       if (b->shape == T_ALIAS) {
         tok(g, g->alias); tok(g, "("); tok(g, ")"); /* zero */
@@ -588,6 +614,7 @@ static void emit_store_here(gen *g, const gbind *b, bool in_main) {
  * the global (a reading may call the global written; the other way round,
  * a store to the global after the scope, would be a miss). */
 static void emit_shadow(gen *g, const char *name) {
+  how(g, "shadow-scope-before");
   tok(g, "{");
   if (chance(g, 50)) {
     tok(g, "var"); tok(g, name); tok(g, "="); u32_lit(g, 1); tok(g, ";");
@@ -606,17 +633,20 @@ static void emit_store_in_context(gen *g, const gbind *b, bool in_main);
 static void emit_control(gen *g, const gbind *b, bool in_main) {
   switch (rnd(g, 7)) {
   case 0: /* if with a comparison that holds */
+    how(g, "if");
     tok(g, "if"); tok(g, "("); u32_lit(g, 1); tok(g, PICK(g, ((const char *const[]){"<=", "!=", "<"})));
     u32_lit(g, 2); tok(g, ")"); tok(g, "{");
     emit_store_in_context(g, b, in_main);
     tok(g, "}");
     break;
   case 1:
+    how(g, "else");
     tok(g, "if"); tok(g, "false"); tok(g, "{"); tok(g, "}"); tok(g, "else"); tok(g, "{");
     emit_store_in_context(g, b, in_main);
     tok(g, "}");
     break;
   case 2:
+    how(g, "loop");
     tok(g, "loop"); tok(g, "{");
     emit_store_in_context(g, b, in_main);
     tok(g, "break"); tok(g, ";"); tok(g, "}");
@@ -624,6 +654,7 @@ static void emit_control(gen *g, const gbind *b, bool in_main) {
   case 3: {
     char i[NAME_MAX_BYTES];
     new_name(g, i);
+    how(g, "for");
     tok(g, "for"); tok(g, "("); tok(g, "var"); tok(g, i); tok(g, "="); tok(g, "0u"); tok(g, ";");
     tok(g, i); tok(g, "<"); tok(g, "1u"); tok(g, ";"); tok(g, i); tok(g, "++"); tok(g, ")"); tok(g, "{");
     emit_store_in_context(g, b, in_main);
@@ -634,6 +665,7 @@ static void emit_control(gen *g, const gbind *b, bool in_main) {
     char k[NAME_MAX_BYTES];
     new_name(g, k);
     tok(g, "var"); tok(g, k); tok(g, "="); tok(g, "0u"); tok(g, ";");
+    how(g, "while");
     tok(g, "while"); tok(g, "("); tok(g, k); tok(g, ">="); tok(g, "0u"); tok(g, "&&"); tok(g, k);
     tok(g, "=="); tok(g, "0u"); tok(g, ")"); tok(g, "{");
     tok(g, k); tok(g, "="); tok(g, k); tok(g, "+"); tok(g, "1u"); tok(g, ";");
@@ -642,6 +674,7 @@ static void emit_control(gen *g, const gbind *b, bool in_main) {
     break;
   }
   case 5:
+    how(g, "switch");
     tok(g, "switch"); tok(g, "("); tok(g, "2u"); tok(g, ")"); tok(g, "{");
     tok(g, "case"); tok(g, "1u"); tok(g, ","); tok(g, "3u"); tok(g, ":"); tok(g, "{"); tok(g, "}");
     tok(g, "case"); tok(g, "2u"); tok(g, "{");
@@ -651,6 +684,7 @@ static void emit_control(gen *g, const gbind *b, bool in_main) {
     tok(g, "}");
     break;
   default:
+    how(g, "block");
     tok(g, "{");
     emit_store_in_context(g, b, in_main);
     tok(g, "}");
@@ -678,6 +712,7 @@ static void emit_helper(gen *g, const gbind *b, bool in_main) {
   g->nest = 0;
   int kind = (int)rnd(g, 4);
   bool returns = chance(g, 30);
+  bool o_param = false;
   tok(g, "fn");
   tok(g, fname);
   tok(g, "(");
@@ -685,6 +720,9 @@ static void emit_helper(gen *g, const gbind *b, bool in_main) {
     /* A pointer parameter, sometimes named like another global (which it
      * then hides inside the function). */
     const char *o = chance(g, 30) ? other_global(g, b) : NULL;
+    /* Not the value source, which the function's values read. */
+    if (o && g->have_ro_scalar && !strcmp(o, g->b[g->ro_index].name)) o = NULL;
+    o_param = o != NULL;
     if (o)
       snprintf(pname, sizeof pname, "%s", o);
     else
@@ -705,6 +743,8 @@ static void emit_helper(gen *g, const gbind *b, bool in_main) {
     tok(g, "u32");
   }
   tok(g, "{");
+  how(g, kind < 2 ? "helper{" : kind == 3 ? "helper(p:ptr<u32>){*p" : "helper(p:ptr<T>){");
+  if (o_param) how(g, "param-named-as-global");
   if (kind < 2) {
     emit_store_in_context(g, b, false);
   } else if (kind == 3) {
@@ -719,6 +759,7 @@ static void emit_helper(gen *g, const gbind *b, bool in_main) {
     tok(g, "return"); u32_lit(g, 1); tok(g, ";");
   }
   tok(g, "}");
+  how(g, "}");
   sb_str(&fn, "\n");
   g->depth--;
   g->nest = saved_nest;
@@ -842,8 +883,9 @@ static void emit_user_array_length(gen *g, const gbind *b) {
   (void)b;
 }
 
-/* Generates shader `seed` into g (text: g->decls). */
-static void generate(gen *g, uint64_t seed) {
+/* Generates shader `seed` into g (text: g->decls); plain: in the plain
+ * style, with the same structure. */
+static void generate(gen *g, uint64_t seed, bool plain) {
   sb decls = g->decls, fns = g->fns, body = g->body;
   sb_clear(&decls);
   sb_clear(&fns);
@@ -853,12 +895,14 @@ static void generate(gen *g, uint64_t seed) {
   g->fns = fns;
   g->body = body;
   g->rng = seed * 0x2545F4914F6CDD1Dull + 1;
+  g->lrng = seed * 0x9E3779B97F4A7C15ull + 7;
   /* Styles: plain (what programs write), ASCII with every spelling the
    * grammar allows, and Unicode. */
-  uint32_t style = rnd(g, 10);
+  uint32_t style = lrnd(g, 10);
+  if (plain) style = 0;
   g->ascii = style < 7;
   g->plain_attr = style < 3;
-  g->fancy = style < 3 ? 0 : (int)(5 + rnd(g, 30));
+  g->fancy = style < 3 ? 0 : (int)(5 + lrnd(g, 30));
 
   /* Bindings: 2 to 6 storage, perhaps a uniform; groups 0 and 1. */
   int n = 2 + (int)rnd(g, 5);
@@ -902,10 +946,10 @@ static void generate(gen *g, uint64_t seed) {
     else
       new_name(g, members[i]);
   }
-  if (chance(g, 30)) sep(g); /* blankspace or a comment first */
+  if (lchance(g, 30)) sep(g); /* blankspace or a comment first */
   tok(g, "struct"); tok(g, g->s_name); tok(g, "{");
   tok(g, g->s_scalar); tok(g, ":"); tok(g, "u32"); tok(g, ",");
-  tok(g, g->s_arr); tok(g, ":"); emit_type(g, T_FIXARR); if (chance(g, 50)) tok(g, ",");
+  tok(g, g->s_arr); tok(g, ":"); emit_type(g, T_FIXARR); if (lchance(g, 50)) tok(g, ",");
   tok(g, "}");
   sb_str(g->cur, "\n");
   tok(g, "struct"); tok(g, g->sa_name); tok(g, "{");
@@ -954,17 +998,20 @@ static void generate(gen *g, uint64_t seed) {
     } else if (items[i].kind == I_SHADOW) {
       emit_shadow(g, b->name);
     } else if (items[i].b == ual) {
+      snprintf(g->b[ual].how, sizeof g->b[ual].how, "user-fn-arrayLength(p){p[i]op}");
       tok(g, "_"); tok(g, "="); tok(g, "arrayLength"); tok(g, "("); tok(g, "&"); tok(g, b->name); tok(g, ")");
       tok(g, ";");
     } else {
+      g->how[0] = 0;
       emit_store_in_context(g, b, true);
+      snprintf(g->b[items[i].b].how, sizeof g->b[items[i].b].how, "%s", g->how);
     }
   }
 
   /* The module: declarations, helpers, the entry point. */
   g->cur = &g->decls;
   sb_str(g->cur, g->fns.p ? g->fns.p : "");
-  bool compute_first = chance(g, 50);
+  bool compute_first = lchance(g, 50);
   if (!compute_first) emit_attr(g, "workgroup_size", 1);
   tok(g, "@");
   if (g->plain_attr)
@@ -979,7 +1026,7 @@ static void generate(gen *g, uint64_t seed) {
   tok(g, g->gid); tok(g, ":"); tok(g, "vec3u"); tok(g, ")"); tok(g, "{");
   sb_str(g->cur, g->body.p ? g->body.p : "");
   tok(g, "}");
-  if (chance(g, 30)) sep(g);
+  if (lchance(g, 30)) sep(g);
   sb_str(g->cur, "\n");
 }
 
@@ -1105,13 +1152,18 @@ static void print_shader(const char *text) {
 int main(int argc, char **argv) {
   unsigned count = 300;
   uint64_t seed = 1;
+  bool plain = false;
   for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--plain")) {
+      plain = true; /* every shader in the plain style */
+      continue;
+    }
     if (!strcmp(argv[i], "--count") && i + 1 < argc && wp_parse_count(argv[i + 1], 100000000, &count)) {
       i++;
     } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
       seed = strtoull(argv[++i], NULL, 0);
     } else {
-      fprintf(stderr, "usage: %s [--count N] [--seed S]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--count N] [--seed S] [--plain]\n", argv[0]);
       return 2;
     }
   }
@@ -1138,7 +1190,7 @@ int main(int argc, char **argv) {
   double t0 = wp_now_s();
   for (unsigned s = 0; s < count && !failed; s++) {
     uint64_t sd = seed + s;
-    generate(&g, sd);
+    generate(&g, sd, plain);
     const char *text = g.decls.p;
     n.generated++;
     bool changed[MAX_BIND] = {false};
@@ -1176,6 +1228,18 @@ int main(int argc, char **argv) {
       }
       if (changed[i] && !may) {
         n.misses++;
+        /* Lexical or not: the same shader in the plain style. */
+        gen pg = {0};
+        generate(&pg, sd, true);
+        ul__wgsl_writes *pw = ul__wgsl_analyze(pg.decls.p, strlen(pg.decls.p));
+        const char *cause = plain ? "" : ul__wgsl_may_write(pw, b->group, b->binding) ? " (lexical: not in the plain style)"
+                                                                                      : " (also in the plain style)";
+        free(pw);
+        free(pg.decls.p);
+        free(pg.fns.p);
+        free(pg.body.p);
+        fprintf(stderr, "MISS seed %llu binding (%u, %u) store: %s%s%s\n", (unsigned long long)sd, b->group,
+                b->binding, b->how[0] ? b->how : "-", cause, ascii_only(text) ? " [ASCII]" : " [Unicode]");
         if (n.misses <= 3) {
           fprintf(stderr,
                   "MISS: seed %llu: the GPU stored to binding (group %u, binding %u) `%s`, which the reading "
