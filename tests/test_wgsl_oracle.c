@@ -100,6 +100,8 @@ typedef struct gen {
   bool user_array_length;   /* a user function named arrayLength shadows the builtin */
   bool have_ro_scalar;      /* a source of values that never change */
   char how[200];            /* the form of the store being written */
+  char consts[8][NAME_MAX_BYTES + 32]; /* module constants used as attributes */
+  int nconst;
   int ro_index;             /* that binding */
 } gen;
 
@@ -296,7 +298,22 @@ static void emit_attr(gen *g, const char *name, uint32_t v) {
   }
   tok(g, name);
   tok(g, "(");
-  int_lit(g, v, false);
+  uint32_t r = lrnd(g, 100);
+  if (r < 4 && g->nconst < 8) {
+    /* A module constant (declared anywhere at module scope). */
+    char c[NAME_MAX_BYTES];
+    new_name(g, c);
+    tok(g, c);
+    snprintf(g->consts[g->nconst], sizeof g->consts[0], "const %s = %uu;\n", c, v);
+    g->nconst++;
+  } else if (r < 8) {
+    /* A constant expression. */
+    int_lit(g, v + 2, true);
+    tok(g, "-");
+    tok(g, "2");
+  } else {
+    int_lit(g, v, false);
+  }
   if (lchance(g, 10)) tok(g, ",");
   tok(g, ")");
 }
@@ -529,6 +546,47 @@ static void emit_ptr_type(gen *g, int shape) {
 
 static bool atomic_shape(int shape) { return shape == T_ATOMARR || shape == T_ATOMSTRUCT; }
 
+/* Another binding's name, for a parameter or member that reuses it (NULL
+ * when there is none). */
+static const char *other_global(gen *g, const gbind *not_this) {
+  const gbind *o = &g->b[rnd(g, (uint32_t)g->nb)];
+  return o == not_this ? NULL : o->name;
+}
+
+/* Another binding's name for a local or parameter that hides it, never the
+ * value source (which the values read). */
+static const char *hiding_name(gen *g, const gbind *not_this) {
+  const char *o = other_global(g, not_this);
+  if (o && g->have_ro_scalar && !strcmp(o, g->b[g->ro_index].name)) o = NULL;
+  return o;
+}
+
+/* `let p = &X;`, perhaps named like another global (in a block of its own,
+ * which *close says to end), perhaps copied on (`let q = p;`): the name of
+ * the pointer to store through is left in p. */
+static void emit_let_ptr(gen *g, const gbind *b, char *p, bool *close) {
+  const char *o = chance(g, 25) ? hiding_name(g, b) : NULL;
+  *close = o != NULL;
+  if (o) {
+    how(g, "{let-p(named-as-global)=&x");
+    tok(g, "{");
+    snprintf(p, NAME_MAX_BYTES, "%s", o);
+  } else {
+    how(g, "let-p=&x");
+    new_name(g, p);
+  }
+  tok(g, "let"); tok(g, p); tok(g, "="); tok(g, "&"); tok(g, b->name); tok(g, ";");
+  if (chance(g, 30)) {
+    char q[NAME_MAX_BYTES];
+    new_name(g, q);
+    how(g, "let-q=p");
+    tok(g, "let"); tok(g, q); tok(g, "="); tok(g, p); tok(g, ";");
+    snprintf(p, NAME_MAX_BYTES, "%s", q);
+  }
+}
+
+
+
 /* One store into binding b, in the current function (in_main: the entry
  * point, which has gid). */
 static void emit_store_here(gen *g, const gbind *b, bool in_main) {
@@ -544,10 +602,10 @@ static void emit_store_here(gen *g, const gbind *b, bool in_main) {
       emit_atomic_store(g, b->shape, b->name, (int)rnd(g, 3), in_main);
     } else {
       char p[NAME_MAX_BYTES];
-      new_name(g, p);
-      how(g, "let-p=&x");
-      tok(g, "let"); tok(g, p); tok(g, "="); tok(g, "&"); tok(g, b->name); tok(g, ";");
+      bool close;
+      emit_let_ptr(g, b, p, &close);
       emit_atomic_store(g, b->shape, p, chance(g, 50) ? B_PTR_DEREF : B_PTR_DIRECT, in_main);
+      if (close) tok(g, "}");
     }
     return;
   }
@@ -559,11 +617,11 @@ static void emit_store_here(gen *g, const gbind *b, bool in_main) {
   case 3: {
     /* let p = &X; then (*p)[i] or p[i] */
     char p[NAME_MAX_BYTES];
-    new_name(g, p);
-    how(g, "let-p=&x");
-    tok(g, "let"); tok(g, p); tok(g, "="); tok(g, "&"); tok(g, b->name); tok(g, ";");
+    bool close;
+    emit_let_ptr(g, b, p, &close);
     emit_place(g, b->shape, p, chance(g, 50) ? B_PTR_DEREF : B_PTR_DIRECT, in_main);
     emit_store_tail(g);
+    if (close) tok(g, "}");
     break;
   }
   case 4: {
@@ -692,11 +750,28 @@ static void emit_control(gen *g, const gbind *b, bool in_main) {
   }
 }
 
-/* Another binding's name, for a parameter or member that reuses it (NULL
- * when there is none). */
-static const char *other_global(gen *g, const gbind *not_this) {
-  const gbind *o = &g->b[rnd(g, (uint32_t)g->nb)];
-  return o == not_this ? NULL : o->name;
+/* A function that stores through its pointer parameter (into g->fns);
+ * its name in fname. */
+static void emit_ptr_store_fn(gen *g, const gbind *b, char *fname) {
+  char q[NAME_MAX_BYTES];
+  new_name(g, fname);
+  new_name(g, q);
+  sb *saved = g->cur;
+  sb fn = {0};
+  g->cur = &fn;
+  tok(g, "fn"); tok(g, fname); tok(g, "("); tok(g, q); tok(g, ":"); emit_ptr_type(g, b->shape); tok(g, ")");
+  tok(g, "{");
+  if (atomic_shape(b->shape)) {
+    emit_atomic_store(g, b->shape, q, chance(g, 50) ? B_PTR_DEREF : B_PTR_DIRECT, false);
+  } else {
+    emit_place(g, b->shape, q, chance(g, 50) ? B_PTR_DEREF : B_PTR_DIRECT, false);
+    emit_store_tail(g);
+  }
+  tok(g, "}");
+  sb_str(&fn, "\n");
+  sb_str(&g->fns, fn.p);
+  free(fn.p);
+  g->cur = saved;
 }
 
 /* A helper function holding the store, written to g->fns, and its call
@@ -719,9 +794,7 @@ static void emit_helper(gen *g, const gbind *b, bool in_main) {
   if (kind >= 2) {
     /* A pointer parameter, sometimes named like another global (which it
      * then hides inside the function). */
-    const char *o = chance(g, 30) ? other_global(g, b) : NULL;
-    /* Not the value source, which the function's values read. */
-    if (o && g->have_ro_scalar && !strcmp(o, g->b[g->ro_index].name)) o = NULL;
+    const char *o = chance(g, 30) ? hiding_name(g, b) : NULL;
     o_param = o != NULL;
     if (o)
       snprintf(pname, sizeof pname, "%s", o);
@@ -749,6 +822,13 @@ static void emit_helper(gen *g, const gbind *b, bool in_main) {
     emit_store_in_context(g, b, false);
   } else if (kind == 3) {
     tok(g, "*"); tok(g, pname); emit_store_tail(g);
+  } else if (chance(g, 25)) {
+    /* The pointer passed on to another function, which stores. */
+    char inner[NAME_MAX_BYTES];
+    how(g, "forward(p){");
+    emit_ptr_store_fn(g, b, inner);
+    how(g, "}");
+    tok(g, inner); tok(g, "("); tok(g, pname); tok(g, ")"); tok(g, ";");
   } else if (atomic_shape(b->shape)) {
     emit_atomic_store(g, b->shape, pname, chance(g, 50) ? B_PTR_DEREF : B_PTR_DIRECT, false);
   } else {
@@ -1026,6 +1106,8 @@ static void generate(gen *g, uint64_t seed, bool plain) {
   tok(g, g->gid); tok(g, ":"); tok(g, "vec3u"); tok(g, ")"); tok(g, "{");
   sb_str(g->cur, g->body.p ? g->body.p : "");
   tok(g, "}");
+  sb_str(g->cur, "\n");
+  for (int i = 0; i < g->nconst; i++) sb_str(g->cur, g->consts[i]); /* used before: fine at module scope */
   if (lchance(g, 30)) sep(g);
   sb_str(g->cur, "\n");
 }
