@@ -1214,11 +1214,88 @@ static int run_shader(gpu *d, const gen *g, const char *text, bool *changed, cha
   return rc;
 }
 
+/* ---- named forms --------------------------------------------------------------- */
+
+/* Forms written by hand, each one way the reading could lose a store, run
+ * the same way before the random shaders: they stay covered whatever the
+ * seeds. Bindings: (0, 0) `x` and (0, 1) `s` read_write, (0, 2) `r` read;
+ * `stored` says which of x (1) and s (2) the shader stores to. */
+#define FORM_DECLS(X, S)                                                                  \
+  "struct T { m: u32, a: array<u32, 4> }\n"                                              \
+  "@group(0) @binding(0) var<storage, read_write> " X ": array<u32>;\n"                  \
+  "@group(0) @binding(1) var<storage, read_write> " S ": T;\n"                           \
+  "@group(0) @binding(2) var<storage, read> r: array<u32>;\n"
+#define FORM_MAIN(BODY) "@compute @workgroup_size(1) fn main() { _ = r[0]; " BODY " }\n"
+#define FORM(BODY) FORM_DECLS("x", "s") FORM_MAIN(BODY)
+
+static const struct named_form {
+  const char *label, *wgsl;
+  unsigned stored;
+} named_forms[] = {
+    {"plain store", FORM("x[0] = 1u; _ = s.m;"), 1},
+    {"line comment ended by CR", FORM("// c\r x[0] = 1u;"), 1},
+    {"line comment ended by VT", FORM("// c\v x[0] = 1u;"), 1},
+    {"line comment ended by FF", FORM("// c\f x[0] = 1u;"), 1},
+    {"line comment ended by U+0085", FORM("// c\xc2\x85 x[0] = 1u;"), 1},
+    {"line comment ended by U+2028", FORM("// c\xe2\x80\xa8 x[0] = 1u;"), 1},
+    {"line comment ended by U+2029", FORM("// c\xe2\x80\xa9 s.m = 1u;"), 2},
+    {"U+2028 between name and [", FORM("x\xe2\x80\xa8[0] = 1u;"), 1},
+    {"U+200E between ] and =", FORM("x[0]\xe2\x80\x8e= 1u;"), 1},
+    {"U+200F between ] and +=", FORM("x[1]\xe2\x80\x8f+= 1u;"), 1},
+    {"U+0085 between member and ++", FORM("s.m\xc2\x85++;"), 2},
+    {"U+2029 between ( and name", FORM("(\xe2\x80\xa9x)[0] = 1u;"), 1},
+    {"U+2028 between & and name", FORM("let p = &\xe2\x80\xa8x; (*p)[0] = 1u;"), 1},
+    {"blank after .", FORM("s. m = 1u;"), 2},
+    {"line break after .", FORM("s.\n  a[1] = 1u;"), 2},
+    {"comment after .", FORM("s./* c */m = 1u;"), 2},
+    {"comment in (*p)", FORM("let p = &x; ( /* c */ * /* c */ p ) [0] = 1u;"), 1},
+    {"user function named arrayLength",
+     FORM_DECLS("x", "s") "fn arrayLength(p: ptr<storage, array<u32>, read_write>) -> u32 { p[0] = 7u; return 0u; }\n"
+     FORM_MAIN("_ = arrayLength(&x);"), 1},
+    {"non-ASCII letter inside a name",
+     FORM_DECLS("x\xc3\xa9", "s") FORM_MAIN("x\xc3\xa9[0] = 1u;"), 1},
+    {"combining mark inside a name",
+     FORM_DECLS("x\xcc\x81", "s") FORM_MAIN("x\xcc\x81[0] = 1u;"), 1},
+    {"name starting with a non-ASCII letter",
+     FORM_DECLS("\xce\xb1x", "s") FORM_MAIN("\xce\xb1x[0] = 1u;"), 1},
+    {"pointer copied: let q = p", FORM("let p = &x; let q = p; q[0] = 1u;"), 1},
+    {"let pointer named like a global", FORM("{ let s = &x; s[0] = 1u; } _ = s.m;"), 1},
+    {"parameter named like a global",
+     FORM_DECLS("x", "s") "fn h(s: ptr<storage, array<u32>, read_write>) { s[1] = 2u; }\n" FORM_MAIN("h(&x);"), 1},
+    {"pointer passed on",
+     FORM_DECLS("x", "s") "fn a(p: ptr<storage, T, read_write>) { b(p); }\n"
+     "fn b(q: ptr<storage, T, read_write>) { (*q).a[2] = 3u; }\n" FORM_MAIN("a(&s);"), 2},
+    {"pointer to an element", FORM("let p = &s.a; p[3] = 9u;"), 2},
+    {"local hiding the global, then the global", FORM("{ var x = 1u; x += 1u; _ = x; } x[0] = 5u;"), 1},
+    {"*& and parentheses", FORM("*&x[0] = 1u; ((s)).m = 2u;"), 3},
+};
+
+typedef struct counts counts;
+static void check(gpu *d, const gen *g, const char *label, const char *text, uint64_t seed, counts *n,
+                  bool plain, bool *failed);
+
+static void run_named_forms(gpu *d, counts *n, bool *failed) {
+  gen g = {0};
+  g.nb = 3;
+  g.b[0] = (gbind){.group = 0, .binding = 0, .kind = K_RW, .shape = T_RTARR, .name = "x"};
+  g.b[1] = (gbind){.group = 0, .binding = 1, .kind = K_RW, .shape = T_STRUCT, .name = "s"};
+  g.b[2] = (gbind){.group = 0, .binding = 2, .kind = K_RO, .shape = T_RTARR, .name = "r"};
+  for (size_t i = 0; i < UL__COUNT_OF(named_forms); i++) {
+    const struct named_form *f = &named_forms[i];
+    g.b[0].store = f->stored & 1;
+    g.b[1].store = (f->stored & 2) != 0;
+    snprintf(g.b[0].how, sizeof g.b[0].how, "%s", f->label);
+    snprintf(g.b[1].how, sizeof g.b[1].how, "%s", f->label);
+    check(d, &g, f->label, f->wgsl, 0, n, true, failed);
+  }
+}
+
 /* ---- the test ---------------------------------------------------------------- */
 
 typedef struct counts {
   unsigned generated, compiled, rejected, known, ascii, ascii_known;
   unsigned rw_unchanged_known, proven_ro, changed, misses, unchanged_planned, impossible;
+  bool broken; /* the implementation failed: stop */
 } counts;
 
 static bool ascii_only(const char *s) {
@@ -1231,13 +1308,93 @@ static void print_shader(const char *text) {
   fprintf(stderr, "---- shader ----\n%s\n---- end ----\n", text);
 }
 
+static void check(gpu *d, const gen *g, const char *label, const char *text, uint64_t seed, counts *n,
+                  bool plain, bool *failed) {
+  char what[160], why[4096];
+  if (label)
+    snprintf(what, sizeof what, "named form \"%s\"", label);
+  else
+    snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
+  n->generated++;
+  bool changed[MAX_BIND] = {false};
+  int r = run_shader(d, g, text, changed, why, sizeof why);
+  if (r < 0) {
+    fprintf(stderr, "%s: %s\n", what, why);
+    n->broken = true;
+    *failed = true;
+    return;
+  }
+  if (r == 0) {
+    if (!n->rejected++) {
+      fprintf(stderr, "%s: the implementation rejected the shader (a generator bug):\n%s\n", what, why);
+      print_shader(text);
+    }
+    return;
+  }
+  n->compiled++;
+  bool ascii = ascii_only(text);
+  ul__wgsl_writes *w = ul__wgsl_analyze(text, strlen(text));
+  n->ascii += ascii;
+  n->known += w != NULL;
+  n->ascii_known += ascii && w != NULL;
+  for (int i = 0; i < g->nb; i++) {
+    const gbind *b = &g->b[i];
+    bool may = ul__wgsl_may_write(w, b->group, b->binding);
+    n->changed += changed[i];
+    if (changed[i] && b->kind != K_RW) {
+      n->impossible++;
+      fprintf(stderr, "%s: binding (%u, %u) is not read_write, yet it changed\n", what, b->group, b->binding);
+      *failed = true;
+    }
+    if (changed[i] && !may) {
+      n->misses++;
+      /* Lexical or not: the same shader in the plain style. */
+      const char *cause = "";
+      if (!label && !plain) {
+        gen pg = {0};
+        generate(&pg, seed, true);
+        ul__wgsl_writes *pw = ul__wgsl_analyze(pg.decls.p, strlen(pg.decls.p));
+        cause = ul__wgsl_may_write(pw, b->group, b->binding) ? " (lexical: not in the plain style)"
+                                                              : " (also in the plain style)";
+        free(pw);
+        free(pg.decls.p);
+        free(pg.fns.p);
+        free(pg.body.p);
+      }
+      fprintf(stderr, "MISS %s binding (%u, %u) store: %s%s%s\n", what, b->group, b->binding,
+              b->how[0] ? b->how : "-", cause, ascii ? " [ASCII]" : " [Unicode]");
+      if (n->misses <= 3) {
+        fprintf(stderr, "MISS: %s: the GPU stored to binding (group %u, binding %u) `%s`, which the reading "
+                "calls not written\n", what, b->group, b->binding, b->name);
+        print_shader(text);
+      }
+    }
+    if (b->store && !changed[i]) {
+      if (!n->unchanged_planned++) {
+        fprintf(stderr, "%s: the store planned to binding (%u, %u) `%s` changed nothing (a generator bug)\n", what,
+                b->group, b->binding, b->name);
+        print_shader(text);
+      }
+    }
+    if (w && b->kind == K_RW && !changed[i]) {
+      n->rw_unchanged_known++;
+      n->proven_ro += !may;
+    }
+  }
+  free(w);
+}
+
 int main(int argc, char **argv) {
   unsigned count = 300;
   uint64_t seed = 1;
-  bool plain = false;
+  bool plain = false, print = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--plain")) {
       plain = true; /* every shader in the plain style */
+      continue;
+    }
+    if (!strcmp(argv[i], "--print")) {
+      print = true; /* every shader generated on stdout, each ended by a NUL; nothing run */
       continue;
     }
     if (!strcmp(argv[i], "--count") && i + 1 < argc && wp_parse_count(argv[i + 1], 100000000, &count)) {
@@ -1245,11 +1402,22 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
       seed = strtoull(argv[++i], NULL, 0);
     } else {
-      fprintf(stderr, "usage: %s [--count N] [--seed S] [--plain]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--count N] [--seed S] [--plain] [--print]\n", argv[0]);
       return 2;
     }
   }
   ul_test_current = "test_wgsl_oracle";
+  if (print) {
+    gen g = {0};
+    for (unsigned s = 0; s < count; s++) {
+      generate(&g, seed + s, plain);
+      fwrite(g.decls.p, 1, g.decls.n + 1, stdout);
+    }
+    free(g.decls.p);
+    free(g.fns.p);
+    free(g.body.p);
+    return 0;
+  }
   ul_test_watchdog(count <= 1000 ? 600 : 3500);
 
   gpu d;
@@ -1265,86 +1433,19 @@ int main(int argc, char **argv) {
   d.staging = wp_buffer(&d.c, "staging", WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst,
                         MAX_BIND * BUF_BYTES);
 
-  counts n = {0};
+  counts n = {0}, nf = {0};
   gen g = {0};
-  char why[4096];
-  bool failed = false, shown_reject = false, shown_unchanged = false;
+  bool failed = false;
   double t0 = wp_now_s();
-  for (unsigned s = 0; s < count && !failed; s++) {
-    uint64_t sd = seed + s;
-    generate(&g, sd, plain);
-    const char *text = g.decls.p;
-    n.generated++;
-    bool changed[MAX_BIND] = {false};
-    int r = run_shader(&d, &g, text, changed, why, sizeof why);
-    if (r < 0) {
-      fprintf(stderr, "seed %llu: %s\n", (unsigned long long)sd, why);
-      failed = true;
-      break;
-    }
-    if (r == 0) {
-      n.rejected++;
-      if (!shown_reject) {
-        shown_reject = true;
-        fprintf(stderr, "seed %llu: the implementation rejected the shader (a generator bug):\n%s\n",
-                (unsigned long long)sd, why);
-        print_shader(text);
-      }
-      continue;
-    }
-    n.compiled++;
-    bool ascii = ascii_only(text);
-    ul__wgsl_writes *w = ul__wgsl_analyze(text, strlen(text));
-    n.ascii += ascii;
-    n.known += w != NULL;
-    n.ascii_known += ascii && w != NULL;
-    for (int i = 0; i < g.nb; i++) {
-      const gbind *b = &g.b[i];
-      bool may = ul__wgsl_may_write(w, b->group, b->binding);
-      n.changed += changed[i];
-      if (changed[i] && b->kind != K_RW) {
-        n.impossible++;
-        fprintf(stderr, "seed %llu: binding (%u, %u) is not read_write, yet it changed\n", (unsigned long long)sd,
-                b->group, b->binding);
-        failed = true;
-      }
-      if (changed[i] && !may) {
-        n.misses++;
-        /* Lexical or not: the same shader in the plain style. */
-        gen pg = {0};
-        generate(&pg, sd, true);
-        ul__wgsl_writes *pw = ul__wgsl_analyze(pg.decls.p, strlen(pg.decls.p));
-        const char *cause = plain ? "" : ul__wgsl_may_write(pw, b->group, b->binding) ? " (lexical: not in the plain style)"
-                                                                                      : " (also in the plain style)";
-        free(pw);
-        free(pg.decls.p);
-        free(pg.fns.p);
-        free(pg.body.p);
-        fprintf(stderr, "MISS seed %llu binding (%u, %u) store: %s%s%s\n", (unsigned long long)sd, b->group,
-                b->binding, b->how[0] ? b->how : "-", cause, ascii_only(text) ? " [ASCII]" : " [Unicode]");
-        if (n.misses <= 3) {
-          fprintf(stderr,
-                  "MISS: seed %llu: the GPU stored to binding (group %u, binding %u) `%s`, which the reading "
-                  "calls not written\n",
-                  (unsigned long long)sd, b->group, b->binding, b->name);
-          print_shader(text);
-        }
-      }
-      if (b->store && !changed[i]) {
-        n.unchanged_planned++;
-        if (!shown_unchanged) {
-          shown_unchanged = true;
-          fprintf(stderr, "seed %llu: the store planned to binding (%u, %u) `%s` changed nothing (a generator bug)\n",
-                  (unsigned long long)sd, b->group, b->binding, b->name);
-          print_shader(text);
-        }
-      }
-      if (w && b->kind == K_RW && !changed[i]) {
-        n.rw_unchanged_known++;
-        n.proven_ro += !may;
-      }
-    }
-    free(w);
+  run_named_forms(&d, &nf, &failed);
+  printf("wgsl oracle: %u named forms, %u compiled, %u known, %u changed bindings, %u misses\n", nf.generated,
+         nf.compiled, nf.known, nf.changed, nf.misses);
+  if (nf.misses) printf("FAIL: %u named form(s) stored where the reading saw no store\n", nf.misses);
+  if (nf.rejected || nf.unchanged_planned) printf("FAIL: a named form is wrong (rejected, or its store changed nothing)\n");
+  failed |= nf.misses || nf.rejected || nf.unchanged_planned;
+  for (unsigned s = 0; s < count && !n.broken; s++) {
+    generate(&g, seed + s, plain);
+    check(&d, &g, NULL, g.decls.p, seed + s, &n, plain, &failed);
   }
   double secs = wp_now_s() - t0;
   printf("wgsl oracle: seeds %llu..%llu: %u generated, %u compiled, %u rejected, %u known (%u of %u ASCII-only), "
