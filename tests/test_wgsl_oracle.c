@@ -99,10 +99,10 @@ typedef struct gen {
   char gid[NAME_MAX_BYTES]; /* the entry point's global_invocation_id (0 at run time) */
   bool user_array_length;   /* a user function named arrayLength shadows the builtin */
   bool have_ro_scalar;      /* a source of values that never change */
+  int ro_index;             /* that binding */
   char how[200];            /* the form of the store being written */
   char consts[8][NAME_MAX_BYTES + 32]; /* module constants used as attributes */
   int nconst;
-  int ro_index;             /* that binding */
 } gen;
 
 /* splitmix64: deterministic per seed. The spelling draws from its own
@@ -976,8 +976,9 @@ static void generate(gen *g, uint64_t seed, bool plain) {
   g->body = body;
   g->rng = seed * 0x2545F4914F6CDD1Dull + 1;
   g->lrng = seed * 0x9E3779B97F4A7C15ull + 7;
-  /* Styles: plain (what programs write), ASCII with every spelling the
-   * grammar allows, and Unicode. */
+  /* Styles: plain (ASCII names, one space or a line break between every
+   * two tokens, attributes as programs write them), ASCII with every
+   * spelling the grammar allows, and Unicode. */
   uint32_t style = lrnd(g, 10);
   if (plain) style = 0;
   g->ascii = style < 7;
@@ -1220,9 +1221,10 @@ static int run_shader(gpu *d, const gen *g, const char *text, bool *changed, cha
  * the same way before the random shaders: they stay covered whatever the
  * seeds. Bindings: (0, 0) `x` and (0, 1) `s` read_write, (0, 2) `r` read;
  * `stored` says which of x (1) and s (2) the shader stores to. */
-#define FORM_DECLS(X, S)                                                                  \
+#define FORM_DECLS(X, S) FORM_DECLS_TYPED(X, "array<u32>", S)
+#define FORM_DECLS_TYPED(X, XT, S)                                                        \
   "struct T { m: u32, a: array<u32, 4> }\n"                                              \
-  "@group(0) @binding(0) var<storage, read_write> " X ": array<u32>;\n"                  \
+  "@group(0) @binding(0) var<storage, read_write> " X ": " XT ";\n"                      \
   "@group(0) @binding(1) var<storage, read_write> " S ": T;\n"                           \
   "@group(0) @binding(2) var<storage, read> r: array<u32>;\n"
 #define FORM_MAIN(BODY) "@compute @workgroup_size(1) fn main() { _ = r[0]; " BODY " }\n"
@@ -1249,9 +1251,23 @@ static const struct named_form {
     {"line break after .", FORM("s.\n  a[1] = 1u;"), 2},
     {"comment after .", FORM("s./* c */m = 1u;"), 2},
     {"comment in (*p)", FORM("let p = &x; ( /* c */ * /* c */ p ) [0] = 1u;"), 1},
+    {"long comment inside var<...>",
+     "@group(0) @binding(0) var</* a comment longer than sixty-four bytes, which is not unusual at all */storage, "
+     "read_write> x: array<u32>;\n"
+     "@group(0) @binding(1) var<storage, read_write> s: array<u32>;\n"
+     "@group(0) @binding(2) var<storage, read> r: array<u32>;\n" FORM_MAIN("x[0] = 1u;"), 1},
+    {"long blank run inside var<...>",
+     "@group(0) @binding(0) var<storage,\n                                                                "
+     "read_write> x: array<u32>;\n"
+     "@group(0) @binding(1) var<storage, read_write> s: array<u32>;\n"
+     "@group(0) @binding(2) var<storage, read> r: array<u32>;\n" FORM_MAIN("x[0] = 1u;"), 1},
     {"user function named arrayLength",
      FORM_DECLS("x", "s") "fn arrayLength(p: ptr<storage, array<u32>, read_write>) -> u32 { p[0] = 7u; return 0u; }\n"
      FORM_MAIN("_ = arrayLength(&x);"), 1},
+    {"user function named atomicLoad",
+     FORM_DECLS_TYPED("x", "array<atomic<u32>>", "s")
+     "fn atomicLoad(p: ptr<storage, atomic<u32>, read_write>) -> u32 { atomicStore(p, 5u); return 0u; }\n"
+     FORM_MAIN("_ = atomicLoad(&x[1]);"), 1},
     {"non-ASCII letter inside a name",
      FORM_DECLS("x\xc3\xa9", "s") FORM_MAIN("x\xc3\xa9[0] = 1u;"), 1},
     {"combining mark inside a name",
@@ -1385,7 +1401,13 @@ static void check(gpu *d, const gen *g, const char *label, const char *text, uin
 }
 
 int main(int argc, char **argv) {
+  /* About half a minute on 2 cores; under a sanitizer a third of it, as
+   * the other tests do (each shader costs several times more there). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  unsigned count = 100;
+#else
   unsigned count = 300;
+#endif
   uint64_t seed = 1;
   bool plain = false, print = false;
   for (int i = 1; i < argc; i++) {
