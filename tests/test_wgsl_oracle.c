@@ -14,16 +14,21 @@
  * function parameters, pointer composite access), parentheses, `*&`, every
  * compound assignment, increments, atomics, inside helper functions and
  * control flow, next to shadowing locals and a user function named
- * arrayLength. Every store it plans executes once and changes its bytes
- * (checked: an unchanged planned store is a generator bug, as is a shader
- * the implementation rejects).
+ * arrayLength. Every store it plans executes once and changes its bytes,
+ * and nothing else changes (checked: either way is a generator bug, as is a
+ * shader the implementation rejects). Named forms, written by hand, run
+ * first: each a way the reading could lose a store, covered whatever the
+ * seeds.
  *
  * The implementation is Dawn itself, linked directly (tests/webgpu/wgpu_prog.h
  * opens it), on the CPU adapter: the oracle does not depend on the code it
  * checks.
  *
- * test_wgsl_oracle [--count N] [--seed S]: shader i uses seed S+i, so a miss
- * reported with seed X is reproduced by `--seed X --count 1`. */
+ * test_wgsl_oracle [--count N] [--seed S] [--plain] [--print] [--truth]:
+ * shader i uses seed S+i, so a miss reported with seed X is reproduced by
+ * `--seed X --count 1`; --plain spells every shader plainly (same
+ * structure), --print writes the shaders to stdout (each ended by a NUL)
+ * and runs nothing, --truth takes the generator's plan for the reading. */
 #include "res/obj.h"
 #include "ul_test.h"
 #include "wgpu_prog.h"
@@ -140,7 +145,7 @@ static const char *line_break(gen *g) {
 
 /* Comment text: words, code that is not code (a store in a comment writes
  * nothing), and Unicode. Never `*`, `/` or a line break. */
-static void comment_text(gen *g) {
+static void comment_text(gen *g, bool line) {
   static const char *const words[] = {"note", "x[0] = 1u;", "var<storage, read_write>", "@group(0)",
                                       "++", "fn f() {", "}", "arrayLength(&x)", "= ;", "<", ">"};
   static const char *const uni[] = {"\xc3\xa9t\xc3\xa9", "\xce\xb1\xce\xb2", "\xe4\xb8\xad\xe6\x96\x87",
@@ -151,7 +156,7 @@ static void comment_text(gen *g) {
     if (!g->ascii && lchance(g, 30)) {
       const char *u = LPICK(g, uni);
       /* U+2028 and U+0085 end a line comment: only in block comments. */
-      if ((unsigned char)u[0] == 0xe2 || (unsigned char)u[0] == 0xc2) u = "\xc3\x9f";
+      if (line && ((unsigned char)u[0] == 0xe2 || (unsigned char)u[0] == 0xc2)) u = "\xc3\x9f";
       sb_str(g->cur, u);
     } else {
       sb_str(g->cur, LPICK(g, words));
@@ -161,12 +166,12 @@ static void comment_text(gen *g) {
 
 static void block_comment(gen *g, int depth) {
   sb_str(g->cur, "/*");
-  comment_text(g);
+  comment_text(g, false);
   if (lchance(g, 30)) sb_str(g->cur, line_break(g)); /* a break does not end it */
   if (depth < 2 && lchance(g, 30)) {
     sb_str(g->cur, " ");
     block_comment(g, depth + 1);
-    comment_text(g);
+    comment_text(g, false);
   }
   sb_str(g->cur, " */");
 }
@@ -191,7 +196,7 @@ static void sep(gen *g) {
       block_comment(g, 0);
     } else {
       sb_str(g->cur, "//");
-      comment_text(g);
+      comment_text(g, true);
       sb_str(g->cur, line_break(g));
     }
   }
