@@ -88,7 +88,9 @@ typedef struct gbind {
 typedef struct gen {
   uint64_t rng;  /* the structure: bindings, statements, forms */
   uint64_t lrng; /* the spelling: blanks, comments, names, literals */
-  bool ascii;      /* every byte ASCII (comments too) */
+  bool uni_names;    /* Unicode letters in identifiers */
+  bool uni_blanks;   /* Unicode blankspace between tokens */
+  bool uni_comments; /* Unicode in comments, and line comments ended by U+0085, U+2028, U+2029 */
   int fancy;       /* percent of separators that are more than one space */
   bool plain_attr; /* attributes as @group(0) with decimal literals */
   sb decls, fns, body;
@@ -135,11 +137,11 @@ static const char *const break_ascii[] = {"\n", "\r\n", "\r", "\v", "\f"};
 static const char *const break_uni[] = {"\xc2\x85", "\xe2\x80\xa8", "\xe2\x80\xa9"};
 
 static const char *blank(gen *g) {
-  if (!g->ascii && lchance(g, 40)) return LPICK(g, blank_uni);
+  if (g->uni_blanks && lchance(g, 40)) return LPICK(g, blank_uni);
   return LPICK(g, blank_ascii);
 }
 static const char *line_break(gen *g) {
-  if (!g->ascii && lchance(g, 50)) return LPICK(g, break_uni);
+  if (g->uni_comments && lchance(g, 50)) return LPICK(g, break_uni);
   return LPICK(g, break_ascii);
 }
 
@@ -153,7 +155,7 @@ static void comment_text(gen *g, bool line) {
   int n = (int)lrnd(g, 4);
   for (int i = 0; i < n; i++) {
     sb_str(g->cur, " ");
-    if (!g->ascii && lchance(g, 30)) {
+    if (g->uni_comments && lchance(g, 30)) {
       const char *u = LPICK(g, uni);
       /* U+2028 and U+0085 end a line comment: only in block comments. */
       if (line && ((unsigned char)u[0] == 0xe2 || (unsigned char)u[0] == 0xc2)) u = "\xc3\x9f";
@@ -232,7 +234,7 @@ static void new_name(gen *g, char *out) {
   static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
   static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   char *o = out;
-  if (!g->ascii && lchance(g, 50)) {
+  if (g->uni_names && lchance(g, 50)) {
     o += sprintf(o, "%s", LPICK(g, start_uni));
   } else {
     if (lchance(g, 15)) *o++ = '_';
@@ -240,7 +242,7 @@ static void new_name(gen *g, char *out) {
   }
   int n = (int)lrnd(g, 4);
   for (int i = 0; i < n; i++) {
-    if (!g->ascii && lchance(g, 40))
+    if (g->uni_names && lchance(g, 40))
       o += sprintf(o, "%s", LPICK(g, cont_uni));
     else
       *o++ = alnum[lrnd(g, sizeof alnum - 1)];
@@ -475,13 +477,15 @@ static void emit_place(gen *g, int shape, const char *name, int base, bool in_ma
   case T_STRUCT:
     tok(g, ".");
     if (chance(g, 50)) {
+      how(g, ".m");
       tok(g, g->s_scalar);
     } else {
+      how(g, ".a[i]");
       tok(g, g->s_arr); tok(g, "["); emit_index(g, in_main); tok(g, "]");
     }
     break;
-  case T_ATOMSTRUCT: tok(g, "."); tok(g, g->sa_plain); break;
-  default: tok(g, "["); emit_index(g, in_main); tok(g, "]"); break;
+  case T_ATOMSTRUCT: how(g, ".m"); tok(g, "."); tok(g, g->sa_plain); break;
+  default: how(g, "[i]"); tok(g, "["); emit_index(g, in_main); tok(g, "]"); break;
   }
 }
 
@@ -983,10 +987,14 @@ static void generate(gen *g, uint64_t seed, bool plain) {
   g->lrng = seed * 0x9E3779B97F4A7C15ull + 7;
   /* Styles: plain (ASCII names, one space or a line break between every
    * two tokens, attributes as programs write them), ASCII with every
-   * spelling the grammar allows, and Unicode. */
+   * spelling the grammar allows, Unicode in comments, Unicode
+   * everywhere. */
   uint32_t style = lrnd(g, 10);
   if (plain) style = 0;
-  g->ascii = style < 7;
+  /* Unicode: in comments only (what a reading that gives up on non-ASCII
+   * code must still follow), or everywhere. */
+  g->uni_comments = style >= 7;
+  g->uni_names = g->uni_blanks = style >= 8;
   g->plain_attr = style < 3;
   g->fancy = style < 3 ? 0 : (int)(5 + lrnd(g, 30));
 
