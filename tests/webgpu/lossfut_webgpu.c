@@ -3,7 +3,8 @@
  *
  *   lossfut threads     two threads each write, copy and map their own
  *                       buffer and wait for the map with WaitAny, round
- *                       after round, on one device: every map answers
+ *                       after round, on one device, while a third turns
+ *                       ProcessEvents: every map answers
  *                       Success with the bytes the CPU expects (a map
  *                       caught by a loss is made again, never answered
  *                       Error, and no future is moved on by two threads at
@@ -27,6 +28,13 @@
 #define LF_WORDS 1024
 #define LF_ROUNDS 40
 #define LF_DISPATCHES 20
+/* Each dispatch's loop: long enough that a replay of the dispatches takes
+ * longer than the program's next few calls. */
+#ifndef LF_ITERS
+#define LF_ITERS 16384
+#endif
+#define LF_STR_(x) #x
+#define LF_STR(x) LF_STR_(x)
 
 static void on_alarm(int sig) {
   (void)sig;
@@ -94,12 +102,32 @@ static void *work(void *p) {
   return NULL;
 }
 
+/* A third thread turns ProcessEvents meanwhile: it moves the workers'
+ * pending maps on too. */
+typedef struct pumper {
+  wp_ctx *c;
+  atomic_bool stop;
+} pumper;
+
+static void *pump(void *p) {
+  pumper *pm = p;
+  while (!atomic_load(&pm->stop)) {
+    wgpuInstanceProcessEvents(pm->c->instance);
+    nanosleep(&(struct timespec){0, 100000}, NULL);
+  }
+  return NULL;
+}
+
 static bool run_threads(wp_ctx *c) {
   worker w[2] = {{c, 1, 0, ""}, {c, 2, 0, ""}};
-  pthread_t t[2];
+  pthread_t t[2], tp;
+  pumper pm = {c, false};
+  if (pthread_create(&tp, NULL, pump, &pm)) return false;
   for (int i = 0; i < 2; i++)
     if (pthread_create(&t[i], NULL, work, &w[i])) return false;
   for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+  atomic_store(&pm.stop, true);
+  pthread_join(tp, NULL);
   bool ok = true;
   for (int i = 0; i < 2; i++) {
     printf("thread %d: %d of %d maps answered with the bytes written%s%s\n", w[i].index, w[i].maps_ok, LF_ROUNDS,
@@ -119,14 +147,18 @@ static void on_done(WGPUQueueWorkDoneStatus status, WGPUStringView message, void
 }
 
 static bool run_pending(wp_ctx *c, unsigned k) {
-  static const char *wgsl = "@group(0) @binding(0) var<storage, read_write> v: array<u32>;\n"
+  static const char *wgsl = "const ITERS = " LF_STR(LF_ITERS) "u;\n"
+                            "@group(0) @binding(0) var<storage, read_write> v: array<u32>;\n"
                             "@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {\n"
-                            "  v[g.x] = v[g.x] * 3u + g.x;\n"
+                            "  var x = v[g.x];\n"
+                            "  for (var i = 0u; i < ITERS; i++) { x = x * 3u + g.x + i; }\n"
+                            "  v[g.x] = x;\n"
                             "}\n";
   uint32_t *init = wp_alloc(LF_WORDS * 4), *want = wp_alloc(LF_WORDS * 4), *got = wp_alloc(LF_WORDS * 4);
   for (uint32_t i = 0; i < LF_WORDS; i++) want[i] = init[i] = i * 2654435761u;
   for (int d = 0; d < LF_DISPATCHES; d++)
-    for (uint32_t i = 0; i < LF_WORDS; i++) want[i] = want[i] * 3u + i;
+    for (uint32_t i = 0; i < LF_WORDS; i++)
+      for (uint32_t j = 0; j < LF_ITERS; j++) want[i] = want[i] * 3u + i + j;
   WGPUBuffer v = wp_buffer_from(c, "v", WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc, init, LF_WORDS * 4);
   WGPUShaderModule sm = wp_shader(c, "step", wgsl);
   WGPUComputePipeline pl = wp_pipeline(c, "step", sm, "main", NULL);
