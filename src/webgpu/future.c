@@ -275,12 +275,19 @@ static ul__wg_wstate wait_state(ul__wg_instance *in, uint64_t id) {
 }
 
 /* Runs the callbacks of the waited futures found ready: true when any was
- * completed (by this thread or, meanwhile, another). */
+ * completed (by this thread or, meanwhile, another: an AllowSpontaneous
+ * one as it was moved on). */
 static bool complete_ready(ul__wg_instance *in, size_t count, WGPUFutureWaitInfo *futures) {
   bool any = false;
   for (size_t i = 0; i < count; i++) {
     uint64_t id = futures[i].future.id;
-    if (wait_state(in, id) != UL__WG_W_READY) continue;
+    ul__wg_wstate st = wait_state(in, id);
+    if (st == UL__WG_W_PENDING) continue;
+    if (st == UL__WG_W_DONE) {
+      futures[i].completed = 1;
+      any = true;
+      continue;
+    }
     pthread_mutex_lock(&in->mu);
     ul__wg_future *f = find(in, id);
     pthread_mutex_unlock(&in->mu);
