@@ -179,8 +179,13 @@ static void end_mapping(ul__wg_buffer *b, const char *why, bool write_back) {
       free(f->message);
       f->message = ul__strdup(why);
     }
+    bool unanswered = f && !f->ready;
+    if (unanswered) f->holds++; /* not freed under this thread (another may answer it meanwhile) */
     pthread_mutex_unlock(&in->mu);
-    if (f && !f->ready) ul__wg_future_resolve(in, f, WGPUMapAsyncStatus_Aborted, 0, NULL, why);
+    if (unanswered) {
+      ul__wg_future_resolve(in, f, WGPUMapAsyncStatus_Aborted, 0, NULL, why);
+      ul__wg_future_unhold(in, f);
+    }
     if (b->h.id) engine_unmap(b);
     return;
   }

@@ -28,7 +28,8 @@ static ul__wg_future *future_new(ul__wg_instance *in, ul__wg_future_kind kind, u
   f->callback = callback;
   f->u1 = u1;
   f->u2 = u2;
-  f->advancing = held;
+  f->moving = held;
+  f->holds = held ? 1 : 0;
   pthread_mutex_lock(&in->mu);
   f->id = in->next_future++;
   f->next = in->futures;
@@ -61,16 +62,17 @@ static void unlink_free(ul__wg_instance *in, ul__wg_future *f) {
 }
 
 /* What a pending future holds goes with its outcome (a map's buffer with
- * its callback: the map becomes the buffer's state then). */
-static void let_go(ul__wg_future *f) {
+ * its callback: the map becomes the buffer's state then). Under in->mu:
+ * the device is returned, for the caller to let go of with no lock held
+ * (its last reference frees it, which takes in->mu). */
+static ul__wg_device *drop_native(ul__wg_future *f) {
   if (f->cb) {
     ul__cb_unref(f->cb);
     f->cb = NULL;
   }
-  if (f->dev) {
-    ul__wg_unhold(f->dev);
-    f->dev = NULL;
-  }
+  ul__wg_device *dv = f->dev;
+  f->dev = NULL;
+  return dv;
 }
 
 static void let_go_target(ul__wg_future *f) {
@@ -106,48 +108,56 @@ static void call(ul__wg_future *f) {
   }
 }
 
-/* Runs f's callback once, on this thread, no lock held; then frees it
- * (or leaves that to the thread that holds it, ul__wg_future_let_go).
- * False when another thread has it, or it is not ready. */
-static bool fire(ul__wg_instance *in, ul__wg_future *f) {
-  pthread_mutex_lock(&in->mu);
-  if (!f->ready || f->fired || f->firing) {
-    pthread_mutex_unlock(&in->mu);
-    return false;
-  }
+/* Takes f's callback for this thread (under in->mu): false when it is not
+ * ready, or another thread has it or ran it. */
+static bool take(ul__wg_future *f) {
+  if (!f->ready || f->fired || f->firing) return false;
   f->firing = true;
-  pthread_mutex_unlock(&in->mu);
+  return true;
+}
+
+/* Runs a callback this thread took, no lock held; then frees f, unless a
+ * thread holds it (the last to let go frees it). */
+static void run_taken(ul__wg_instance *in, ul__wg_future *f) {
   if (f->kind == UL__WGF_MAP) ul__wg_map_told(f);
   if (f->callback) call(f);
   pthread_mutex_lock(&in->mu);
   f->fired = true;
-  bool free_now = !f->advancing;
+  bool free_now = f->holds == 0;
   pthread_mutex_unlock(&in->mu);
-  if (!free_now) return true;
+  if (!free_now) return;
   let_go_target(f);
   pthread_mutex_lock(&in->mu);
   unlink_free(in, f);
   pthread_mutex_unlock(&in->mu);
-  return true;
 }
 
-void ul__wg_future_let_go(ul__wg_instance *in, ul__wg_future *f) {
+/* Drops a hold on f (`mover`: the one of the thread that moved it on).
+ * What a resolved future held natively goes once nobody moves it on; a
+ * ready AllowSpontaneous callback runs now; the last hold of a future
+ * whose callback ran frees it. */
+static void release(ul__wg_instance *in, ul__wg_future *f, bool mover) {
   pthread_mutex_lock(&in->mu);
-  f->advancing = false;
-  bool gone = f->fired;
-  /* What a resolved future held (its native part) goes now that nobody
-   * moves it on (ul__wg_future_resolve leaves it to the holder). */
-  if (f->ready) let_go(f);
-  bool now = !gone && f->ready && f->mode == WGPUCallbackMode_AllowSpontaneous;
+  if (mover) f->moving = false;
+  f->holds--;
+  ul__wg_device *dv = f->ready && !f->moving ? drop_native(f) : NULL;
+  bool gone = f->fired && f->holds == 0;
+  bool now = !gone && f->mode == WGPUCallbackMode_AllowSpontaneous && take(f);
+  pthread_mutex_unlock(&in->mu);
+  if (dv) ul__wg_unhold(dv);
   if (gone) {
-    pthread_mutex_unlock(&in->mu);
     let_go_target(f);
     pthread_mutex_lock(&in->mu);
     unlink_free(in, f);
+    pthread_mutex_unlock(&in->mu);
+  } else if (now) {
+    run_taken(in, f);
   }
-  pthread_mutex_unlock(&in->mu);
-  if (now) fire(in, f);
 }
+
+void ul__wg_future_let_go(ul__wg_instance *in, ul__wg_future *f) { release(in, f, true); }
+
+void ul__wg_future_unhold(ul__wg_instance *in, ul__wg_future *f) { release(in, f, false); }
 
 void ul__wg_future_resolve(ul__wg_instance *in, ul__wg_future *f, uint32_t status, uint32_t type, void *object,
                            const char *message) {
@@ -161,13 +171,14 @@ void ul__wg_future_resolve(ul__wg_instance *in, ul__wg_future *f, uint32_t statu
   f->object = object;
   free(f->message);
   f->message = message && *message ? ul__strdup(message) : NULL;
-  /* A held future's native part is in use by its holder: it goes when
-   * the holder lets go. */
-  if (!f->advancing) let_go(f);
+  /* The native part of a future being moved on is its mover's until it
+   * lets go (release). */
+  ul__wg_device *dv = f->moving ? NULL : drop_native(f);
   f->ready = true;
-  bool now = f->mode == WGPUCallbackMode_AllowSpontaneous;
+  bool now = f->mode == WGPUCallbackMode_AllowSpontaneous && take(f);
   pthread_mutex_unlock(&in->mu);
-  if (now) fire(in, f);
+  if (dv) ul__wg_unhold(dv);
+  if (now) run_taken(in, f);
 }
 
 /* Moves a pending future on (without waiting when wait_ns is 0). */
@@ -204,18 +215,22 @@ static ul__wg_future *find(ul__wg_instance *in, uint64_t id) {
   return NULL;
 }
 
-/* Futures are moved on by one thread at a time each (`advancing`, which
- * also keeps a future from being freed under its holder); their callbacks
- * run apart from that (`firing`). */
+/* Futures are moved on by one thread at a time each (`moving`); a thread
+ * that uses a future outside in->mu holds it (`holds`: it is not freed
+ * meanwhile); callbacks are taken under in->mu (`firing`) and run apart
+ * from both. */
 static void advance_id(ul__wg_instance *in, uint64_t id, uint64_t wait_ns) {
   pthread_mutex_lock(&in->mu);
   ul__wg_future *f = find(in, id);
-  bool go = f && !f->ready && !f->advancing;
-  if (go) f->advancing = true;
+  bool go = f && !f->ready && !f->moving;
+  if (go) {
+    f->moving = true;
+    f->holds++;
+  }
   pthread_mutex_unlock(&in->mu);
   if (!go) return;
   advance(in, f, wait_ns);
-  ul__wg_future_let_go(in, f);
+  release(in, f, true);
 }
 
 /* The implementation's events are pumped at most once per
@@ -241,13 +256,13 @@ void ul__wg_progress(ul__wg_instance *in, bool spontaneous_only) {
     ul__wg_future *pick = NULL;
     pthread_mutex_lock(&in->mu);
     for (ul__wg_future *f = in->futures; f && !pick; f = f->next) {
-      if (!f->ready || f->fired || f->firing) continue;
       if (f->mode == WGPUCallbackMode_AllowSpontaneous ||
           (!spontaneous_only && f->mode == WGPUCallbackMode_AllowProcessEvents))
-        pick = f;
+        if (take(f)) pick = f;
     }
     pthread_mutex_unlock(&in->mu);
-    if (!pick || !fire(in, pick)) break;
+    if (!pick) break;
+    run_taken(in, pick);
   }
 }
 
@@ -281,18 +296,13 @@ static bool complete_ready(ul__wg_instance *in, size_t count, WGPUFutureWaitInfo
   bool any = false;
   for (size_t i = 0; i < count; i++) {
     uint64_t id = futures[i].future.id;
-    ul__wg_wstate st = wait_state(in, id);
-    if (st == UL__WG_W_PENDING) continue;
-    if (st == UL__WG_W_DONE) {
-      futures[i].completed = 1;
-      any = true;
-      continue;
-    }
     pthread_mutex_lock(&in->mu);
     ul__wg_future *f = find(in, id);
+    bool pending = f && !f->fired && !f->firing && !f->ready;
+    bool mine = f && take(f);
     pthread_mutex_unlock(&in->mu);
-    /* Freed meanwhile by the thread that ran it: completed all the same. */
-    if (f && !fire(in, f) && wait_state(in, id) != UL__WG_W_DONE) continue;
+    if (pending) continue;
+    if (mine) run_taken(in, f);
     futures[i].completed = 1;
     any = true;
   }
@@ -349,6 +359,7 @@ void ul__wg_futures_fail_device(ul__wg_instance *in, ul__wg_device *dv, const ch
     pthread_mutex_lock(&in->mu);
     for (ul__wg_future *f = in->futures; f && !pick; f = f->next)
       if (!f->ready && f->dev == dv && (f->kind == UL__WGF_MAP || f->kind == UL__WGF_WORK_DONE)) pick = f;
+    if (pick) pick->holds++; /* not freed under this thread */
     pthread_mutex_unlock(&in->mu);
     if (!pick) break;
     if (pick->kind == UL__WGF_MAP) {
@@ -364,6 +375,7 @@ void ul__wg_futures_fail_device(ul__wg_instance *in, ul__wg_device *dv, const ch
       /* The implementation answers a lost device's work-done with success. */
       ul__wg_future_resolve(in, pick, WGPUQueueWorkDoneStatus_Success, 0, NULL, "");
     }
+    release(in, pick, false);
   }
 }
 
@@ -377,7 +389,8 @@ void ul__wg_futures_free(ul__wg_instance *in) {
     pthread_mutex_unlock(&in->mu);
     if (!f) break;
     if (!f->ready) {
-      let_go(f);
+      ul__wg_device *dv = drop_native(f);
+      if (dv) ul__wg_unhold(dv);
       f->status = 2;
       f->type = WGPUDeviceLostReason_CallbackCancelled;
       free(f->message);

@@ -74,8 +74,8 @@ struct ul__wg_future {
   bool ready;              /* its outcome is known */
   bool fired;              /* its callback ran (or none was given) */
   bool firing;             /* taken by a thread that runs its callback */
-  bool advancing;          /* held by the one thread that moves its native part on
-                            * (its creator first); freed only once let go */
+  bool moving;             /* a thread moves its native part on (its creator first) */
+  uint32_t holds;          /* threads that use it outside in->mu: not freed meanwhile */
   /* The outcome. */
   uint32_t status;
   uint32_t type;           /* pop scope: the error type; lost: the reason */
@@ -342,7 +342,7 @@ void ul__wg_instance_free(ul__wg_instance *in);
  * NULL when out of memory. Registered (under in->mu). */
 ul__wg_future *ul__wg_future_new(ul__wg_instance *in, ul__wg_future_kind kind, uint32_t mode, void *callback,
                                  void *u1, void *u2);
-/* The same, held by the calling thread (`advancing`) until it hands it on
+/* The same, moved on by the calling thread (`moving`) until it hands it on
  * with ul__wg_future_let_go: no other thread moves it on or frees it
  * meanwhile (maps and work done, whose creator fills in and starts it). */
 ul__wg_future *ul__wg_future_new_held(ul__wg_instance *in, ul__wg_future_kind kind, uint32_t mode, void *callback,
@@ -350,6 +350,9 @@ ul__wg_future *ul__wg_future_new_held(ul__wg_instance *in, ul__wg_future_kind ki
 /* Ends the hold: a ready AllowSpontaneous callback runs now; a future
  * whose callback ran meanwhile is freed. `f` may be gone after. */
 void ul__wg_future_let_go(ul__wg_instance *in, ul__wg_future *f);
+/* Drops a hold taken under in->mu (f->holds++) by a thread that uses a
+ * future outside the lock; `f` may be gone after. */
+void ul__wg_future_unhold(ul__wg_instance *in, ul__wg_future *f);
 /* Brackets unlost's own recovery work on `d` (a pending future's re-ask
  * after a loss): a fault schedule does not count its calls as the
  * program's. */
