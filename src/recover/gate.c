@@ -268,7 +268,9 @@ bool ul__device_recovering_elsewhere(ul_device *d) {
 
 ul_status ul__device_enter(ul_device *d) { return ul__device_enter_ex(d, true); }
 
-ul_status ul__device_enter_ex(ul_device *d, bool gate) {
+/* `call`: the entry is a program's call (the stall bound's progress is
+ * measured between calls); false for unlost's own recovery work. */
+static ul_status enter(ul_device *d, bool gate, bool call) {
   pthread_mutex_lock(&d->mu);
   if (ul__device_recovering_elsewhere(d)) {
     struct timespec until = ul__deadline(CLOCK_REALTIME, (uint64_t)d->recovery_wait_ms * 1000000ull);
@@ -304,8 +306,10 @@ ul_status ul__device_enter_ex(ul_device *d, bool gate) {
   /* The call before this one got through: it ran from its entry to this
    * one without a loss on the way (a loss would have changed the epoch,
    * or be pending now). */
-  if (!was_lost && d->epoch == d->entry_epoch) ul__device_progress(d);
-  d->entry_epoch = d->epoch;
+  if (call) {
+    if (!was_lost && d->epoch == d->entry_epoch) ul__device_progress(d);
+    d->entry_epoch = d->epoch;
+  }
   if (atomic_load(&d->state) == UL_DEVICE_FAILED) {
     ul__device_unlock(d);
     return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
@@ -319,6 +323,10 @@ ul_status ul__device_enter_ex(ul_device *d, bool gate) {
   }
   return UL_OK;
 }
+
+ul_status ul__device_enter_ex(ul_device *d, bool gate) { return enter(d, gate, true); }
+
+ul_status ul__device_enter_quiet(ul_device *d) { return enter(d, false, false); }
 
 ul_status ul__device_move_locked(ul_device *d, bool to_fallback) {
   return recover_locked(d, to_fallback ? UL__TO_FALLBACK : UL__TO_PRIMARY);

@@ -45,6 +45,11 @@ ul_status ul__device_enter(ul_device *d);
 /* The same; gate=false skips the breaker (waiting for work already
  * submitted is always allowed: it is how probes finish). */
 ul_status ul__device_enter_ex(ul_device *d, bool gate);
+/* ul__device_enter_ex(d, false) for unlost's own recovery work (a pending
+ * callback's re-ask after a loss): a recorded loss is processed, but the
+ * entry is no program call: it neither counts as progress for the stall
+ * bound nor starts the span the next call's progress is measured over. */
+ul_status ul__device_enter_quiet(ul_device *d);
 /* True when another thread is recovering the device (under mu). */
 bool ul__device_recovering_elsewhere(ul_device *d);
 /* Processes a recorded loss now (recovery included), under d->mu. UL_OK

@@ -179,8 +179,13 @@ static void end_mapping(ul__wg_buffer *b, const char *why, bool write_back) {
       free(f->message);
       f->message = ul__strdup(why);
     }
+    bool unanswered = f && !f->ready;
+    if (unanswered) f->holds++; /* not freed under this thread (another may answer it meanwhile) */
     pthread_mutex_unlock(&in->mu);
-    if (f && !f->ready) ul__wg_future_resolve(in, f, WGPUMapAsyncStatus_Aborted, 0, NULL, why);
+    if (unanswered) {
+      ul__wg_future_resolve(in, f, WGPUMapAsyncStatus_Aborted, 0, NULL, why);
+      ul__wg_future_unhold(in, f);
+    }
     if (b->h.id) engine_unmap(b);
     return;
   }
@@ -315,8 +320,10 @@ UL__WG_EXPORT WGPUFuture wgpuBufferMapAsync(WGPUBuffer buffer, WGPUMapMode mode,
   if (!b) return (WGPUFuture){0};
   ul__wg_device *dv = b->h.dev;
   ul__wg_instance *in = dv->instance;
-  ul__wg_future *f = ul__wg_future_new(in, UL__WGF_MAP, info.mode, (void *)info.callback, info.userdata1,
-                                       info.userdata2);
+  /* Held until it is started: no other thread moves it on (a submit's
+   * progress, another thread's ProcessEvents) before its fields are set. */
+  ul__wg_future *f = ul__wg_future_new_held(in, UL__WGF_MAP, info.mode, (void *)info.callback, info.userdata1,
+                                            info.userdata2);
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   if (size == WGPU_WHOLE_MAP_SIZE) size = offset <= b->size ? (size_t)(b->size - offset) : 0;
@@ -345,6 +352,7 @@ UL__WG_EXPORT WGPUFuture wgpuBufferMapAsync(WGPUBuffer buffer, WGPUMapMode mode,
     if (status == WGPUMapAsyncStatus_Error)
       ul__wg_error(dv, WGPUErrorType_Validation, "wgpuBufferMapAsync: %s", bad);
     ul__wg_future_resolve(in, f, status, 0, NULL, bad);
+    ul__wg_future_let_go(in, f);
     return id;
   }
   f->map_mode = mode;
@@ -357,6 +365,7 @@ UL__WG_EXPORT WGPUFuture wgpuBufferMapAsync(WGPUBuffer buffer, WGPUMapMode mode,
   /* Started now (its copy ordered after the work already submitted); the
    * future answers when it is waited for or events are processed. */
   ul__wg_map_advance(in, f, 0);
+  ul__wg_future_let_go(in, f);
   return id;
 }
 
@@ -371,8 +380,13 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
   if (!mine) return f->ready; /* unmapped or destroyed meanwhile: answered there */
   if (!f->started) {
     /* On the current device: a loss recorded meanwhile is recovered from
-     * first (the replay refills the buffer). */
-    ul_status s = atomic_load(&dv->lost) ? UL_ERR_DEVICE_FAILED : ul__device_enter_ex(d, false);
+     * first (the replay refills the buffer). Asked again after a loss, it
+     * is recovery work: no program call (ul__device_enter_quiet), and its
+     * calls are not counted as the program's. */
+    bool reask = f->asked;
+    ul_status s = atomic_load(&dv->lost) ? UL_ERR_DEVICE_FAILED
+                  : reask                ? ul__device_enter_quiet(d)
+                                         : ul__device_enter_ex(d, false);
     if (s) {
       char msg[512];
       snprintf(msg, sizeof msg, "%s", ul_last_error());
@@ -405,10 +419,13 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
     }
     if (f->cb) ul__cb_unref(f->cb);
     f->cb = NULL;
+    if (reask) ul__wg_recovery_work(d, true);
     f->native = ul__map_start(d, o->native, f->map_mode, f->map_offset, f->map_size,
                               WGPUCallbackMode_AllowProcessEvents, &f->cb);
+    if (reask) ul__wg_recovery_work(d, false);
     f->epoch = d->epoch;
     f->started = true;
+    f->asked = true;
     o->u.buf.map_started = f->cb != NULL;
     ul__device_unlock(d);
     if (!f->cb) {

@@ -9,11 +9,16 @@
  * its callback ran; an id below the next one that is not found is a
  * future that completed. */
 #include "webgpu/wg.h"
+#include "chaos/chaos.h"
+
+void ul__wg_recovery_work(ul_device *d, bool on) {
+  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, on);
+}
 
 WGPUFuture ul__wg_future_id(const ul__wg_future *f) { return (WGPUFuture){f ? f->id : 0}; }
 
-ul__wg_future *ul__wg_future_new(ul__wg_instance *in, ul__wg_future_kind kind, uint32_t mode, void *callback,
-                                 void *u1, void *u2) {
+static ul__wg_future *future_new(ul__wg_instance *in, ul__wg_future_kind kind, uint32_t mode, void *callback,
+                                 void *u1, void *u2, bool held) {
   ul__wg_future *f = calloc(1, sizeof *f);
   if (!f) return NULL;
   f->kind = kind;
@@ -23,12 +28,24 @@ ul__wg_future *ul__wg_future_new(ul__wg_instance *in, ul__wg_future_kind kind, u
   f->callback = callback;
   f->u1 = u1;
   f->u2 = u2;
+  f->moving = held;
+  f->holds = held ? 1 : 0;
   pthread_mutex_lock(&in->mu);
   f->id = in->next_future++;
   f->next = in->futures;
   in->futures = f;
   pthread_mutex_unlock(&in->mu);
   return f;
+}
+
+ul__wg_future *ul__wg_future_new(ul__wg_instance *in, ul__wg_future_kind kind, uint32_t mode, void *callback,
+                                 void *u1, void *u2) {
+  return future_new(in, kind, mode, callback, u1, u2, false);
+}
+
+ul__wg_future *ul__wg_future_new_held(ul__wg_instance *in, ul__wg_future_kind kind, uint32_t mode, void *callback,
+                                      void *u1, void *u2) {
+  return future_new(in, kind, mode, callback, u1, u2, true);
 }
 
 /* Unlinks and frees `f` (under in->mu). */
@@ -45,16 +62,17 @@ static void unlink_free(ul__wg_instance *in, ul__wg_future *f) {
 }
 
 /* What a pending future holds goes with its outcome (a map's buffer with
- * its callback: the map becomes the buffer's state then). */
-static void let_go(ul__wg_future *f) {
+ * its callback: the map becomes the buffer's state then). Under in->mu:
+ * the device is returned, for the caller to let go of with no lock held
+ * (its last reference frees it, which takes in->mu). */
+static ul__wg_device *drop_native(ul__wg_future *f) {
   if (f->cb) {
     ul__cb_unref(f->cb);
     f->cb = NULL;
   }
-  if (f->dev) {
-    ul__wg_unhold(f->dev);
-    f->dev = NULL;
-  }
+  ul__wg_device *dv = f->dev;
+  f->dev = NULL;
+  return dv;
 }
 
 static void let_go_target(ul__wg_future *f) {
@@ -90,25 +108,56 @@ static void call(ul__wg_future *f) {
   }
 }
 
-/* Runs f's callback once, on this thread, no lock held; then frees it.
- * False when another thread has it, or it is not ready. */
-static bool fire(ul__wg_instance *in, ul__wg_future *f) {
-  pthread_mutex_lock(&in->mu);
-  if (!f->ready || f->fired || f->firing) {
-    pthread_mutex_unlock(&in->mu);
-    return false;
-  }
+/* Takes f's callback for this thread (under in->mu): false when it is not
+ * ready, or another thread has it or ran it. */
+static bool take(ul__wg_future *f) {
+  if (!f->ready || f->fired || f->firing) return false;
   f->firing = true;
-  pthread_mutex_unlock(&in->mu);
-  if (f->kind == UL__WGF_MAP) ul__wg_map_told(f);
-  if (f->callback) call(f);
-  let_go_target(f);
-  pthread_mutex_lock(&in->mu);
-  f->fired = true;
-  unlink_free(in, f);
-  pthread_mutex_unlock(&in->mu);
   return true;
 }
+
+/* Runs a callback this thread took, no lock held; then frees f, unless a
+ * thread holds it (the last to let go frees it). */
+static void run_taken(ul__wg_instance *in, ul__wg_future *f) {
+  if (f->kind == UL__WGF_MAP) ul__wg_map_told(f);
+  if (f->callback) call(f);
+  pthread_mutex_lock(&in->mu);
+  f->fired = true;
+  bool free_now = f->holds == 0;
+  pthread_mutex_unlock(&in->mu);
+  if (!free_now) return;
+  let_go_target(f);
+  pthread_mutex_lock(&in->mu);
+  unlink_free(in, f);
+  pthread_mutex_unlock(&in->mu);
+}
+
+/* Drops a hold on f (`mover`: the one of the thread that moved it on).
+ * What a resolved future held natively goes once nobody moves it on; a
+ * ready AllowSpontaneous callback runs now; the last hold of a future
+ * whose callback ran frees it. */
+static void release(ul__wg_instance *in, ul__wg_future *f, bool mover) {
+  pthread_mutex_lock(&in->mu);
+  if (mover) f->moving = false;
+  f->holds--;
+  ul__wg_device *dv = f->ready && !f->moving ? drop_native(f) : NULL;
+  bool gone = f->fired && f->holds == 0;
+  bool now = !gone && f->mode == WGPUCallbackMode_AllowSpontaneous && take(f);
+  pthread_mutex_unlock(&in->mu);
+  if (dv) ul__wg_unhold(dv);
+  if (gone) {
+    let_go_target(f);
+    pthread_mutex_lock(&in->mu);
+    unlink_free(in, f);
+    pthread_mutex_unlock(&in->mu);
+  } else if (now) {
+    run_taken(in, f);
+  }
+}
+
+void ul__wg_future_let_go(ul__wg_instance *in, ul__wg_future *f) { release(in, f, true); }
+
+void ul__wg_future_unhold(ul__wg_instance *in, ul__wg_future *f) { release(in, f, false); }
 
 void ul__wg_future_resolve(ul__wg_instance *in, ul__wg_future *f, uint32_t status, uint32_t type, void *object,
                            const char *message) {
@@ -122,11 +171,14 @@ void ul__wg_future_resolve(ul__wg_instance *in, ul__wg_future *f, uint32_t statu
   f->object = object;
   free(f->message);
   f->message = message && *message ? ul__strdup(message) : NULL;
-  let_go(f);
+  /* The native part of a future being moved on is its mover's until it
+   * lets go (release). */
+  ul__wg_device *dv = f->moving ? NULL : drop_native(f);
   f->ready = true;
-  bool now = f->mode == WGPUCallbackMode_AllowSpontaneous;
+  bool now = f->mode == WGPUCallbackMode_AllowSpontaneous && take(f);
   pthread_mutex_unlock(&in->mu);
-  if (now) fire(in, f);
+  if (dv) ul__wg_unhold(dv);
+  if (now) run_taken(in, f);
 }
 
 /* Moves a pending future on (without waiting when wait_ns is 0). */
@@ -163,22 +215,22 @@ static ul__wg_future *find(ul__wg_instance *in, uint64_t id) {
   return NULL;
 }
 
-/* Futures are driven by one thread at a time each: `firing` marks the
- * callback; `advancing` would be its twin for the native part, which the
- * advance functions keep safe by taking the device's lock. */
+/* Futures are moved on by one thread at a time each (`moving`); a thread
+ * that uses a future outside in->mu holds it (`holds`: it is not freed
+ * meanwhile); callbacks are taken under in->mu (`firing`) and run apart
+ * from both. */
 static void advance_id(ul__wg_instance *in, uint64_t id, uint64_t wait_ns) {
   pthread_mutex_lock(&in->mu);
   ul__wg_future *f = find(in, id);
-  bool go = f && !f->ready && !f->firing;
-  if (go) f->firing = true; /* keeps it from being freed while advanced */
+  bool go = f && !f->ready && !f->moving;
+  if (go) {
+    f->moving = true;
+    f->holds++;
+  }
   pthread_mutex_unlock(&in->mu);
   if (!go) return;
   advance(in, f, wait_ns);
-  pthread_mutex_lock(&in->mu);
-  f->firing = false;
-  bool now = f->ready && f->mode == WGPUCallbackMode_AllowSpontaneous;
-  pthread_mutex_unlock(&in->mu);
-  if (now) fire(in, f);
+  release(in, f, true);
 }
 
 /* The implementation's events are pumped at most once per
@@ -204,13 +256,13 @@ void ul__wg_progress(ul__wg_instance *in, bool spontaneous_only) {
     ul__wg_future *pick = NULL;
     pthread_mutex_lock(&in->mu);
     for (ul__wg_future *f = in->futures; f && !pick; f = f->next) {
-      if (!f->ready || f->fired || f->firing) continue;
       if (f->mode == WGPUCallbackMode_AllowSpontaneous ||
           (!spontaneous_only && f->mode == WGPUCallbackMode_AllowProcessEvents))
-        pick = f;
+        if (take(f)) pick = f;
     }
     pthread_mutex_unlock(&in->mu);
-    if (!pick || !fire(in, pick)) break;
+    if (!pick) break;
+    run_taken(in, pick);
   }
 }
 
@@ -219,56 +271,85 @@ UL__WG_EXPORT void wgpuInstanceProcessEvents(WGPUInstance instance) {
   if (in) ul__wg_progress(in, false);
 }
 
+/* The implementation's answers, which a program may rely on: a timed wait
+ * is an Error on an instance made without timedWaitAnyEnable, or over more
+ * than its timedWaitAnyMaxCount futures; an empty list is a Success; a
+ * future that is not pending (its callback ran or is running, on this
+ * thread or another, or an id never handed out, 0 included) is completed
+ * at once, and the others are then not looked at. Otherwise every waited
+ * future found ready has its callback run here and is completed. No lock
+ * is held across a callback, and no wait is made for another thread's. */
+typedef enum { UL__WG_W_PENDING, UL__WG_W_READY, UL__WG_W_DONE } ul__wg_wstate;
+
+static ul__wg_wstate wait_state(ul__wg_instance *in, uint64_t id) {
+  pthread_mutex_lock(&in->mu);
+  ul__wg_future *f = find(in, id);
+  ul__wg_wstate st = !f || f->fired || f->firing ? UL__WG_W_DONE : f->ready ? UL__WG_W_READY : UL__WG_W_PENDING;
+  pthread_mutex_unlock(&in->mu);
+  return st;
+}
+
+/* Runs the callbacks of the waited futures found ready: true when any was
+ * completed (by this thread or, meanwhile, another: an AllowSpontaneous
+ * one as it was moved on). */
+static bool complete_ready(ul__wg_instance *in, size_t count, WGPUFutureWaitInfo *futures) {
+  bool any = false;
+  for (size_t i = 0; i < count; i++) {
+    uint64_t id = futures[i].future.id;
+    pthread_mutex_lock(&in->mu);
+    ul__wg_future *f = find(in, id);
+    bool pending = f && !f->fired && !f->firing && !f->ready;
+    bool mine = f && take(f);
+    pthread_mutex_unlock(&in->mu);
+    if (pending) continue;
+    if (mine) run_taken(in, f);
+    futures[i].completed = 1;
+    any = true;
+  }
+  return any;
+}
+
 UL__WG_EXPORT WGPUWaitStatus wgpuInstanceWaitAny(WGPUInstance instance, size_t count, WGPUFutureWaitInfo *futures,
                                                  uint64_t timeoutNS) {
   ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceWaitAny");
   if (!in || (count && !futures)) return WGPUWaitStatus_Error;
-  if (count > 64) return WGPUWaitStatus_Error;
-  uint64_t start = ul__now_ns();
-  for (bool polled = false;; polled = true) {
-    bool any = false;
-    for (size_t i = 0; i < count; i++) {
-      uint64_t id = futures[i].future.id;
-      pthread_mutex_lock(&in->mu);
-      ul__wg_future *f = find(in, id);
-      bool known = f || (id > 0 && id < in->next_future);
-      bool ready = f ? f->ready : known;
-      pthread_mutex_unlock(&in->mu);
-      if (!known) return WGPUWaitStatus_Error;
-      if (!ready) continue;
-      if (f) fire(in, f);
-      /* Another thread may be running its callback: it is complete once
-       * that returns. */
-      for (;;) {
-        pthread_mutex_lock(&in->mu);
-        bool busy = find(in, id) != NULL;
-        pthread_mutex_unlock(&in->mu);
-        if (!busy) break;
-        ul__sleep_ns(20000);
-      }
+  if (timeoutNS > 0 && (!in->timed || count > in->timed_max)) {
+    ul__log(UL__LOG_ERROR, "wgpuInstanceWaitAny: %s", !in->timed ? "timed waits were not enabled "
+            "(timedWaitAnyEnable) on this instance" : "more futures than a timed wait takes (timedWaitAnyMaxCount)");
+    return WGPUWaitStatus_Error;
+  }
+  if (!count) return WGPUWaitStatus_Success;
+  bool any = false;
+  for (size_t i = 0; i < count; i++)
+    if (wait_state(in, futures[i].future.id) == UL__WG_W_DONE) {
       futures[i].completed = 1;
       any = true;
     }
-    if (any) return WGPUWaitStatus_Success;
+  if (any) return WGPUWaitStatus_Success;
+  uint64_t start = ul__now_ns();
+  for (;;) {
+    /* Every waited future is looked at (the implementation's events
+     * processed first, so that all whose native work is done are seen
+     * done together, as the implementation sees its own). */
+    in->env->wgpu->InstanceProcessEvents(in->env->instance);
+    for (size_t i = 0; i < count; i++) advance_id(in, futures[i].future.id, 0);
+    if (complete_ready(in, count, futures)) return WGPUWaitStatus_Success;
     uint64_t waited = ul__now_ns() - start;
-    /* A wait of 0 is a poll: each future is looked at once (its native
-     * work may be done) before the answer is TimedOut. */
-    if (timeoutNS == 0) {
-      if (polled) return WGPUWaitStatus_TimedOut;
-      for (size_t i = 0; i < count; i++) advance_id(in, futures[i].future.id, 0);
-      continue;
-    }
-    if (waited >= timeoutNS) return WGPUWaitStatus_TimedOut;
-    /* Move the waited ones on: the first waits a slice for its native
-     * future (losses are looked at between slices), the others are only
-     * looked at. */
+    if (timeoutNS == 0 || waited >= timeoutNS) return WGPUWaitStatus_TimedOut;
+    /* The first pending one waits a slice for its native future (losses
+     * are looked at between slices). One another thread moves on (or
+     * whose callback runs elsewhere) is looked at again after a short
+     * sleep. */
     uint64_t slice = UL__MIN(timeoutNS - waited, 20000000ull);
     bool waited_one = false;
     for (size_t i = 0; i < count; i++) {
-      advance_id(in, futures[i].future.id, waited_one ? 0 : slice);
-      waited_one = true;
+      if (wait_state(in, futures[i].future.id) != UL__WG_W_PENDING) continue;
+      uint64_t t0 = ul__now_ns();
+      advance_id(in, futures[i].future.id, slice);
+      waited_one = ul__now_ns() - t0 >= slice / 2;
+      break;
     }
-    if (!waited_one) ul__sleep_ns(slice);
+    if (!waited_one) ul__sleep_ns(UL__MIN(slice, 200000ull));
   }
 }
 
@@ -278,6 +359,7 @@ void ul__wg_futures_fail_device(ul__wg_instance *in, ul__wg_device *dv, const ch
     pthread_mutex_lock(&in->mu);
     for (ul__wg_future *f = in->futures; f && !pick; f = f->next)
       if (!f->ready && f->dev == dv && (f->kind == UL__WGF_MAP || f->kind == UL__WGF_WORK_DONE)) pick = f;
+    if (pick) pick->holds++; /* not freed under this thread */
     pthread_mutex_unlock(&in->mu);
     if (!pick) break;
     if (pick->kind == UL__WGF_MAP) {
@@ -293,6 +375,7 @@ void ul__wg_futures_fail_device(ul__wg_instance *in, ul__wg_device *dv, const ch
       /* The implementation answers a lost device's work-done with success. */
       ul__wg_future_resolve(in, pick, WGPUQueueWorkDoneStatus_Success, 0, NULL, "");
     }
+    release(in, pick, false);
   }
 }
 
@@ -306,7 +389,8 @@ void ul__wg_futures_free(ul__wg_instance *in) {
     pthread_mutex_unlock(&in->mu);
     if (!f) break;
     if (!f->ready) {
-      let_go(f);
+      ul__wg_device *dv = drop_native(f);
+      if (dv) ul__wg_unhold(dv);
       f->status = 2;
       f->type = WGPUDeviceLostReason_CallbackCancelled;
       free(f->message);

@@ -74,7 +74,8 @@ ul_env *ul_webgpu_env(void) {
 /* ---- instances ---- */
 
 UL__WG_EXPORT WGPUInstance wgpuCreateInstance(const WGPUInstanceDescriptor *descriptor) {
-  UL__UNUSED(descriptor); /* timed waits are always on; toggles are the engine's */
+  /* Toggles are the engine's; timed waits are the program's to ask for,
+   * as the implementation's are (its own waits use the env's instance). */
   ul__wg_instance *in = ul__wg_new(UL__WG_INSTANCE, sizeof *in, NULL);
   if (!in) return NULL;
   ul_status s = env_get(&in->env);
@@ -85,6 +86,11 @@ UL__WG_EXPORT WGPUInstance wgpuCreateInstance(const WGPUInstanceDescriptor *desc
   }
   pthread_mutex_init(&in->mu, NULL);
   in->next_future = 1;
+  in->timed = descriptor && descriptor->capabilities.timedWaitAnyEnable;
+  /* The implementation takes 64 unless the program asks for more. */
+  in->timed_max = descriptor && descriptor->capabilities.timedWaitAnyMaxCount > 64
+                      ? descriptor->capabilities.timedWaitAnyMaxCount
+                      : 64;
   return (WGPUInstance)in;
 }
 

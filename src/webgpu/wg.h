@@ -74,6 +74,8 @@ struct ul__wg_future {
   bool ready;              /* its outcome is known */
   bool fired;              /* its callback ran (or none was given) */
   bool firing;             /* taken by a thread that runs its callback */
+  bool moving;             /* a thread moves its native part on (its creator first) */
+  uint32_t holds;          /* threads that use it outside in->mu: not freed meanwhile */
   /* The outcome. */
   uint32_t status;
   uint32_t type;           /* pop scope: the error type; lost: the reason */
@@ -87,6 +89,8 @@ struct ul__wg_future {
   WGPUFuture native;
   uint64_t epoch;          /* of the native device `cb` belongs to */
   bool started;
+  bool asked;              /* asked of a device once: a new ask is a re-ask
+                            * after a loss (recovery work, not a program call) */
   uint64_t map_mode;
   size_t map_offset, map_size;
 };
@@ -98,6 +102,8 @@ typedef struct ul__wg_instance {
   pthread_mutex_t mu;      /* leaf: the futures below */
   ul__wg_future *futures;
   uint64_t next_future;
+  bool timed;              /* the program asked for timed waits (timedWaitAnyEnable) */
+  size_t timed_max;        /* the most futures a timed wait takes */
 } ul__wg_instance;
 
 typedef struct ul__wg_adapter {
@@ -130,6 +136,11 @@ typedef struct ul__wg_device {
   WGPUDeviceLostCallbackInfo lost_cb;
   WGPUUncapturedErrorCallbackInfo error_cb;
   uint64_t lost_future;      /* the future of the lost callback (WGPUDevice GetLostFuture) */
+  /* The work-done asked again after the last recovery, shared by every
+   * pending work-done future (queue.c; under the engine device's lock). */
+  ul__cb *redo_cb;
+  WGPUFuture redo_native;
+  uint64_t redo_epoch;
   _Atomic bool lost;         /* the program has been told (it destroyed it, or unlost gave up) */
   uint32_t lost_reason;      /* the reason it was told */
   uint32_t features_count;
@@ -331,6 +342,21 @@ void ul__wg_instance_free(ul__wg_instance *in);
  * NULL when out of memory. Registered (under in->mu). */
 ul__wg_future *ul__wg_future_new(ul__wg_instance *in, ul__wg_future_kind kind, uint32_t mode, void *callback,
                                  void *u1, void *u2);
+/* The same, moved on by the calling thread (`moving`) until it hands it on
+ * with ul__wg_future_let_go: no other thread moves it on or frees it
+ * meanwhile (maps and work done, whose creator fills in and starts it). */
+ul__wg_future *ul__wg_future_new_held(ul__wg_instance *in, ul__wg_future_kind kind, uint32_t mode, void *callback,
+                                      void *u1, void *u2);
+/* Ends the hold: a ready AllowSpontaneous callback runs now; a future
+ * whose callback ran meanwhile is freed. `f` may be gone after. */
+void ul__wg_future_let_go(ul__wg_instance *in, ul__wg_future *f);
+/* Drops a hold taken under in->mu (f->holds++) by a thread that uses a
+ * future outside the lock; `f` may be gone after. */
+void ul__wg_future_unhold(ul__wg_instance *in, ul__wg_future *f);
+/* Brackets unlost's own recovery work on `d` (a pending future's re-ask
+ * after a loss): a fault schedule does not count its calls as the
+ * program's. */
+void ul__wg_recovery_work(ul_device *d, bool on);
 /* Its outcome: status, message (copied), object. Callbacks of futures
  * that allow it run at once. */
 void ul__wg_future_resolve(ul__wg_instance *in, ul__wg_future *f, uint32_t status, uint32_t type, void *object,

@@ -108,6 +108,33 @@ if(TARGET unlost_webgpu)
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV}")
   set_tests_properties(webgpu_policy PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
+  # Futures and WaitAny (issue 36): the same program directly on the
+  # implementation (the oracle) and linked to the library, their answers
+  # compared; then threads, re-entrant waits and pending callbacks under
+  # losses, through the library.
+  foreach(way direct linked)
+    add_executable(webgpu_futures_${way} ${CMAKE_SOURCE_DIR}/tests/webgpu/futures_webgpu.c)
+    set_target_properties(webgpu_futures_${way} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+    target_include_directories(webgpu_futures_${way} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  endforeach()
+  target_link_libraries(webgpu_futures_direct PRIVATE ${UL_DAWN_LIB} m Threads::Threads)
+  target_link_libraries(webgpu_futures_linked PRIVATE unlost_webgpu m Threads::Threads)
+  add_test(NAME webgpu_futures COMMAND bash ${CMAKE_SOURCE_DIR}/tests/webgpu/futures_compare.sh
+    $<TARGET_FILE:webgpu_futures_direct> $<TARGET_FILE:webgpu_futures_linked>)
+  set_tests_properties(webgpu_futures PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu;threads"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
+  add_executable(webgpu_lossfut ${CMAKE_SOURCE_DIR}/tests/webgpu/lossfut_webgpu.c)
+  set_target_properties(webgpu_lossfut PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+  target_include_directories(webgpu_lossfut PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  target_link_libraries(webgpu_lossfut PRIVATE unlost_webgpu m Threads::Threads)
+  # Two threads mapping on one device, losses every 53 calls (observation 4).
+  add_test(NAME webgpu_lossfut_threads COMMAND webgpu_lossfut threads)
+  set_tests_properties(webgpu_lossfut_threads PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu;threads"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;UNLOST_CHAOS=loss-every=53")
+  # More pending work-done callbacks than the schedule's period (observation 10).
+  add_test(NAME webgpu_lossfut_pending COMMAND webgpu_lossfut pending 40)
+  set_tests_properties(webgpu_lossfut_pending PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;UNLOST_CHAOS=loss-every=15")
 endif()
 
 # What objects cost in host memory: the same program linked to the
