@@ -36,6 +36,7 @@
 #define G_UNI_WORDS 16 /* array<vec4u, 4> */
 #define G_MAX_NODES 512
 #define G_MAX_THREADS 5
+#define G_BULK_WORDS (128u * 1024u)
 
 static unsigned g_size = 1, g_threads = 0;
 static bool g_threads_set, g_print_wgsl;
@@ -375,11 +376,11 @@ static void fill_random(gthread *t, uint32_t *w, uint32_t n) {
 
 /* A buffer of the pool, made again: random size, contents by
  * mappedAtCreation (random words) or none (zeros). */
-static void make_buffer(gthread *t, gbuf *g, bool uniform) {
+static void make_buffer(gthread *t, gbuf *g, bool uniform, uint32_t words) {
   if (g->b) wgpuBufferRelease(g->b);
   free(g->shadow);
   g->uniform = uniform;
-  g->words = uniform ? G_UNI_WORDS : (16 + g_pick(&t->rng, 1024 * g_size)) & ~3u;
+  g->words = uniform ? G_UNI_WORDS : words ? words : (16 + g_pick(&t->rng, 1024 * g_size)) & ~3u;
   g->shadow = wp_alloc((size_t)g->words * 4);
   bool mapped = g_pick(&t->rng, 2);
   WGPUBufferDescriptor d = {
@@ -431,6 +432,18 @@ static void op_write(gthread *t) {
     memset(heap, 0xa5, (size_t)n * 4);
     free(heap);
   }
+}
+
+/* A large storage buffer (512 KiB) made again and written whole from the
+ * heap: the layer keeps those bytes in its operation log, so a few of
+ * these fill a small log (UNLOST_LOG_MAX_MB=1, as `unlost chaos --programs`
+ * sets) and make the layer checkpoint, after which a loss restores from
+ * the checkpoint rather than replaying everything from the start. */
+static void op_bulk(gthread *t) {
+  gbuf *g = &t->store[g_pick(&t->rng, G_NSTORE)];
+  make_buffer(t, g, false, G_BULK_WORDS);
+  fill_random(t, g->shadow, g->words);
+  wgpuQueueWriteBuffer(t->c->queue, g->b, 0, g->shadow, (size_t)g->words * 4);
 }
 
 /* One dispatch of a random entry point with new bind group, computed on
@@ -663,16 +676,17 @@ static void *gen_thread_run(void *arg) {
       m->bgl[e] = wgpuComputePipelineGetBindGroupLayout(m->pipe[e], 0);
     }
   }
-  for (int k = 0; k < G_NSTORE; k++) make_buffer(t, &t->store[k], false);
-  for (int k = 0; k < G_NUNI; k++) make_buffer(t, &t->uni[k], true);
+  for (int k = 0; k < G_NSTORE; k++) make_buffer(t, &t->store[k], false, 0);
+  for (int k = 0; k < G_NUNI; k++) make_buffer(t, &t->uni[k], true, 0);
   uint32_t ops = 12 * g_size + g_pick(&t->rng, 12 * g_size);
   for (uint32_t k = 0; k < ops && gt_live(t); k++) {
-    uint32_t r = g_pick(&t->rng, 16);
+    uint32_t r = g_pick(&t->rng, 18);
     if (r < 4) op_write(t);
     else if (r < 10) op_submit(t);
     else if (r < 14) op_readback(t);
-    else if (r < 15) make_buffer(t, &t->store[g_pick(&t->rng, G_NSTORE)], false);
-    else make_buffer(t, &t->uni[g_pick(&t->rng, G_NUNI)], true);
+    else if (r < 15) make_buffer(t, &t->store[g_pick(&t->rng, G_NSTORE)], false, 0);
+    else if (r < 16) make_buffer(t, &t->uni[g_pick(&t->rng, G_NUNI)], true, 0);
+    else op_bulk(t);
     t->ops++;
   }
   /* Every buffer read back at the end. */

@@ -126,7 +126,7 @@ typedef struct wprog {
   char name[64];
   char linked[PATH_MAX];
   char direct[PATH_MAX];
-  char env[3][48]; /* added to the child's environment (webgpu-gen's seed) */
+  char env[4][48]; /* added to the child's environment (webgpu-gen's seed) */
 } wprog;
 
 static bool programs_dir(char *out, size_t cap) {
@@ -231,7 +231,7 @@ static bool child_env(child_envp *ce, const wprog *p, const char *spec, const ch
   memset(ce, 0, sizeof *ce);
   size_t n = 0;
   while (environ[n]) n++;
-  char **env = calloc(n + 5 + 3, sizeof *env);
+  char **env = calloc(n + 5 + 4, sizeof *env);
   if (!env) return false;
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
@@ -246,7 +246,7 @@ static bool child_env(child_envp *ce, const wprog *p, const char *spec, const ch
     if (!ce->own[i]) return false;
     env[k++] = ce->own[i];
   }
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 4; i++)
     if (p->env[i][0]) env[k++] = (char *)p->env[i];
   /* The layer's log goes to the child's stderr, read only for a failure. */
   if (!getenv("UNLOST_LOG")) env[k++] = "UNLOST_LOG=none";
@@ -1104,6 +1104,9 @@ static int run_gen(const wopts *o, const wprog *base, slot *slots) {
   wprog p = *base;
   snprintf(p.env[1], sizeof p.env[1], "WGPU_GEN_SIZE=%u", o->gen_size);
   if (!o->gen_threads) snprintf(p.env[2], sizeof p.env[2], "WGPU_GEN_THREADS=0");
+  /* The smallest operation log: the programs' bulk uploads fill it, so the
+   * layer checkpoints, and later losses restore from its checkpoints. */
+  snprintf(p.env[3], sizeof p.env[3], "UNLOST_LOG_MAX_MB=1");
   double t0 = now_ms();
   for (long k = 0; k < o->programs; k++) {
     uint64_t seed = o->seed + (uint64_t)k;
