@@ -1103,7 +1103,7 @@ static int run_gen(const wopts *o, const wprog *base, slot *slots) {
   }
   wprog p = *base;
   snprintf(p.env[1], sizeof p.env[1], "WGPU_GEN_SIZE=%u", o->gen_size);
-  if (!o->gen_threads) snprintf(p.env[2], sizeof p.env[2], "WGPU_GEN_THREADS=0");
+  snprintf(p.env[2], sizeof p.env[2], "WGPU_GEN_THREADS=%s", o->gen_threads ? "seed" : "0");
   /* The smallest operation log: the programs' bulk uploads fill it, so the
    * layer checkpoints, and later losses restore from its checkpoints. */
   snprintf(p.env[3], sizeof p.env[3], "UNLOST_LOG_MAX_MB=1");
@@ -1140,8 +1140,8 @@ static int run_gen(const wopts *o, const wprog *base, slot *slots) {
          total->direct_failed, (unsigned long long)total->injected, (unsigned long long)total->recoveries,
          (unsigned long long)total->leaked, (unsigned long long)total->failed_devices, total->max_ms);
   if (total->nfailures)
-    printf("  reproduce one: %s %s (UNLOST_LOG=info; WGPU_GEN_THREADS=0 unless --gen-threads)\n",
-           total->failures[0].spec, base->linked);
+    printf("  reproduce one: %s %s (UNLOST_LOG=info, UNLOST_LOG_MAX_MB=1, WGPU_GEN_THREADS=%s)\n",
+           total->failures[0].spec, base->linked, o->gen_threads ? "seed" : "0");
   bool pass = total->tested > 0 && total->injected > 0 && !total->wrong && !total->hung && !total->crashed &&
               !total->leaked && !total->direct_failed;
   if (o->control)
