@@ -438,7 +438,8 @@ static void verdict(const wstate *w, const child_result *r, char *why, size_t ca
   if (r->hung)
     snprintf(why, cap, "hung: killed after %.0f ms", r->ms);
   else if (r->signal)
-    snprintf(why, cap, "crashed (signal %d, %s)", r->signal, strsignal(r->signal));
+    snprintf(why, cap, "crashed (signal %d, %s)%s%s", r->signal, strsignal(r->signal), r->said[0] ? ": " : "",
+             r->said);
   else if (r->wrong_line || (r->exit_code == 0 && r->has_digest && r->digest != w->clean_digest))
     snprintf(why, cap, "wrong results: digest %016llx, clean %016llx (exit %d%s%s)", (unsigned long long)r->digest,
              (unsigned long long)w->clean_digest, r->exit_code, r->said_out[0] ? ": " : "", r->said_out);
