@@ -34,6 +34,8 @@ static void usage(FILE *f) {
           "                    [--pairs [--pair-stride M | --pair-points M]]\n"
           "                    [--storm SECONDS [--seed S] [--repeat R]]\n"
           "                    [--control] [--jobs J] [--timeout SECONDS] [--json FILE]\n"
+          "       unlost chaos --workload webgpu-gen --programs N [--schedules M] [--seed S]\n"
+          "                    [--gen-size K] [--gen-threads] [--control] [--jobs J] ...\n"
           "\n"
           "Runs a program of tests/webgpu (webgpu.h alone, linked to libunlost-webgpu)\n"
           "as a child: once without faults, counting its WebGPU calls, then once for\n"
@@ -62,6 +64,16 @@ static void usage(FILE *f) {
           "                   or random losses that also land inside recoveries)\n"
           "  --seed S         the storm's seed (default 1)\n"
           "  --repeat R       the storm's repetitions per run (default 4)\n"
+          "  --programs N     webgpu-gen only: N generated programs (seeds S..S+N-1),\n"
+          "                   each run directly (the reference digest, checked against\n"
+          "                   the CPU), clean through the layer, then under M random\n"
+          "                   loss schedules (one loss, a pair, loss-every, loss-rate);\n"
+          "                   a run passes with the same digest, is an error when the\n"
+          "                   program's device-lost callback named the loss, and is\n"
+          "                   wrong otherwise (or hung, or crashed)\n"
+          "  --schedules M    schedules per generated program (default 4)\n"
+          "  --gen-size K     the generated programs' size, 1..8 (default 1)\n"
+          "  --gen-threads    let each seed choose 1-3 threads (default: one thread)\n"
           "  --control        the same runs with UNLOST_RECOVERY=0 (recovery off): the\n"
           "                   faults must now fail the program, so this exits 1\n"
           "  --jobs J         run J children at a time (default 1)\n"
@@ -92,7 +104,7 @@ static long ceil_div(long a, long b) { return b > 0 ? (a + b - 1) / b : a; }
 
 /* ---- options and programs ---- */
 
-typedef enum { MODE_POINTS, MODE_PAIRS, MODE_STORM } run_mode;
+typedef enum { MODE_POINTS, MODE_PAIRS, MODE_STORM, MODE_GEN } run_mode;
 
 typedef struct wopts {
   run_mode mode;
@@ -102,6 +114,11 @@ typedef struct wopts {
   double storm_s, timeout_ms;
   uint64_t seed;
   unsigned repeat, jobs;
+  /* --programs (webgpu-gen): programs, schedules per program, their size,
+   * and whether the seed chooses threads too (else single-threaded) */
+  long programs, schedules;
+  unsigned gen_size;
+  bool gen_threads;
   char tmp[64]; /* the folder of the children's output files */
 } wopts;
 
@@ -109,6 +126,7 @@ typedef struct wprog {
   char name[64];
   char linked[PATH_MAX];
   char direct[PATH_MAX];
+  char env[4][48]; /* added to the child's environment (webgpu-gen's seed) */
 } wprog;
 
 static bool programs_dir(char *out, size_t cap) {
@@ -181,9 +199,10 @@ typedef struct child_result {
   layer_report rep;
   char said[200];     /* what the program said of its failure on stderr (else stdout) */
   char said_out[200]; /* on stdout (a mismatch is said there) */
+  bool lost_named;    /* the program's device-lost callback said why (stderr) */
 } child_result;
 
-typedef enum { T_POINT, T_PROBE, T_PAIR, T_STORM } task_kind;
+typedef enum { T_POINT, T_PROBE, T_PAIR, T_STORM, T_GEN } task_kind;
 
 typedef struct task {
   task_kind kind;
@@ -208,11 +227,11 @@ typedef struct child_envp {
   char *own[3];
 } child_envp;
 
-static bool child_env(child_envp *ce, const char *spec, const char *report, bool recovery) {
+static bool child_env(child_envp *ce, const wprog *p, const char *spec, const char *report, bool recovery) {
   memset(ce, 0, sizeof *ce);
   size_t n = 0;
   while (environ[n]) n++;
-  char **env = calloc(n + 5, sizeof *env);
+  char **env = calloc(n + 5 + 4, sizeof *env);
   if (!env) return false;
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
@@ -227,6 +246,8 @@ static bool child_env(child_envp *ce, const char *spec, const char *report, bool
     if (!ce->own[i]) return false;
     env[k++] = ce->own[i];
   }
+  for (int i = 0; i < 4; i++)
+    if (p->env[i][0]) env[k++] = (char *)p->env[i];
   /* The layer's log goes to the child's stderr, read only for a failure. */
   if (!getenv("UNLOST_LOG")) env[k++] = "UNLOST_LOG=none";
   return true;
@@ -240,7 +261,7 @@ static void child_env_free(child_envp *ce) {
 static bool slot_start(slot *s, const wprog *p, const wopts *o, unsigned repeat) {
   unlink(s->rep); /* the layer appends */
   child_envp ce;
-  if (!child_env(&ce, s->t.spec, s->rep, !o->control)) {
+  if (!child_env(&ce, p, s->t.spec, s->rep, !o->control)) {
     child_env_free(&ce);
     errno = ENOMEM;
     return false;
@@ -350,6 +371,12 @@ static void slot_finish(slot *s, int status, bool killed, child_result *r) {
     read_said(s->err, r->said, sizeof r->said);
     read_said(s->out, r->said_out, sizeof r->said_out);
     if (!r->said[0]) memcpy(r->said, r->said_out, sizeof r->said);
+    /* wgpu_prog.h's device-lost callback: "NAME: device lost (reason R): MESSAGE". */
+    FILE *e = fopen(s->err, "r");
+    char line[512];
+    while (e && fgets(line, sizeof line, e))
+      if (strstr(line, ": device lost (reason ")) r->lost_named = true;
+    if (e) fclose(e);
   }
   s->pid = 0;
 }
@@ -374,6 +401,9 @@ typedef struct wtally {
   /* storms */
   long runs, runs_ok, runs_error;
   unsigned schedules_every, schedules_rate;
+  /* webgpu-gen: points where something was injected; programs whose direct
+   * run (or clean run through the layer) failed */
+  long points_injected, direct_failed;
 } wtally;
 
 typedef struct wstate {
@@ -408,7 +438,8 @@ static void verdict(const wstate *w, const child_result *r, char *why, size_t ca
   if (r->hung)
     snprintf(why, cap, "hung: killed after %.0f ms", r->ms);
   else if (r->signal)
-    snprintf(why, cap, "crashed (signal %d, %s)", r->signal, strsignal(r->signal));
+    snprintf(why, cap, "crashed (signal %d, %s)%s%s", r->signal, strsignal(r->signal), r->said[0] ? ": " : "",
+             r->said);
   else if (r->wrong_line || (r->exit_code == 0 && r->has_digest && r->digest != w->clean_digest))
     snprintf(why, cap, "wrong results: digest %016llx, clean %016llx (exit %d%s%s)", (unsigned long long)r->digest,
              (unsigned long long)w->clean_digest, r->exit_code, r->said_out[0] ? ": " : "", r->said_out);
@@ -550,6 +581,39 @@ static void count_storm_run(wstate *w, long seq, const char *spec, const child_r
   }
 }
 
+/* webgpu-gen: one run under a random schedule. Byte-identical results
+ * with ok pass; an error is honest only when the program was told of the
+ * loss (its device-lost callback ran: unlost gave up); any other outcome
+ * is wrong. */
+static void count_gen_run(wstate *w, long seq, const char *spec, const child_result *r) {
+  wtally *t = &w->t;
+  t->tested++;
+  t->injected += r->rep.injected;
+  t->recoveries += r->rep.recoveries;
+  t->leaked += r->rep.leaked;
+  t->failed_devices += r->rep.failed;
+  t->total_ms += r->ms;
+  if (r->rep.injected) t->points_injected++;
+  if (r->ms > t->max_ms) {
+    t->max_ms = r->ms;
+    snprintf(t->slowest, sizeof t->slowest, "%s", spec);
+  }
+  char why[300];
+  verdict(w, r, why, sizeof why);
+  if (r->rep.leaked) t->leaked_points++;
+  if (r->hung) t->hung++;
+  else if (r->signal) t->crashed++;
+  else if (!why[0]) t->passed++;
+  else if (r->exit_code == 1 && !is_wrong(w, r) && r->lost_named) t->runs_error++;
+  else if (!(r->exit_code == 0 && !is_wrong(w, r) && r->rep.leaked)) t->wrong++;
+  if (why[0]) {
+    char full[240];
+    snprintf(full, sizeof full, "WGPU_GEN_SEED=%s UNLOST_CHAOS=%s", w->p->env[0] + strlen("WGPU_GEN_SEED="), spec);
+    note_failure(t, seq, full, "%s%s", r->exit_code == 1 && !is_wrong(w, r) && r->lost_named ? "error naming the loss: " : "",
+                 why);
+  }
+}
+
 /* What a finished task leads to. */
 static void task_done(wstate *w, pool *pl, const task *tk, const child_result *r) {
   const wopts *o = w->o;
@@ -557,6 +621,7 @@ static void task_done(wstate *w, pool *pl, const task *tk, const child_result *r
   case T_POINT: count_point(w, tk->i, tk->spec, r, 1); break;
   case T_PAIR: count_point(w, tk->i, tk->spec, r, 2); break;
   case T_STORM: count_storm_run(w, tk->i, tk->spec, r); break;
+  case T_GEN: count_gen_run(w, tk->i, tk->spec, r); break;
   case T_PROBE: {
     w->probes_done++;
     /* The first loss alone: how long the recovery and replay after call i
@@ -767,6 +832,8 @@ static void add_tally(wtally *a, const wtally *b) {
   a->runs_error += b->runs_error;
   a->schedules_every += b->schedules_every;
   a->schedules_rate += b->schedules_rate;
+  a->points_injected += b->points_injected;
+  a->direct_failed += b->direct_failed;
 }
 
 static void json_tally(FILE *f, const wopts *o, const wtally *t) {
@@ -910,6 +977,188 @@ static wresult run_workload(wstate *w, slot *slots) {
   return W_DONE;
 }
 
+/* ---- webgpu-gen: many generated programs ---- */
+
+/* A random loss schedule over a program of `calls` calls: one loss, a
+ * pair (the second inside the recovery of the first), a loss every K
+ * calls, or random losses that also land inside recoveries. */
+static void gen_spec(wstate *w, char *out, size_t cap) {
+  uint64_t c = w->clean_calls > 2 ? w->clean_calls : 2;
+  uint64_t r = splitmix(&w->rng), seed = splitmix(&w->rng) % 1000000 + 1;
+  uint64_t i = 1 + splitmix(&w->rng) % c;
+  switch (r % 4) {
+  case 0: snprintf(out, cap, "loss@%llu", (unsigned long long)i); break;
+  case 1:
+    snprintf(out, cap, "loss@%llu,loss@%llu,count-recovery=1", (unsigned long long)i,
+             (unsigned long long)(i + 1 + splitmix(&w->rng) % (c / 2 + 2)));
+    break;
+  case 2: {
+    uint64_t every = c * (25 + splitmix(&w->rng) % 76) / 100;
+    snprintf(out, cap, "loss-every=%llu,seed=%llu", (unsigned long long)(every < 40 ? 40 : every),
+             (unsigned long long)seed);
+    break;
+  }
+  default:
+    snprintf(out, cap, "loss-rate=%.6f,count-recovery=1,seed=%llu",
+             (0.5 + (double)(splitmix(&w->rng) % 151) / 100.0) / (double)c, (unsigned long long)seed);
+    break;
+  }
+}
+
+typedef struct gen_prog {
+  uint64_t seed, calls, digest;
+  long failures_from; /* its failures: the total's from this index */
+} gen_prog;
+
+/* Program k of --programs: its direct run gives the reference digest (and
+ * checks itself against the CPU); the clean run through the layer counts
+ * the calls and must give the same digest; then --schedules runs. */
+static void run_gen_program(wstate *w, wtally *total, slot *slots, uint64_t seed, gen_prog *gp) {
+  const wopts *o = w->o;
+  wopts co = *o;
+  co.control = false;
+  gp->seed = seed;
+  child_result d, clean;
+  run_one(&co, w->p, "seed=1", 1, &slots[0], &d, true);
+  if (d.exit_code == 77) {
+    printf("webgpu-gen: seed %llu: skipped: no adapter (%s)\n", (unsigned long long)seed, d.said);
+    return;
+  }
+  if (d.exit_code != 0 || !d.ok_line || !d.has_digest) {
+    w->t.direct_failed++;
+    note_failure(&w->t, 0, w->p->env[0], "the direct run (on the implementation) failed: exit %d%s: %s", d.exit_code,
+                 d.hung ? ", hung" : "", d.said[0] ? d.said : d.said_out);
+    return;
+  }
+  run_one(&co, w->p, "seed=1", 1, &slots[0], &clean, false);
+  w->clean_digest = d.digest;
+  w->clean_calls = clean.rep.calls;
+  gp->calls = clean.rep.calls;
+  gp->digest = d.digest;
+  char why[300];
+  verdict(w, &clean, why, sizeof why);
+  if (why[0] || !clean.rep.calls) {
+    /* Wrong without any fault: counted as a wrong (or hung, crashed) point. */
+    count_gen_run(w, 0, "seed=1", &clean);
+    w->t.direct_failed++;
+    return;
+  }
+  pool pl = {.slots = slots, .n = o->jobs};
+  w->rng = seed ^ o->seed ^ 0x6e6eull;
+  for (long k = 0; k < o->schedules; k++) {
+    char sp[160];
+    gen_spec(w, sp, sizeof sp);
+    push(&pl, T_GEN, k, sp);
+  }
+  pool_run(w, &pl, 1);
+  for (size_t k = 0; k < pl.len; k++) free(pl.q[k].spec);
+  free(pl.q);
+  (void)total;
+}
+
+static bool write_gen_json(const wopts *o, const wtally *t, const gen_prog *gps, long n) {
+  FILE *f = fopen(o->json, "w");
+  if (!f) {
+    perror(o->json);
+    return false;
+  }
+  fprintf(f,
+          "{\"mode\":\"gen\",\"workload\":\"webgpu-gen\",\"control\":%s,\"recovery\":%s,\"seed\":%llu,"
+          "\"size\":%u,\"threads\":%s,\"programs\":%ld,\"schedules\":%ld,\"points\":%ld,\"points_injected\":%ld,"
+          "\"passed\":%ld,\"errors\":%ld,\"wrong\":%ld,\"hung\":%ld,\"crashed\":%ld,\"direct_failed\":%ld,"
+          "\"points_leaked\":%ld,\"injected\":%llu,\"recoveries\":%llu,\"leaked_devices\":%llu,"
+          "\"failed_devices\":%llu,\"max_point_ms\":%.1f,\"mean_point_ms\":%.1f,\"slowest_point\":",
+          o->control ? "true" : "false", o->control ? "false" : "true", (unsigned long long)o->seed, o->gen_size,
+          o->gen_threads ? "true" : "false", n, o->schedules, t->tested, t->points_injected, t->passed, t->runs_error,
+          t->wrong, t->hung, t->crashed, t->direct_failed, t->leaked_points, (unsigned long long)t->injected,
+          (unsigned long long)t->recoveries, (unsigned long long)t->leaked, (unsigned long long)t->failed_devices,
+          t->max_ms, t->tested ? t->total_ms / (double)t->tested : 0);
+  cli_json_string(f, t->slowest);
+  fprintf(f, ",\"failures\":[");
+  for (long i = 0; i < t->nfailures && i < MAX_FAILURES; i++) {
+    fprintf(f, "%s{\"point\":", i ? "," : "");
+    cli_json_string(f, t->failures[i].spec);
+    fprintf(f, ",\"why\":");
+    cli_json_string(f, t->failures[i].why);
+    fprintf(f, "}");
+  }
+  fprintf(f, "],\"failures_total\":%ld,\"program_list\":[", t->nfailures);
+  for (long k = 0; k < n; k++)
+    fprintf(f, "%s{\"seed\":%llu,\"calls\":%llu,\"digest\":\"%016llx\"}", k ? "," : "",
+            (unsigned long long)gps[k].seed, (unsigned long long)gps[k].calls, (unsigned long long)gps[k].digest);
+  fprintf(f, "]}\n");
+  return fclose(f) == 0;
+}
+
+/* --programs N: programs of seeds S..S+N-1, each run directly and then
+ * through the layer under --schedules random loss schedules. */
+static int run_gen(const wopts *o, const wprog *base, slot *slots) {
+  gen_prog *gps = calloc((size_t)o->programs, sizeof *gps);
+  wtally *total = calloc(1, sizeof *total);
+  wstate *w = calloc(1, sizeof *w);
+  if (!gps || !total || !w) {
+    free(gps);
+    free(total);
+    free(w);
+    return 1;
+  }
+  wprog p = *base;
+  snprintf(p.env[1], sizeof p.env[1], "WGPU_GEN_SIZE=%u", o->gen_size);
+  snprintf(p.env[2], sizeof p.env[2], "WGPU_GEN_THREADS=%s", o->gen_threads ? "seed" : "0");
+  /* The smallest operation log: the programs' bulk uploads fill it, so the
+   * layer checkpoints, and later losses restore from its checkpoints. */
+  snprintf(p.env[3], sizeof p.env[3], "UNLOST_LOG_MAX_MB=1");
+  double t0 = now_ms();
+  for (long k = 0; k < o->programs; k++) {
+    uint64_t seed = o->seed + (uint64_t)k;
+    snprintf(p.env[0], sizeof p.env[0], "WGPU_GEN_SEED=%llu", (unsigned long long)seed);
+    memset(w, 0, sizeof *w);
+    w->o = o;
+    w->p = &p;
+    run_gen_program(w, total, slots, seed, &gps[k]);
+    for (long i = 0; i < w->t.nfailures && i < MAX_FAILURES; i++) {
+      failure *f = &w->t.failures[i];
+      printf("  webgpu-gen: %s: %s\n", f->spec, f->why);
+      if (total->nfailures < MAX_FAILURES) total->failures[total->nfailures] = *f;
+      else free(f->spec);
+      total->nfailures++;
+    }
+    w->t.nfailures = 0;
+    add_tally(total, &w->t);
+    if (o->tty)
+      printf("\r  webgpu-gen: %ld/%ld programs, %ld points, %ld wrong, %.0f s   ", k + 1, o->programs, total->tested,
+             total->wrong + total->hung + total->crashed, (now_ms() - t0) / 1000.0);
+  }
+  if (o->tty) printf("\n");
+  printf("webgpu-gen: %s%ld programs (seeds %llu..%llu, size %u, %s), %ld schedules each: %ld points, %ld with a "
+         "loss injected, %ld passed, %ld errors naming the loss, %ld wrong, %ld hung, %ld crashed, %ld direct or "
+         "clean runs failed, %llu injected, %llu recoveries, %llu leaked devices, %llu failed devices, "
+         "max %.1f ms per point\n",
+         o->control ? "control, " : "", o->programs, (unsigned long long)o->seed,
+         (unsigned long long)(o->seed + (uint64_t)o->programs - 1), o->gen_size,
+         o->gen_threads ? "threads chosen by the seed" : "one thread", o->schedules, total->tested,
+         total->points_injected, total->passed, total->runs_error, total->wrong, total->hung, total->crashed,
+         total->direct_failed, (unsigned long long)total->injected, (unsigned long long)total->recoveries,
+         (unsigned long long)total->leaked, (unsigned long long)total->failed_devices, total->max_ms);
+  if (total->nfailures)
+    printf("  reproduce one: %s %s (UNLOST_LOG=info, UNLOST_LOG_MAX_MB=1, WGPU_GEN_THREADS=%s)\n",
+           total->failures[0].spec, base->linked, o->gen_threads ? "seed" : "0");
+  bool pass = total->tested > 0 && total->injected > 0 && !total->wrong && !total->hung && !total->crashed &&
+              !total->leaked && !total->direct_failed;
+  if (o->control)
+    printf("control (recovery off): %ld of %ld points failed (%ld errors naming the loss, %ld wrong): %s\n",
+           total->tested - total->passed, total->tested, total->runs_error, total->wrong,
+           total->passed < total->points_injected ? "the harness sees the faults; exit 1, as it must"
+                                                  : "NO injected point failed: the harness does not see the faults");
+  int rc = pass && !o->control ? 0 : 1;
+  if (o->json && !write_gen_json(o, total, gps, o->programs)) rc = 1;
+  for (long i = 0; i < total->nfailures && i < MAX_FAILURES; i++) free(total->failures[i].spec);
+  free(gps);
+  free(total);
+  free(w);
+  return rc;
+}
+
 /* ---- the command ---- */
 
 static bool add_program(wprog *progs, size_t *n, size_t cap, const char *dir, const char *item) {
@@ -950,6 +1199,17 @@ static bool parse_args(int argc, char **argv, wopts *o, const char **workload, i
     else if (!strcmp(a, "--spec") && has) o->spec = argv[++i];
     else if (!strcmp(a, "--pairs")) o->mode = MODE_PAIRS;
     else if (!strcmp(a, "--control")) o->control = true;
+    else if (!strcmp(a, "--gen-threads")) o->gen_threads = true;
+    else if (!strcmp(a, "--programs") && has) {
+      if (!cli_u64("chaos", a, argv[++i], 1, 1000000, &v)) return false;
+      o->programs = (long)v;
+    } else if (!strcmp(a, "--schedules") && has) {
+      if (!cli_u64("chaos", a, argv[++i], 1, 100000, &v)) return false;
+      o->schedules = (long)v;
+    } else if (!strcmp(a, "--gen-size") && has) {
+      if (!cli_u64("chaos", a, argv[++i], 1, 8, &v)) return false;
+      o->gen_size = (unsigned)v;
+    }
     else if (!strcmp(a, "--at") && has) {
       if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return false;
       o->at = (long)v;
@@ -999,6 +1259,13 @@ static bool parse_args(int argc, char **argv, wopts *o, const char **workload, i
     return false;
   }
   if (o->storm_s > 0) o->mode = MODE_STORM;
+  if (o->programs) {
+    if (o->mode != MODE_POINTS || o->spec || o->at) {
+      fprintf(stderr, "unlost chaos: --programs makes its own schedules: not with --pairs, --storm, --spec or --at\n");
+      return false;
+    }
+    o->mode = MODE_GEN;
+  }
   if (o->control && o->mode == MODE_PAIRS) {
     fprintf(stderr, "unlost chaos: --control runs single points or a storm: with recovery off, the first loss of "
                     "a pair is final\n");
@@ -1030,7 +1297,7 @@ static bool parse_args(int argc, char **argv, wopts *o, const char **workload, i
 
 int cmd_chaos_webgpu(int argc, char **argv) {
   wopts o = {.fault = "loss", .stride = 1, .pair_stride = 1, .seed = 1, .repeat = 4, .jobs = 1,
-             .timeout_ms = 60000.0, .tty = isatty(1)};
+             .timeout_ms = 60000.0, .tty = isatty(1), .schedules = 4, .gen_size = 1};
   const char *workload = NULL;
   int rc;
   if (!parse_args(argc, argv, &o, &workload, &rc)) return rc;
@@ -1074,6 +1341,23 @@ int cmd_chaos_webgpu(int argc, char **argv) {
   }
   if (o.control)
     printf("control run: recovery off (UNLOST_RECOVERY=0); the faults must fail the programs\n");
+  if (o.mode == MODE_GEN) {
+    if (n != 1 || strcmp(progs[0].name, "gen")) {
+      fprintf(stderr, "unlost chaos: --programs is for --workload webgpu-gen alone\n");
+      rc = 2;
+    } else {
+      rc = run_gen(&o, &progs[0], slots);
+    }
+    for (unsigned k = 0; k < o.jobs; k++) {
+      unlink(slots[k].out);
+      unlink(slots[k].err);
+      unlink(slots[k].rep);
+    }
+    rmdir(o.tmp);
+    free(slots);
+    free(ws);
+    return rc;
+  }
   wtally total;
   memset(&total, 0, sizeof total);
   uint64_t total_calls = 0;
