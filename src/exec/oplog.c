@@ -98,6 +98,16 @@ static ul_status append(ul__oplog *l, ul__entry e, uint64_t bytes) {
   return UL_OK;
 }
 
+/* Marks `o` as named by the log's current generation: its destroy is
+ * deferred until the log is emptied (ul__oplog_names). */
+void ul__oplog_name(ul_device *d, ul__obj *o) {
+  if (o) o->log_gen = d->res->log->gen;
+}
+
+static void name_id(ul_device *d, uint32_t id, ul__obj_kind kind) {
+  if (id) ul__oplog_name(d, ul__obj_find(d, id, kind));
+}
+
 ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void *data,
                           uint64_t size) {
   ul__oplog *l = d->res->log;
@@ -110,6 +120,7 @@ ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void 
   ul__entry e = {UL__ENTRY_WRITE, o->id, offset, size, copy};
   ul_status s = append(l, e, size);
   if (s) free(copy);
+  else ul__oplog_name(d, o);
   return s;
 }
 
@@ -127,6 +138,8 @@ ul_status ul__oplog_write_file(ul_device *d, ul__obj *o, uint64_t offset, uint64
   if (s) {
     ul__src_file_unref(file);
     free(w);
+  } else {
+    ul__oplog_name(d, o);
   }
   return s;
 }
@@ -145,6 +158,7 @@ ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t regio
   ul__entry e = {UL__ENTRY_TEXTURE_WRITE, o->id, 0, size, copy};
   ul_status s = append(l, e, size);
   if (s) free(copy);
+  else ul__oplog_name(d, o);
   return s;
 }
 
@@ -232,10 +246,14 @@ ul_status ul__oplog_submit(ul_device *d, const ul__op *ops, uint32_t n) {
     return s;
   }
   for (uint32_t i = 0; i < n; i++) {
-    ul__obj *o;
-    if (ops[i].pipeline && (o = ul__obj_find(d, ops[i].pipeline, UL__OBJ_PIPELINE))) o->log_gen = l->gen;
-    for (uint32_t g = 0; g < ops[i].group_count; g++)
-      if (ops[i].groups[g] && (o = ul__obj_find(d, ops[i].groups[g], UL__OBJ_BIND_GROUP))) o->log_gen = l->gen;
+    const ul__op *op = &ops[i];
+    name_id(d, op->pipeline, UL__OBJ_PIPELINE);
+    for (uint32_t g = 0; g < op->group_count; g++) name_id(d, op->groups[g], UL__OBJ_BIND_GROUP);
+    name_id(d, op->buf_a, UL__OBJ_BUFFER);
+    name_id(d, op->buf_b, UL__OBJ_BUFFER);
+    name_id(d, op->texture, UL__OBJ_TEXTURE);
+    name_id(d, op->texture_b, UL__OBJ_TEXTURE);
+    name_id(d, op->query_set, UL__OBJ_QUERY_SET);
   }
   return UL_OK;
 }
@@ -260,18 +278,20 @@ bool ul__oplog_drop_submission(ul_device *d, uint64_t serial, const char *why) {
   return false;
 }
 
-/* Whether a replay of the log could need `o`: it is named by an entry, or
- * it is something a named object is built from (buffers and views in bind
- * groups, shaders and layouts of pipelines). The second is decided
- * conservatively: any object of those kinds while the log names anything. */
+/* Whether a replay of the log could need `o`: an entry names it. What a
+ * named object is built from (buffers and views in bind groups, shaders
+ * and layouts of pipelines) is kept by its dependents count instead. */
 bool ul__oplog_names(ul_device *d, ul__obj *o) {
   ul__oplog *l = d->res->log;
   if (!l || l->count == 0) return false;
-  if (o->kind != UL__OBJ_BIND_GROUP && o->kind != UL__OBJ_PIPELINE) return true;
-  /* Only submissions name these, and each marks what it names: no scan
-   * (a program that makes a bind group per dispatch releases thousands
-   * while the log holds a thousand entries). Conservative: an entry taken
-   * out again leaves the mark. */
+  /* Each entry marks what it names (ul__oplog_name: a write's buffer or
+   * texture, a read's buffer, a submission's pipelines, bind groups,
+   * buffers, textures and query sets): no scan (a program that makes a
+   * bind group per dispatch releases thousands while the log holds a
+   * thousand entries), and what no entry names is freed at its destroy
+   * (a buffer made and released between checkpoints costs nothing after).
+   * What a named object is built from is kept by its dependents count.
+   * Conservative: an entry taken out again leaves the mark. */
   return o->log_gen == l->gen;
 }
 

@@ -33,6 +33,8 @@ void ul__oplog_unsubmit(ul_device *d);
  * it would hang the next device too) and makes what it may write LOST, so
  * their use says so. False when the log no longer holds it. */
 bool ul__oplog_drop_submission(ul_device *d, uint64_t serial, const char *why);
+/* Marks `o` as named by an entry of the log (a read of it). */
+void ul__oplog_name(ul_device *d, ul__obj *o);
 /* Whether a replay could need `o` (then its destroy is deferred). */
 bool ul__oplog_names(ul_device *d, ul__obj *o);
 /* Replays the log on the current device, after contents were restored. */

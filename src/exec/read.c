@@ -104,6 +104,7 @@ ul_status ul__read_begin(ul_device *d, ul_buffer buf, uint64_t offset, void *dst
     free(r);
     return s;
   }
+  if (*logged) ul__oplog_name(d, ul__obj_find(d, buf.id, UL__OBJ_BUFFER)); /* the replay reads it again */
   r->unlogged = !*logged;
   if (rs->tail) rs->tail->next = r;
   else rs->head = r;
