@@ -284,6 +284,9 @@ bool ul__oplog_drop_submission(ul_device *d, uint64_t serial, const char *why) {
 bool ul__oplog_names(ul_device *d, ul__obj *o) {
   ul__oplog *l = d->res->log;
   if (!l || l->count == 0) return false;
+  /* A texture can be bound through a view, which is not built upon it (a
+   * view dies with its texture): kept while the log holds anything. */
+  if (o->kind == UL__OBJ_TEXTURE) return true;
   /* Each entry marks what it names (ul__oplog_name: a write's buffer or
    * texture, a read's buffer, a submission's pipelines, bind groups,
    * buffers, textures and query sets): no scan (a program that makes a
