@@ -74,7 +74,13 @@ ul_env *ul_webgpu_env(void) {
 /* ---- instances ---- */
 
 UL__WG_EXPORT WGPUInstance wgpuCreateInstance(const WGPUInstanceDescriptor *descriptor) {
-  UL__UNUSED(descriptor); /* timed waits are always on; toggles are the engine's */
+  /* Timed waits are always on and toggles are the engine's; the chain is
+   * still refused where the implementation refuses it. */
+  char why[160];
+  if (descriptor && !ul__wg_chain_ok(descriptor->nextInChain, "InstanceDescriptor", why, sizeof why)) {
+    ul__log(UL__LOG_ERROR, "wgpuCreateInstance: %s", why);
+    return NULL;
+  }
   ul__wg_instance *in = ul__wg_new(UL__WG_INSTANCE, sizeof *in, NULL);
   if (!in) return NULL;
   ul_status s = env_get(&in->env);
@@ -147,7 +153,8 @@ UL__WG_EXPORT void wgpuSupportedWGSLLanguageFeaturesFreeMembers(WGPUSupportedWGS
 /* ---- adapters ---- */
 
 /* The Dawn toggles chained on a descriptor (copied), and whether every
- * struct of the chain is one the layer knows (`known` sTypes). */
+ * struct of the chain is one the layer knows (`known` sTypes). The chain
+ * is one ul__wg_chain_ok passed: it ends, with one toggles struct at most. */
 static bool chain_toggles(const WGPUChainedStruct *c, char ***en, uint32_t *nen, char ***dis, uint32_t *ndis,
                           uint32_t *unknown) {
   *unknown = 0;
@@ -196,6 +203,11 @@ UL__WG_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance, const
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   WGPURequestAdapterOptions o = options ? *options : (WGPURequestAdapterOptions){0};
+  char why[160];
+  if (!ul__wg_chain_ok(o.nextInChain, "RequestAdapterOptions", why, sizeof why)) {
+    ul__wg_future_resolve(in, f, WGPURequestAdapterStatus_Error, 0, NULL, why);
+    return id;
+  }
   ul__wg_adapter *a = ul__wg_new(UL__WG_ADAPTER, sizeof *a, NULL);
   if (!a) {
     ul__wg_future_resolve(in, f, WGPURequestAdapterStatus_Error, 0, NULL, "out of host memory");
@@ -324,6 +336,7 @@ UL__WG_EXPORT WGPUStatus wgpuAdapterGetFormatCapabilities(WGPUAdapter adapter, W
 static ul__wg_device *make_device(ul__wg_adapter *a, const WGPUDeviceDescriptor *desc, char *why, size_t cap) {
   ul__wg_instance *in = a->instance;
   WGPUDeviceDescriptor dd = desc ? *desc : (WGPUDeviceDescriptor){0};
+  if (!ul__wg_chain_ok(dd.nextInChain, "DeviceDescriptor", why, cap)) return NULL;
   if (dd.requiredLimits) {
     const WGPULimits *l = dd.requiredLimits;
     if ((l->maxBindGroups != WGPU_LIMIT_U32_UNDEFINED && l->maxBindGroups > UL_MAX_BIND_GROUPS) ||

@@ -283,6 +283,13 @@ void ul__wg_holds_clear(ul__wg_holds *h);
 const ul_site *ul__wg_site(void *return_address);
 /* A label into a NUL-terminated copy in buf (cut to fit). */
 const char *ul__wg_label(WGPUStringView v, char *buf, size_t cap);
+/* Walks the chain of a descriptor of type `on` as the implementation
+ * validates one: no sType twice (a cycle repeats one; the implementation
+ * refuses a duplicate) and at most UL__WG_CHAIN_MAX structs. False, with
+ * the reason in `why`, when refused. Every walk of a program's chain comes
+ * after it, and so ends. */
+#define UL__WG_CHAIN_MAX 64
+bool ul__wg_chain_ok(const WGPUChainedStruct *c, const char *on, char *why, size_t cap);
 /* Set while this thread is inside a call of the implementation the layer
  * made (guard.c); an entry of the layer then is counted. */
 extern _Thread_local int ul__wg_in_native;
