@@ -546,9 +546,10 @@ static const proc_ent procs[] = {
 };
 
 UL__WG_EXPORT WGPUProc wgpuGetProcAddress(WGPUStringView procName) {
-  char name[128];
-  ul__sv_copy(procName, name, sizeof name);
+  /* The whole view: a name with a NUL inside is no entry point's. */
+  if (!procName.data) return NULL;
+  size_t n = procName.length == WGPU_STRLEN ? strlen(procName.data) : procName.length;
   for (size_t i = 0; i < UL__COUNT_OF(procs); i++)
-    if (!strcmp(procs[i].name, name)) return procs[i].proc;
+    if (strlen(procs[i].name) == n && !memcmp(procs[i].name, procName.data, n)) return procs[i].proc;
   return NULL;
 }

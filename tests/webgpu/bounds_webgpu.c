@@ -267,6 +267,10 @@ static int case_strings(void) {
   printf("constant key of an explicit length: %s\n", scope_pop());
   if (p) wgpuComputePipelineRelease(p);
 
+  static const char proc[] = "wgpuCreateInstance\0x";
+  printf("proc name with a NUL inside: %s\n", wgpuGetProcAddress(sv_n(proc, sizeof proc - 1)) ? "found" : "null");
+  printf("proc name of an explicit length: %s\n", wgpuGetProcAddress(sv_n(proc, sizeof proc - 3)) ? "found" : "null");
+
   /* Labels take any bytes. */
   static const char label[] = "la\0bel";
   scope_push();
