@@ -125,10 +125,15 @@ if(TARGET unlost_webgpu)
   endforeach()
   target_link_libraries(webgpu_bounds_direct PRIVATE ${UL_DAWN_LIB} m)
   target_link_libraries(webgpu_bounds_linked PRIVATE unlost_webgpu m)
+  # Each run's watchdog: three times as long under a sanitizer.
+  set(ul_bounds_watchdog 20)
+  if(UL_SANITIZE)
+    set(ul_bounds_watchdog 60)
+  endif()
   foreach(what chains strings selfload report)
     add_test(NAME webgpu_bounds_${what} COMMAND bash ${CMAKE_SOURCE_DIR}/tests/webgpu/bounds_webgpu.sh ${what}
       $<TARGET_FILE:webgpu_bounds_direct> $<TARGET_FILE:webgpu_bounds_linked> $<TARGET_FILE:unlost_webgpu>)
     set_tests_properties(webgpu_bounds_${what} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu"
-      ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
+      ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;BOUNDS_WATCHDOG_S=${ul_bounds_watchdog}")
   endforeach()
 endif()
