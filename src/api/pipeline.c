@@ -39,6 +39,7 @@ ul_status ul__shader_create(ul_device *d, const char *wgsl, size_t len, const ch
   }
   memcpy(o->u.sh.wgsl, wgsl, len);
   o->u.sh.wgsl[len] = 0;
+  o->u.sh.wgsl_len = len;
   o->u.sh.writes = ul__wgsl_analyze(o->u.sh.wgsl, len);
   return ul__obj_finish(d, o, out);
 }
@@ -123,6 +124,7 @@ ul_status ul__pipeline_create(ul_device *d, uint32_t shader, uint32_t layout, co
     if ((p->entry = malloc(entry_len + 1))) {
       memcpy(p->entry, entry, entry_len);
       p->entry[entry_len] = 0;
+      p->entry_len = entry_len;
     } else {
       oom = true;
     }
@@ -130,7 +132,8 @@ ul_status ul__pipeline_create(ul_device *d, uint32_t shader, uint32_t layout, co
   if (constant_count) {
     p->constant_keys = calloc(constant_count, sizeof *p->constant_keys);
     p->constant_values = calloc(constant_count, sizeof *p->constant_values);
-    if (!p->constant_keys || !p->constant_values) oom = true;
+    p->constant_key_lens = calloc(constant_count, sizeof *p->constant_key_lens);
+    if (!p->constant_keys || !p->constant_values || !p->constant_key_lens) oom = true;
     for (uint32_t i = 0; !oom && i < constant_count; i++) {
       WGPUStringView k = constants[i].key;
       size_t n = !k.data ? 0 : k.length == WGPU_STRLEN ? strlen(k.data) : k.length;
@@ -140,6 +143,7 @@ ul_status ul__pipeline_create(ul_device *d, uint32_t shader, uint32_t layout, co
       }
       if (n) memcpy(p->constant_keys[i], k.data, n);
       p->constant_keys[i][n] = 0;
+      p->constant_key_lens[i] = n;
       p->constant_values[i] = constants[i].value;
       p->constant_count = i + 1;
     }

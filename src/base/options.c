@@ -54,8 +54,8 @@ static const opt_info options[UL__OPT_COUNT] = {
                           "1: a lost device is recovered; 0: it fails at once, as without unlost (the control run "
                           "of a fault harness; read at each loss)"},
     [UL__OPT_CHAOS_REPORT] = {"UNLOST_CHAOS_REPORT", OPT_TEXT, 0, 0, 0,
-                              "libunlost-webgpu: a file the last instance's release appends the fault schedule's "
-                              "counts and the devices' recoveries, leaks and failures to (for a harness that runs a "
+                              "libunlost-webgpu: a file the last instance's release (or the exit, while one is alive) "
+                              "appends the fault schedule's counts and the devices' recoveries, leaks and failures to (for a harness that runs a "
                               "program as a child)"},
     [UL__OPT_REBUILD_EAGER] = {"UNLOST_REBUILD_EAGER", OPT_FLAG, 0, 0, 0,
                                "set: a rebuild makes every object at once; unset, shaders, layouts, pipelines and "

@@ -167,8 +167,12 @@ ul__wgsl_writes *ul__wgsl_analyze(const char *src, size_t n);
 /* Whether binding (group, binding) may be written (true for NULL). */
 bool ul__wgsl_may_write(const ul__wgsl_writes *w, uint32_t group, uint32_t binding);
 
+/* The strings of shaders and pipelines keep the length they came with: a
+ * NUL inside one is the program's (the implementation answers it), never
+ * where the string ends. */
 typedef struct ul__shader_data {
-  char *wgsl;
+  char *wgsl;              /* owned; wgsl_len bytes (and a NUL after them) */
+  size_t wgsl_len;
   ul__wgsl_writes *writes; /* owned; NULL: any binding may be written */
 } ul__shader_data;
 
@@ -192,8 +196,10 @@ typedef struct ul__playout_data {
 typedef struct ul__pipeline_data {
   uint32_t shader, layout; /* layout 0: "auto" */
   char *entry;             /* owned; NULL: the module's only entry point */
+  size_t entry_len;
   uint32_t constant_count;
   char **constant_keys;    /* owned */
+  size_t *constant_key_lens; /* owned */
   double *constant_values; /* owned */
   bool first_use_done;
 } ul__pipeline_data;

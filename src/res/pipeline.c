@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 
 ul_status ul__shader_create_native(ul_device *d, ul__obj *o) {
-  WGPUShaderSourceWGSL src = {{NULL, WGPUSType_ShaderSourceWGSL}, ul__sv(o->u.sh.wgsl)};
+  WGPUShaderSourceWGSL src = {{NULL, WGPUSType_ShaderSourceWGSL}, {o->u.sh.wgsl, o->u.sh.wgsl_len}};
   WGPUShaderModuleDescriptor sd = {(WGPUChainedStruct *)&src, ul__sv(o->label)};
   o->native = d->wgpu->DeviceCreateShaderModule(d->device, &sd);
   return UL_OK;
@@ -65,14 +65,14 @@ ul_status ul__pipeline_create_native(ul_device *d, ul__obj *o) {
   if (!c) return ul__fail(UL_ERR_OUT_OF_MEMORY, "compute pipeline: out of host memory");
   memset(stack, 0, sizeof stack);
   for (uint32_t i = 0; i < p->constant_count; i++) {
-    c[i].key = ul__sv(p->constant_keys[i]);
+    c[i].key = (WGPUStringView){p->constant_keys[i], p->constant_key_lens[i]};
     c[i].value = p->constant_values[i];
   }
   WGPUComputePipelineDescriptor cd = {0};
   cd.label = ul__sv(o->label);
   cd.layout = lay ? lay->native : NULL;
   cd.compute.module = sh->native;
-  cd.compute.entryPoint = ul__sv(p->entry);
+  cd.compute.entryPoint = p->entry ? (WGPUStringView){p->entry, p->entry_len} : ul__sv(NULL);
   cd.compute.constantCount = p->constant_count;
   cd.compute.constants = p->constant_count ? c : NULL;
   o->native = d->wgpu->DeviceCreateComputePipeline(d->device, &cd);
@@ -149,6 +149,7 @@ void ul__obj_free_data(ul__obj *o) {
     for (uint32_t i = 0; o->u.pipe.constant_keys && i < o->u.pipe.constant_count; i++)
       free(o->u.pipe.constant_keys[i]);
     free(o->u.pipe.constant_keys);
+    free(o->u.pipe.constant_key_lens);
     free(o->u.pipe.constant_values);
     break;
   case UL__OBJ_BIND_GROUP: free(o->u.bg.entries); break;

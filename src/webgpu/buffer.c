@@ -40,6 +40,11 @@ UL__WG_EXPORT WGPUBuffer wgpuDeviceCreateBuffer(WGPUDevice device, const WGPUBuf
   char label[128];
   const char *lab = ul__wg_label(bd->label, label, sizeof label);
   const ul_wgpu_restore *policy = NULL;
+  char why[160];
+  if (!ul__wg_chain_ok(bd->nextInChain, "BufferDescriptor", why, sizeof why)) {
+    ul__wg_error(dv, WGPUErrorType_Validation, "wgpuDeviceCreateBuffer '%s': %s", lab ? lab : "", why);
+    return (WGPUBuffer)b;
+  }
   for (const WGPUChainedStruct *c = bd->nextInChain; c; c = c->next) {
     if (c->sType == UL_WGPU_STYPE_RESTORE && !policy) {
       policy = (const ul_wgpu_restore *)c;

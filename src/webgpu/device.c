@@ -149,11 +149,11 @@ void ul__wg_device_free(ul__wg_device *dv) {
   if (dv->redo_cb) ul__cb_unref(dv->redo_cb);
   dv->redo_cb = NULL;
   if (dv->ud) {
-    uint64_t recoveries = ul_device_recoveries(dv->ud);
     bool failed = atomic_load(&dv->lost) && dv->lost_reason != WGPUDeviceLostReason_Destroyed;
+    ul__wg_device_gone(dv, ul_device_recoveries(dv->ud), failed);
     ul_status s = ul_device_destroy(dv->ud);
     if (s && s != UL_ERR_BUSY) ul__log(UL__LOG_WARN, "webgpu.h device: %s", ul_last_error());
-    ul__wg_count_device(recoveries, s == UL_ERR_BUSY, failed);
+    if (s == UL_ERR_BUSY) ul__wg_count_leaked();
   }
   pthread_mutex_lock(&dv->mu);
   for (uint32_t i = 0; i < dv->nscopes; i++) free(dv->scopes[i].message);

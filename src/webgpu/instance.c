@@ -8,57 +8,126 @@
 #include "core/adapter.h"
 #include "webgpu/wg.h"
 
+#include <errno.h>
+
 /* ---- the process's env ---- */
 static pthread_mutex_t g_env_mu = PTHREAD_MUTEX_INITIALIZER;
 static ul_env *g_env;
 static int g_env_users;
 
+/* What the devices of the process went through, for a fault harness that
+ * runs a program as a child: UNLOST_CHAOS_REPORT names the file a line is
+ * appended to when the last instance goes, or at exit for an env still
+ * alive then (a program that never releases its instance, as many do not).
+ * One line per env: g_env_reported says its line was written. */
+static _Atomic uint64_t g_recoveries, g_leaks, g_failed;
+static bool g_env_reported; /* under g_env_mu */
+/* The devices not yet freed, under g_live_mu (taken after g_env_mu). */
+static pthread_mutex_t g_live_mu = PTHREAD_MUTEX_INITIALIZER;
+static ul__wg_device *g_live;
+
+static void live_add(ul__wg_device *dv) {
+  pthread_mutex_lock(&g_live_mu);
+  dv->live_prev = NULL;
+  dv->live_next = g_live;
+  if (g_live) g_live->live_prev = dv;
+  g_live = dv;
+  pthread_mutex_unlock(&g_live_mu);
+}
+
+void ul__wg_device_gone(ul__wg_device *dv, uint64_t recoveries, bool failed) {
+  pthread_mutex_lock(&g_live_mu);
+  if (dv->live_prev || g_live == dv) {
+    if (dv->live_prev) dv->live_prev->live_next = dv->live_next;
+    else g_live = dv->live_next;
+    if (dv->live_next) dv->live_next->live_prev = dv->live_prev;
+    dv->live_prev = dv->live_next = NULL;
+  }
+  atomic_fetch_add(&g_recoveries, recoveries);
+  if (failed) atomic_fetch_add(&g_failed, 1);
+  pthread_mutex_unlock(&g_live_mu);
+}
+
+void ul__wg_count_leaked(void) { atomic_fetch_add(&g_leaks, 1); }
+
+/* The report's line for `env` into `line` (under g_env_mu): the process's
+ * counts, with what the devices still alive went through. */
+static void chaos_report_line(ul_env *env, char *line, size_t cap) {
+  uint64_t calls = 0, injected = 0;
+  ul__saved_error keep;
+  ul__error_save(&keep);
+  ul_env_chaos_counts(env, &calls, &injected);
+  ul__error_restore(&keep);
+  pthread_mutex_lock(&g_live_mu);
+  uint64_t recoveries = atomic_load(&g_recoveries), failed = atomic_load(&g_failed);
+  for (ul__wg_device *dv = g_live; dv; dv = dv->live_next) {
+    recoveries += ul_device_recoveries(dv->ud);
+    failed += atomic_load(&dv->lost) && dv->lost_reason != WGPUDeviceLostReason_Destroyed;
+  }
+  pthread_mutex_unlock(&g_live_mu);
+  snprintf(line, cap, "calls=%llu injected=%llu recoveries=%llu leaked_devices=%llu failed_devices=%llu reentries=%llu\n",
+           (unsigned long long)calls, (unsigned long long)injected, (unsigned long long)recoveries,
+           (unsigned long long)atomic_load(&g_leaks), (unsigned long long)failed,
+           (unsigned long long)ul_wgpu_reentries());
+}
+
+/* Appends a line (written with no lock held: the file may be slow). */
+static void chaos_report_write(const char *line) {
+  const char *path = ul__opt_text(UL__OPT_CHAOS_REPORT);
+  FILE *f = path ? fopen(path, "a") : NULL;
+  if (!f) return;
+  fputs(line, f);
+  fclose(f);
+}
+
+/* At exit: the line of an env still alive, unless it was written. The
+ * lock is waited for a bounded time (a thread may hold it while it loads
+ * the implementation, or the exit may come from inside a call that holds
+ * it): without it, no line. */
+static void chaos_report_at_exit(void) {
+  if (!ul__opt_text(UL__OPT_CHAOS_REPORT)) return;
+  int rc = EBUSY;
+  for (int i = 0; i < 200 && (rc = pthread_mutex_trylock(&g_env_mu)) == EBUSY; i++)
+    nanosleep(&(struct timespec){0, 10000000}, NULL);
+  if (rc) {
+    ul__log(UL__LOG_WARN, "UNLOST_CHAOS_REPORT: no report at exit (the instances' lock stayed held)");
+    return;
+  }
+  char line[256] = "";
+  if (g_env && !g_env_reported) {
+    chaos_report_line(g_env, line, sizeof line);
+    g_env_reported = true;
+  }
+  pthread_mutex_unlock(&g_env_mu);
+  if (line[0]) chaos_report_write(line);
+}
+
 static ul_status env_get(ul_env **out) {
+  static bool exit_hook;
   pthread_mutex_lock(&g_env_mu);
   ul_status s = UL_OK;
-  if (!g_env && !(s = ul_env_create(NULL, &g_env))) g_env->wgpu = ul__wg_guard(g_env->wgpu);
+  if (!g_env && !(s = ul_env_create(NULL, &g_env))) {
+    g_env->wgpu = ul__wg_guard(g_env->wgpu);
+    g_env_reported = false;
+    if (!exit_hook && ul__opt_text(UL__OPT_CHAOS_REPORT)) exit_hook = atexit(chaos_report_at_exit) == 0;
+  }
   if (!s) g_env_users++;
   *out = g_env;
   pthread_mutex_unlock(&g_env_mu);
   return s;
 }
 
-/* What the devices of the process went through, for a fault harness that
- * runs a program as a child (UNLOST_CHAOS_REPORT names the file written
- * when the last instance goes). */
-static _Atomic uint64_t g_recoveries, g_leaks, g_failed;
-
-void ul__wg_count_device(uint64_t recoveries, bool leaked, bool failed) {
-  atomic_fetch_add(&g_recoveries, recoveries);
-  if (leaked) atomic_fetch_add(&g_leaks, 1);
-  if (failed) atomic_fetch_add(&g_failed, 1);
-}
-
-static void write_chaos_report(ul_env *env) {
-  const char *path = ul__opt_text(UL__OPT_CHAOS_REPORT);
-  if (!path) return;
-  uint64_t calls = 0, injected = 0;
-  ul__saved_error keep;
-  ul__error_save(&keep);
-  ul_env_chaos_counts(env, &calls, &injected);
-  ul__error_restore(&keep);
-  FILE *f = fopen(path, "a");
-  if (!f) return;
-  fprintf(f, "calls=%llu injected=%llu recoveries=%llu leaked_devices=%llu failed_devices=%llu reentries=%llu\n",
-          (unsigned long long)calls, (unsigned long long)injected, (unsigned long long)atomic_load(&g_recoveries),
-          (unsigned long long)atomic_load(&g_leaks), (unsigned long long)atomic_load(&g_failed),
-          (unsigned long long)ul_wgpu_reentries());
-  fclose(f);
-}
-
 static void env_put(void) {
+  char line[256] = "";
   pthread_mutex_lock(&g_env_mu);
   if (--g_env_users == 0) {
-    write_chaos_report(g_env);
+    if (ul__opt_text(UL__OPT_CHAOS_REPORT) && !g_env_reported) chaos_report_line(g_env, line, sizeof line);
+    g_env_reported = true;
     ul_env_destroy(g_env);
     g_env = NULL;
   }
   pthread_mutex_unlock(&g_env_mu);
+  if (line[0]) chaos_report_write(line);
 }
 
 /* For tests and the chaos harness: the env behind every instance (NULL
@@ -75,7 +144,13 @@ ul_env *ul_webgpu_env(void) {
 
 UL__WG_EXPORT WGPUInstance wgpuCreateInstance(const WGPUInstanceDescriptor *descriptor) {
   /* Toggles are the engine's; timed waits are the program's to ask for,
-   * as the implementation's are (its own waits use the env's instance). */
+   * as the implementation's are (its own waits use the env's instance). The
+   * chain is still refused where the implementation refuses it. */
+  char why[160];
+  if (descriptor && !ul__wg_chain_ok(descriptor->nextInChain, "InstanceDescriptor", why, sizeof why)) {
+    ul__log(UL__LOG_ERROR, "wgpuCreateInstance: %s", why);
+    return NULL;
+  }
   ul__wg_instance *in = ul__wg_new(UL__WG_INSTANCE, sizeof *in, NULL);
   if (!in) return NULL;
   ul_status s = env_get(&in->env);
@@ -153,7 +228,8 @@ UL__WG_EXPORT void wgpuSupportedWGSLLanguageFeaturesFreeMembers(WGPUSupportedWGS
 /* ---- adapters ---- */
 
 /* The Dawn toggles chained on a descriptor (copied), and whether every
- * struct of the chain is one the layer knows (`known` sTypes). */
+ * struct of the chain is one the layer knows (`known` sTypes). The chain
+ * is one ul__wg_chain_ok passed: it ends, with one toggles struct at most. */
 static bool chain_toggles(const WGPUChainedStruct *c, char ***en, uint32_t *nen, char ***dis, uint32_t *ndis,
                           uint32_t *unknown) {
   *unknown = 0;
@@ -202,6 +278,11 @@ UL__WG_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance, const
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   WGPURequestAdapterOptions o = options ? *options : (WGPURequestAdapterOptions){0};
+  char why[160];
+  if (!ul__wg_chain_ok(o.nextInChain, "RequestAdapterOptions", why, sizeof why)) {
+    ul__wg_future_resolve(in, f, WGPURequestAdapterStatus_Error, 0, NULL, why);
+    return id;
+  }
   ul__wg_adapter *a = ul__wg_new(UL__WG_ADAPTER, sizeof *a, NULL);
   if (!a) {
     ul__wg_future_resolve(in, f, WGPURequestAdapterStatus_Error, 0, NULL, "out of host memory");
@@ -330,6 +411,7 @@ UL__WG_EXPORT WGPUStatus wgpuAdapterGetFormatCapabilities(WGPUAdapter adapter, W
 static ul__wg_device *make_device(ul__wg_adapter *a, const WGPUDeviceDescriptor *desc, char *why, size_t cap) {
   ul__wg_instance *in = a->instance;
   WGPUDeviceDescriptor dd = desc ? *desc : (WGPUDeviceDescriptor){0};
+  if (!ul__wg_chain_ok(dd.nextInChain, "DeviceDescriptor", why, cap)) return NULL;
   if (dd.requiredLimits) {
     const WGPULimits *l = dd.requiredLimits;
     if ((l->maxBindGroups != WGPU_LIMIT_U32_UNDEFINED && l->maxBindGroups > UL_MAX_BIND_GROUPS) ||
@@ -412,6 +494,7 @@ static ul__wg_device *make_device(ul__wg_adapter *a, const WGPUDeviceDescriptor 
   ul__device_unlock(dv->ud);
   clamp_limits(&dv->limits);
   dv->limits.nextInChain = NULL;
+  live_add(dv);
   ul__wg_future *lf = ul__wg_future_new(in, UL__WGF_LOST, dv->lost_cb.mode ? dv->lost_cb.mode : WGPUCallbackMode_AllowSpontaneous,
                                         (void *)dv->lost_cb.callback, dv->lost_cb.userdata1, dv->lost_cb.userdata2);
   if (lf) lf->object = dv; /* what its advance looks at: a loss not yet processed */
@@ -469,9 +552,10 @@ static const proc_ent procs[] = {
 };
 
 UL__WG_EXPORT WGPUProc wgpuGetProcAddress(WGPUStringView procName) {
-  char name[128];
-  ul__sv_copy(procName, name, sizeof name);
+  /* The whole view: a name with a NUL inside is no entry point's. */
+  if (!procName.data) return NULL;
+  size_t n = procName.length == WGPU_STRLEN ? strlen(procName.data) : procName.length;
   for (size_t i = 0; i < UL__COUNT_OF(procs); i++)
-    if (!strcmp(procs[i].name, name)) return procs[i].proc;
+    if (strlen(procs[i].name) == n && !memcmp(procs[i].name, procName.data, n)) return procs[i].proc;
   return NULL;
 }

@@ -303,6 +303,24 @@ const ul_site *ul__wg_site(void *ra) {
   return s;
 }
 
+bool ul__wg_chain_ok(const WGPUChainedStruct *c, const char *on, char *why, size_t cap) {
+  WGPUSType seen[UL__WG_CHAIN_MAX];
+  size_t n = 0;
+  for (; c; c = c->next) {
+    if (n == UL__WG_CHAIN_MAX) {
+      snprintf(why, cap, "more than %d chained structs on %s chain", UL__WG_CHAIN_MAX, on);
+      return false;
+    }
+    for (size_t i = 0; i < n; i++)
+      if (seen[i] == c->sType) {
+        snprintf(why, cap, "Duplicate chained struct of type 0x%x found on %s chain", (unsigned)c->sType, on);
+        return false;
+      }
+    seen[n++] = c->sType;
+  }
+  return true;
+}
+
 const char *ul__wg_label(WGPUStringView v, char *buf, size_t cap) {
   if (!v.data) return NULL;
   ul__sv_copy(v, buf, cap);

@@ -222,6 +222,11 @@ UL__WG_EXPORT WGPUShaderModule wgpuDeviceCreateShaderModule(WGPUDevice device,
     ul__wg_error(dv, WGPUErrorType_Validation, "%s: the descriptor is NULL", what);
     return (WGPUShaderModule)sh;
   }
+  char why[160];
+  if (!ul__wg_chain_ok(descriptor->nextInChain, "ShaderModuleDescriptor", why, sizeof why)) {
+    ul__wg_error(dv, WGPUErrorType_Validation, "%s: %s", what, why);
+    return (WGPUShaderModule)sh;
+  }
   const WGPUShaderSourceWGSL *src = NULL;
   for (const WGPUChainedStruct *c = descriptor->nextInChain; c; c = c->next) {
     if (c->sType == WGPUSType_ShaderSourceWGSL && !src) {

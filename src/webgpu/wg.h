@@ -146,6 +146,9 @@ typedef struct ul__wg_device {
   uint32_t features_count;
   uint32_t *features;        /* as asked (owned) */
   WGPULimits limits;         /* as granted, within the layer's own bounds */
+  /* The devices not yet freed (instance.c, under its lock): the chaos
+   * report at exit counts what they went through. */
+  struct ul__wg_device *live_prev, *live_next;
 } ul__wg_device;
 
 typedef struct ul__wg_queue {
@@ -294,6 +297,13 @@ void ul__wg_holds_clear(ul__wg_holds *h);
 const ul_site *ul__wg_site(void *return_address);
 /* A label into a NUL-terminated copy in buf (cut to fit). */
 const char *ul__wg_label(WGPUStringView v, char *buf, size_t cap);
+/* Walks the chain of a descriptor of type `on` as the implementation
+ * validates one: no sType twice (a cycle repeats one; the implementation
+ * refuses a duplicate) and at most UL__WG_CHAIN_MAX structs. False, with
+ * the reason in `why`, when refused. Every walk of a program's chain comes
+ * after it, and so ends. */
+#define UL__WG_CHAIN_MAX 64
+bool ul__wg_chain_ok(const WGPUChainedStruct *c, const char *on, char *why, size_t cap);
 /* Set while this thread is inside a call of the implementation the layer
  * made (guard.c); an entry of the layer then is counted. */
 extern _Thread_local int ul__wg_in_native;
@@ -330,8 +340,12 @@ bool ul__wg_enter(ul__wg_device *dv, const char *what);
 void ul__wg_leave(ul__wg_device *dv);
 /* The device of an object the program gave (its own check first). */
 static inline ul__wg_device *ul__wg_dev(void *o) { return o ? ((ul__wg_obj *)o)->dev : NULL; }
-/* Counts what a device went through (instance.c; UNLOST_CHAOS_REPORT). */
-void ul__wg_count_device(uint64_t recoveries, bool leaked, bool failed);
+/* Counts what a device went through (instance.c; UNLOST_CHAOS_REPORT):
+ * ul__wg_device_gone as the device is freed, before its engine device is
+ * destroyed (its recoveries and whether it failed move from the live
+ * devices to the process's counts), then whether that destroy leaked it. */
+void ul__wg_device_gone(ul__wg_device *dv, uint64_t recoveries, bool failed);
+void ul__wg_count_leaked(void);
 /* Frees a device once nothing holds it (object.c calls it). */
 void ul__wg_device_free(ul__wg_device *dv);
 void ul__wg_adapter_free(ul__wg_adapter *a);

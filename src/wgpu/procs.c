@@ -68,6 +68,18 @@ ul_status ul__wgpu_open(const char *path, ul__wgpu_lib *lib) {
                     "missing dependency?); %s",
                     path, why ? why : "dlopen failed", hint);
   }
+  /* An unlost library (libunlost-webgpu, at our path or copied elsewhere)
+   * exports the webgpu.h entry points too, over an engine that would load
+   * the same library again: its first wgpuCreateInstance would wait for
+   * itself. Every build of the engine exports ul_env_create; no
+   * implementation does. */
+  if (dlsym(h, "ul_env_create")) {
+    dlclose(h);
+    return ul__fail(UL_ERR_NO_IMPLEMENTATION,
+                    "load webgpu implementation '%s': it is an unlost library (libunlost-webgpu), "
+                    "not an implementation of its own; it would load itself; %s",
+                    path, hint);
+  }
 #define UL__LOAD(req, kind, Ret, Name, params, args)                                      \
   {                                                                                 \
     void *sym = dlsym(h, "wgpu" #Name);                                             \

@@ -89,7 +89,7 @@ typedef union chain_blob {
   WGPUChainedStruct c;
   unsigned char bytes[256];
 } chain_blob;
-static chain_blob g_chain[5];
+static chain_blob g_chain[8]; /* 5 and 6-7: cycles (set up with the others) */
 
 /* The known-good workload's pipeline and layout (made once). */
 static WGPUShaderModule g_good_shader;
@@ -431,7 +431,7 @@ static void *pick(rd *r, int kind) {
 /* A chain for a descriptor: mostly none. */
 static WGPUChainedStruct *chain(rd *r) {
   if (!one_in(r, g_sane ? 24 : 4)) return NULL;
-  return &g_chain[u8(r) % 5].c;
+  return &g_chain[u8(r) % WP_COUNT(g_chain)].c;
 }
 
 static WGPUStringView label(rd *r) {
@@ -677,6 +677,17 @@ static void op_shader(rd *r) {
   if (how == 1) src.code.length = strlen(code) / 2; /* cut */
   if (how == 2) src.code = (WGPUStringView){NULL, 0};
   if (how == 3) src.code = sv_exact(code); /* no NUL after it */
+  if (how == 7 && one_in(r, 2)) src.chain.next = &src.chain; /* a cycle */
+  if (how == 7 && one_in(r, 2)) {
+    /* A NUL inside the explicit length, then text that is not WGSL. */
+    static char text[1024];
+    size_t n = strlen(code);
+    if (n + 8 <= sizeof text) {
+      memcpy(text, code, n);
+      memcpy(text + n, "\0garbage", 8);
+      src.code = (WGPUStringView){exact(text, n + 8), n + 8};
+    }
+  }
   WGPUShaderModuleDescriptor sd = {.label = label(r)};
   WGPUChainedStruct *extra = chain(r);
   if (how == 4) sd.nextInChain = extra; /* no WGSL */
@@ -807,6 +818,9 @@ static void op_pipeline(rd *r) {
                                    : WP_STR(k_entries[u8(r) % WP_COUNT(k_entries)]);
   pd.compute.constantCount = sane(r) ? 0 : u8(r) % 3;
   if (one_in(r, 2)) c[0].key = sv_exact(k_keys[u8(r) % WP_COUNT(k_keys)]);
+  /* Names with a NUL inside their explicit length (never a valid one). */
+  if (one_in(r, 8)) c[0].key = (WGPUStringView){"k\0wg", 4};
+  if (eb == 7 && one_in(r, 2)) pd.compute.entryPoint = (WGPUStringView){"main\0other", 10};
   pd.compute.constants = pd.compute.constantCount ? exact(c, sizeof c[0] * pd.compute.constantCount) : NULL;
   bool async = one_in(r, 3);
   char what[160];
@@ -1645,6 +1659,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   g_chain[3].c.sType = WGPUSType_ShaderSourceSPIRV;
   g_chain[4].c.sType = STYPE_UNKNOWN + 1;
   g_chain[4].c.next = &g_chain[0].c;
+  /* Cycles, which the implementation refuses (a duplicate sType) and the
+   * layer must walk with a bound: a struct chained to itself, and toggles
+   * chained to an unknown struct chained back. */
+  g_chain[5].c.sType = STYPE_UNKNOWN + 2;
+  g_chain[5].c.next = &g_chain[5].c;
+  g_chain[6].c.sType = WGPUSType_DawnTogglesDescriptor;
+  g_chain[6].c.next = &g_chain[7].c;
+  g_chain[7].c.sType = STYPE_UNKNOWN + 3;
+  g_chain[7].c.next = &g_chain[6].c;
   WGPUInstanceDescriptor idesc = {0};
   idesc.capabilities.timedWaitAnyEnable = 1;
   g_in = wgpuCreateInstance(&idesc);

@@ -151,3 +151,31 @@ if(TARGET unlost_webgpu)
   target_link_libraries(webgpu_objmem_direct PRIVATE ${UL_DAWN_LIB} m)
   target_link_libraries(webgpu_objmem_linked PRIVATE unlost_webgpu m)
 endif()
+
+# Bounded input (issue 36): one program on webgpu.h built linked to the
+# implementation and to the library; tests/webgpu/bounds_webgpu.sh runs a
+# case on both and compares what the calls answered (chains with a cycle,
+# strings with a NUL inside), loads the library as its own implementation
+# (refused, in bounded time), and checks the chaos report of a program that
+# never releases its instance.
+if(TARGET unlost_webgpu)
+  foreach(v direct linked)
+    set(t webgpu_bounds_${v})
+    add_executable(${t} ${CMAKE_SOURCE_DIR}/tests/webgpu/bounds_webgpu.c)
+    set_target_properties(${t} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+    target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  endforeach()
+  target_link_libraries(webgpu_bounds_direct PRIVATE ${UL_DAWN_LIB} m)
+  target_link_libraries(webgpu_bounds_linked PRIVATE unlost_webgpu m)
+  # Each run's watchdog: three times as long under a sanitizer.
+  set(ul_bounds_watchdog 20)
+  if(UL_SANITIZE)
+    set(ul_bounds_watchdog 60)
+  endif()
+  foreach(what chains strings selfload report)
+    add_test(NAME webgpu_bounds_${what} COMMAND bash ${CMAKE_SOURCE_DIR}/tests/webgpu/bounds_webgpu.sh ${what}
+      $<TARGET_FILE:webgpu_bounds_direct> $<TARGET_FILE:webgpu_bounds_linked> $<TARGET_FILE:unlost_webgpu>)
+    set_tests_properties(webgpu_bounds_${what} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu"
+      ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;BOUNDS_WATCHDOG_S=${ul_bounds_watchdog}")
+  endforeach()
+endif()

@@ -5,9 +5,9 @@
  * schedule in UNLOST_CHAOS. A child has a hard timeout (a hang is counted
  * and the child killed); its digest is compared with the clean run's; and
  * the line the layer appends to UNLOST_CHAOS_REPORT at the last instance
- * release says what was injected, recovered, leaked and failed. A point
- * where nothing was injected is not applicable: it is never counted as
- * passed. --control runs the same points with UNLOST_RECOVERY=0, where the
+ * release (or at exit) says what was injected, recovered, leaked and
+ * failed. A point where nothing was injected is not applicable: it is
+ * never counted as passed. --control runs the same points with UNLOST_RECOVERY=0, where the
  * faults must fail the program: that shows the harness sees them. */
 #include "cli.h"
 
@@ -448,7 +448,7 @@ static void verdict(const wstate *w, const child_result *r, char *why, size_t ca
   else if (!r->ok_line || !r->has_digest)
     snprintf(why, cap, "exit 0 without 'ok' and a digest");
   else if (!r->rep.present)
-    snprintf(why, cap, "no chaos report (the program's last instance was never released)");
+    snprintf(why, cap, "no chaos report (the program ended without exit, or its exit could not take the layer's lock)");
   else if (r->rep.leaked)
     snprintf(why, cap, "%llu device(s) leaked objects", (unsigned long long)r->rep.leaked);
   else if (r->rep.failed)
