@@ -17,6 +17,8 @@
  *                     refused, as a GPU's vkCreateDevice may refuse a second
  *                     device (the standby is built through the real table, so
  *                     no other request fault reaches it)
+ *   recovery-delay=MS each device request made by a recovery waits MS ms
+ *                     first (a device slow to come back; 0: none)
  *   count-recovery=1  calls made while a device recovers are counted and
  *                     faulted too (pairs: a second fault inside recovery)
  *
