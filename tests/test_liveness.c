@@ -475,8 +475,8 @@ static void slow_recoveries(bool health) {
   ASSERT_EQ(r.failed, 1);
   if (health) {
     ASSERT_GE(r.fallbacks, 1);
+    /* BROKEN: tripped by the rule (the reason may be a failed probe's since). */
     ASSERT_EQ((int)hs.state, (int)UL_HEALTH_BROKEN);
-    ASSERT_CONTAINS(hs.reason, "spent recovering");
   }
   rig_close(&r);
 }
