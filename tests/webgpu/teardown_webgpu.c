@@ -17,7 +17,7 @@
  * harness's programs (its calls depend on when the device gives up). */
 #include "wgpu_prog.h"
 
-#define STEPS 80
+#define STEPS 40
 #define KEPT 24 /* buffers and bind groups kept alive at once */
 #define N 256   /* u32 per buffer */
 
