@@ -433,6 +433,56 @@ static void stalls(bool health) {
 static void test_stalled_device_gives_up_health_off(void) { stalls(false); }
 static void test_stalled_device_gives_up_health_on(void) { stalls(true); }
 
+/* Losses seldom enough that every call gets through (the stall bound above
+ * never trips), but each recovery slow (recovery-delay: every device request
+ * of a recovery waits 80 ms, as one on an H200 waits ~70 ms for a device):
+ * the device spends most of its time being rebuilt. Over a window of
+ * UNLOST_REBUILD_WINDOW_MS (1.5 s here) with more than half of it spent
+ * recovering, it gives up: with the health monitor on, to the fallback
+ * first (slow there too: then FAILED), the monitor BROKEN; off, FAILED at
+ * once. It must within 3 windows and a few recoveries (6 s). Before: it
+ * recovered for as long as the program called (here 20 s of calls). */
+static void slow_recoveries(bool health) {
+  setenv("UNLOST_REBUILD_WINDOW_MS", "1500", 1);
+  rig r;
+  ASSERT_OK(rig_open(&r, health, false));
+  ASSERT_OK(ul_buffer_write(r.dev, r.params, 0, (uint32_t[4]){1, 1, 0, 0}, 16));
+  ASSERT_OK(ul_env_chaos_arm(r.env, "loss-every=40,recovery-delay=80"));
+  uint64_t t0 = ul__now_ns();
+  ul_status s = UL_OK;
+  int calls = 0, through = 0;
+  while (ul__now_ns() - t0 < 20000000000ull) {
+    calls++;
+    s = ul_cmd_submit(r.dev, r.cmd, NULL);
+    if (s == UL_ERR_DEVICE_FAILED) break;
+    through += s == UL_OK;
+  }
+  double took = (double)(ul__now_ns() - t0) / 1e9;
+  char why[512];
+  snprintf(why, sizeof why, "%s", ul_last_error());
+  ASSERT_OK(ul_env_chaos_arm(r.env, "seed=1"));
+  ul_health_snapshot hs;
+  ASSERT_OK(ul_device_health(r.dev, &hs));
+  printf("  health %s: %d calls (%d UL_OK), %llu recoveries in %.1f s, then %s: %s; health %d (%s)\n",
+         health ? "on" : "off", calls, through, (unsigned long long)ul_device_recoveries(r.dev), took,
+         ul_status_name(s), why, (int)hs.state, hs.reason);
+  unsetenv("UNLOST_REBUILD_WINDOW_MS");
+  ASSERT_GE(through, 5); /* calls got through: not the stall rule */
+  ASSERT_STATUS(s, UL_ERR_DEVICE_FAILED);
+  ASSERT_EQ(ul_device_get_state(r.dev), UL_DEVICE_FAILED);
+  ASSERT_CONTAINS(why, "spent recovering");
+  ASSERT_LE(took, 6.0);
+  ASSERT_EQ(r.failed, 1);
+  if (health) {
+    ASSERT_GE(r.fallbacks, 1);
+    /* BROKEN: tripped by the rule (the reason may be a failed probe's since). */
+    ASSERT_EQ((int)hs.state, (int)UL_HEALTH_BROKEN);
+  }
+  rig_close(&r);
+}
+static void test_slow_recoveries_give_up_health_off(void) { slow_recoveries(false); }
+static void test_slow_recoveries_give_up_health_on(void) { slow_recoveries(true); }
+
 /* ul_device_force_loss on a device whose loss is not recovered from yet
  * forces nothing and says so; every UL_OK is one more loss. */
 static void test_force_loss_while_lost_says_so(void) {
@@ -540,6 +590,8 @@ static void test_reads_answered_when_the_device_fails(void) {
 
 int main(void) {
   ul_test_watchdog(900);
+  RUN_TEST(test_slow_recoveries_give_up_health_off);
+  RUN_TEST(test_slow_recoveries_give_up_health_on);
   RUN_TEST(test_force_loss_while_lost_says_so);
   RUN_TEST(test_kept_copies_know_what_changed);
   RUN_TEST(test_checkpoint_resumes_across_losses);

@@ -72,6 +72,11 @@ static const opt_info options[UL__OPT_COUNT] = {
                               "1: on the CPU adapter, large buffers live in host memory that unlost keeps across "
                               "devices, so a recovery writes their contents in place; 0: in the implementation's "
                               "memory, new on each device (read at each device request)"},
+    [UL__OPT_REBUILD_WINDOW_MS] = {"UNLOST_REBUILD_WINDOW_MS", OPT_NUMBER, 0, 86400000, 30000,
+                                   "a device that spent more than half of this long, up to its latest loss, "
+                                   "recovering gives up: the work moves to the fallback adapter (health monitor on, "
+                                   "on_broken FALLBACK) or the device ends FAILED; 0: no such bound (read at each "
+                                   "loss)"},
 };
 
 static atomic_bool warned[UL__OPT_COUNT];

@@ -27,7 +27,8 @@ struct ul__chaos {
   WGPUInstance cpu_instance;
   fault_point points[UL__CHAOS_MAX_POINTS];
   int npoints;
-  uint32_t gpu_fail, adapter_fail, device_fail, recovery_fail;
+  uint32_t gpu_fail, adapter_fail, device_fail, recovery_fail, standby_fail;
+  uint64_t recovery_delay_ms; /* each device request of a recovery waits this long first */
   bool count_recovery;
   _Atomic int scope_depth;   /* unlost listens for the calls' errors (ul__chaos_listening) */
   double loss_rate;
@@ -82,6 +83,11 @@ static ul_status parse_item(ul__chaos *c, char *item) {
   if (!strcmp(item, "adapter-fail")) return parse_count(v, &c->adapter_fail);
   if (!strcmp(item, "device-fail")) return parse_count(v, &c->device_fail);
   if (!strcmp(item, "recovery-fail")) return parse_count(v, &c->recovery_fail);
+  if (!strcmp(item, "standby-fail")) return parse_count(v, &c->standby_fail);
+  if (!strcmp(item, "recovery-delay")) {
+    ul_status s = ul__parse_u64(v, 0, 600000, false, &c->recovery_delay_ms);
+    return s ? ul__wrap(s, "recovery-delay (ms, at most 600000)") : UL_OK;
+  }
   if (!strcmp(item, "count-recovery")) {
     if (strcmp(v, "0") && strcmp(v, "1"))
       return ul__fail(UL_ERR_INVALID_ARGUMENT, "count-recovery '%s' is not 0 or 1", v);
@@ -102,7 +108,8 @@ static ul_status parse_item(ul__chaos *c, char *item) {
 
 static ul_status parse_spec(ul__chaos *c, const char *spec) {
   c->npoints = 0;
-  c->gpu_fail = c->adapter_fail = c->device_fail = c->recovery_fail = 0;
+  c->gpu_fail = c->adapter_fail = c->device_fail = c->recovery_fail = c->standby_fail = 0;
+  c->recovery_delay_ms = 0;
   c->count_recovery = false;
   c->loss_rate = 0;
   c->loss_every = 0;
@@ -209,24 +216,42 @@ static WGPUFuture chaos_request_adapter(WGPUInstance i, const WGPURequestAdapter
   return c->real->InstanceRequestAdapter(i, o, cb);
 }
 
+void ul__chaos_refused_limits(WGPULimits *lim) {
+  memset(lim, 0xff, sizeof *lim); /* every limit "undefined"... */
+  lim->nextInChain = NULL;
+  lim->maxBindGroups = 1u << 30;   /* ...but this one, beyond any adapter */
+}
+
 /* A failing device request asks for a limit no adapter offers. */
 static WGPUFuture chaos_request_device(WGPUAdapter a, const WGPUDeviceDescriptor *d,
                                        WGPURequestDeviceCallbackInfo cb) {
   ul__chaos *c = atomic_load(&g_chaos);
   before_call(c, false);
   bool fail = take(c, &c->device_fail);
-  if (!fail && atomic_load(&c->recovering) > 0) fail = take(c, &c->recovery_fail);
+  if (atomic_load(&c->recovering) > 0) {
+    pthread_mutex_lock(&c->mu);
+    uint64_t delay = c->recovery_delay_ms;
+    pthread_mutex_unlock(&c->mu);
+    /* A device that is slow to come back (70-90 ms on an H200, far more on
+     * a GPU being reset): no lock of unlost's is held across the request. */
+    if (delay) ul__sleep_ns(delay * 1000000ull);
+    if (!fail) fail = take(c, &c->recovery_fail);
+  }
   if (fail) {
     WGPUDeviceDescriptor bad = d ? *d : (WGPUDeviceDescriptor){0};
     WGPULimits lim;
-    memset(&lim, 0xff, sizeof lim); /* every limit "undefined"... */
-    lim.nextInChain = NULL;
-    lim.maxBindGroups = 1u << 30;   /* ...but this one, beyond any adapter */
+    ul__chaos_refused_limits(&lim);
     bad.requiredLimits = &lim;
     atomic_fetch_add(&c->injected, 1);
     return c->real->AdapterRequestDevice(a, &bad, cb);
   }
   return c->real->AdapterRequestDevice(a, d, cb);
+}
+
+bool ul__chaos_standby_fails(ul__chaos *c) {
+  if (!c || !take(c, &c->standby_fail)) return false;
+  atomic_fetch_add(&c->injected, 1);
+  return true;
 }
 
 /* The calls that wait for work rather than do it (folded at compile time). */
@@ -338,6 +363,8 @@ ul_status ul__chaos_reschedule(ul__chaos *c, const char *spec) {
   c->adapter_fail = tmp.adapter_fail;
   c->device_fail = tmp.device_fail;
   c->recovery_fail = tmp.recovery_fail;
+  c->standby_fail = tmp.standby_fail;
+  c->recovery_delay_ms = tmp.recovery_delay_ms;
   c->count_recovery = tmp.count_recovery;
   c->loss_rate = tmp.loss_rate;
   c->loss_every = tmp.loss_every;

@@ -13,6 +13,12 @@
  *   seed=S            seed of loss-rate's generator (default 1)
  *   recovery-fail=K   the next K device requests made by a recovery fail
  *                     (a request fault that only recovery can meet)
+ *   standby-fail=K    the next K standby builds fail: their device request is
+ *                     refused, as a GPU's vkCreateDevice may refuse a second
+ *                     device (the standby is built through the real table, so
+ *                     no other request fault reaches it)
+ *   recovery-delay=MS each device request made by a recovery waits MS ms
+ *                     first (a device slow to come back; 0: none)
  *   count-recovery=1  calls made while a device recovers are counted and
  *                     faulted too (pairs: a second fault inside recovery)
  *
@@ -50,6 +56,12 @@ void ul__chaos_recovering(ul__chaos *c, bool recovering);
 /* unlost starts (true) or stops listening for the errors of the calls it
  * makes next (core/scope.c); NULL c: no-op. */
 void ul__chaos_listening(ul__chaos *c, bool on);
+/* Takes one of standby-fail's failures: true when the standby build asking
+ * now must fail (NULL c: false). */
+bool ul__chaos_standby_fails(ul__chaos *c);
+/* Limits no adapter offers: a device request that asks for them is refused
+ * by the implementation itself, by the callback path of a real refusal. */
+void ul__chaos_refused_limits(WGPULimits *lim);
 /* Sets the call and fault counters back to zero. */
 void ul__chaos_reset_counters(ul__chaos *c);
 /* Replaces the schedule (same syntax); counters keep running. */

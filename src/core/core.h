@@ -151,6 +151,12 @@ struct ul_device {
    * got through; whether a stall already moved the work to the fallback. */
   uint32_t stalled_recoveries;
   bool stall_moved;
+  /* Time spent recovering (gate.c), under mu: nanoseconds per bucket of
+   * UNLOST_REBUILD_WINDOW_MS / UL__REBUILD_BUCKETS, each with the index of
+   * the bucket of time it holds; the window starts no earlier than
+   * rebuild_origin_ns (the first loss, or the last move for this rule). */
+  uint64_t rebuild_busy_ns[20], rebuild_busy_at[20];
+  uint64_t rebuild_origin_ns;
   uint64_t entry_epoch; /* the epoch the last call entered (ul__device_enter) */
   /* Sixteenths of the log's bound at which a checkpoint to make room last
    * failed (src/api/checkpoint.c), under mu. */

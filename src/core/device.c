@@ -807,6 +807,13 @@ static ul_status native_build(ul_device *d, const ul__wgpu *w, bool standby, boo
   dd.deviceLostCallbackInfo.userdata1 = n->ctx;
   dd.uncapturedErrorCallbackInfo.callback = on_uncaptured_error;
   dd.uncapturedErrorCallbackInfo.userdata1 = n->ctx;
+  /* standby-fail: the standby's request refused (it asks through the real
+   * table, which no other request fault reaches). */
+  WGPULimits refused;
+  if (standby && ul__chaos_standby_fails(env->chaos)) {
+    ul__chaos_refused_limits(&refused);
+    dd.requiredLimits = &refused;
+  }
   build_begin(env, ul__device_release_deadline_ns(d));
   s = ul__request_device_with(env, w, n->instance, n->adapter, &dd, request_timeout_ns(d), &n->device);
   if (s && backing && (strstr(ul_last_error(), "host-mapped") || strstr(ul_last_error(), "allow_unsafe_apis"))) {

@@ -6,6 +6,7 @@
  * WebGPU callback. Moves between adapters for health use the same
  * attempts (ul__device_move_locked). */
 #include "chaos/chaos.h"
+#include "health/health.h"
 #include "recover/recover.h"
 
 #include <errno.h>
@@ -35,6 +36,54 @@ typedef enum ul__target {
 
 static ul_status recover_attempts(ul_device *d, ul__target target);
 
+/* ---- time spent recovering ----
+ * A device may be lost seldom enough that calls get through between losses
+ * (so the stall bound below never trips) and still spend most of its time
+ * being rebuilt: each recovery that waits ~70 ms for a new device, losses
+ * every few ms of work. Over a window of UNLOST_REBUILD_WINDOW_MS (default
+ * 30 s) ending at a loss, more than half of it spent in recoveries gives up
+ * as a stall does (give_up). Not shorter by default: on the CPU adapter a
+ * client lost every 20 calls spends ~78% of its time recovering (44 ms a
+ * recovery) and still ends, complete, in 11 s; what this bounds is a run
+ * that would go on so for ever. The window is UL__REBUILD_BUCKETS buckets;
+ * a recovery's time is credited to the bucket of its end. */
+#define UL__REBUILD_BUCKETS 20
+
+static uint64_t rebuild_window_ns(void) { return ul__opt_number(UL__OPT_REBUILD_WINDOW_MS) * 1000000ull; }
+
+static void rebuild_note(ul_device *d, uint64_t t0, uint64_t t1) {
+  uint64_t w = rebuild_window_ns() / UL__REBUILD_BUCKETS;
+  if (!w) return;
+  uint64_t idx = t1 / w;
+  uint32_t slot = (uint32_t)(idx % UL__REBUILD_BUCKETS);
+  if (d->rebuild_busy_at[slot] != idx) {
+    d->rebuild_busy_at[slot] = idx;
+    d->rebuild_busy_ns[slot] = 0;
+  }
+  d->rebuild_busy_ns[slot] += t1 - t0;
+}
+
+/* Time spent recovering in the window that ends now; 0 while the window
+ * has not run its whole length since the origin. */
+static uint64_t rebuild_busy(ul_device *d, uint64_t now, uint64_t *window) {
+  *window = rebuild_window_ns();
+  uint64_t w = *window / UL__REBUILD_BUCKETS;
+  if (!w) return 0;
+  if (!d->rebuild_origin_ns) d->rebuild_origin_ns = now;
+  if (now - d->rebuild_origin_ns < *window) return 0;
+  uint64_t idx = now / w, busy = 0;
+  for (uint32_t i = 0; i < UL__REBUILD_BUCKETS; i++)
+    if (d->rebuild_busy_at[i] + UL__REBUILD_BUCKETS > idx && d->rebuild_busy_at[i] <= idx) busy += d->rebuild_busy_ns[i];
+  return busy;
+}
+
+/* A fresh window from now (after a move to another adapter). */
+static void rebuild_reset(ul_device *d) {
+  memset(d->rebuild_busy_ns, 0, sizeof d->rebuild_busy_ns);
+  memset(d->rebuild_busy_at, 0, sizeof d->rebuild_busy_at);
+  d->rebuild_origin_ns = ul__now_ns();
+}
+
 /* Recovery may drop d->mu while a restore callback runs; meanwhile other
  * callers wait in ul__device_enter until it is over. */
 static ul_status recover_locked(ul_device *d, ul__target target) {
@@ -43,7 +92,9 @@ static ul_status recover_locked(ul_device *d, ul__target target) {
   if (d->env->chaos) ul__chaos_recovering(d->env->chaos, true);
   uint64_t t0 = ul__now_ns();
   ul_status s = recover_attempts(d, target);
-  if (!s && target == UL__TO_ANY) ul__device_health_recovered(d, (double)(ul__now_ns() - t0) / 1e9);
+  uint64_t t1 = ul__now_ns();
+  rebuild_note(d, t0, t1);
+  if (!s && target == UL__TO_ANY) ul__device_health_recovered(d, (double)(t1 - t0) / 1e9);
 
   d->recovering = false;
   if (d->env->chaos) ul__chaos_recovering(d->env->chaos, false);
@@ -170,22 +221,25 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
   return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' could not be recovered: %s", d->label, why);
 }
 
-/* Recovery after recovery, and no call got through in between: the
- * device is lost faster than work can finish, and recovering again would
- * go on for ever. The work moves to the fallback adapter once, when the
- * health monitor is on and its policy is to move; otherwise, or when it
- * stalls there too, the device ends FAILED. Under d->mu. */
-static ul_status give_up_stalled(ul_device *d) {
+/* Recovery after recovery, and no call got through in between (the device
+ * is lost faster than work can finish), or more than half of the window
+ * spent recovering: recovering again would go on for ever, or nearly so.
+ * The health monitor trips (BROKEN). The work moves to the fallback adapter
+ * once, when the health monitor is on and its policy is to move; otherwise,
+ * or when either rule gives up there too, the device ends FAILED. Under
+ * d->mu. */
+static ul_status give_up(ul_device *d, const char *reason) {
   char why[256];
-  snprintf(why, sizeof why,
-           "%u recoveries in a row and no call got through in between (the device is lost again before work "
-           "can finish)", d->stalled_recoveries);
+  snprintf(why, sizeof why, "%s", reason);
+  /* The health monitor says so: BROKEN, whatever its window saw. */
+  if (d->health) ul__health_trip(d->health, reason, UL__HEALTH_NOW);
   const ul_recovery_config *rc = &d->desc.recovery;
   bool can_move = d->health && d->desc.health.on_broken == UL_BROKEN_FALLBACK && !d->stall_moved &&
                   !d->on_fallback && d->desc.power != UL_POWER_FALLBACK_ONLY && !rc->no_fallback;
   if (can_move) {
     d->stall_moved = true;
     d->stalled_recoveries = 0;
+    rebuild_reset(d);
     ul__log(UL__LOG_WARN, "device '%s': %s; moving the work to the fallback adapter", d->label, why);
     if (!recover_locked(d, UL__TO_FALLBACK)) {
       d->moved_for_health = true;
@@ -232,7 +286,19 @@ static ul_status handle_loss_locked(ul_device *d) {
                     d->label, msg);
   }
   ul__device_health_loss(d);
-  if (d->stalled_recoveries >= UL__STALL_RECOVERIES) return give_up_stalled(d);
+  char why[256];
+  if (d->stalled_recoveries >= UL__STALL_RECOVERIES) {
+    snprintf(why, sizeof why,
+             "%u recoveries in a row and no call got through in between (the device is lost again before work "
+             "can finish)", d->stalled_recoveries);
+    return give_up(d, why);
+  }
+  uint64_t window, busy = rebuild_busy(d, ul__now_ns(), &window);
+  if (window && 2 * busy > window) {
+    snprintf(why, sizeof why, "%.1f s of the last %.1f s spent recovering (more than half)", (double)busy / 1e9,
+             (double)window / 1e9);
+    return give_up(d, why);
+  }
   /* Until a call gets through, a recovery bought nothing (ul__device_
    * progress sets the count back). */
   d->stalled_recoveries++;

@@ -177,5 +177,30 @@ if(TARGET unlost_webgpu)
       $<TARGET_FILE:webgpu_bounds_direct> $<TARGET_FILE:webgpu_bounds_linked> $<TARGET_FILE:unlost_webgpu>)
     set_tests_properties(webgpu_bounds_${what} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu"
       ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;BOUNDS_WATCHDOG_S=${ul_bounds_watchdog}")
+  # Teardown after any recovery history (issue 36): recoveries that fail,
+  # a device that gives up, then the program releasing everything (the
+  # device before its objects) or nothing at all; under ASan a double free
+  # or a crash at exit fails it. The standby is on (UNLOST_STANDBY=1), as
+  # on a GPU, and standby-fail makes its builds fail too.
+  add_executable(webgpu_teardown ${CMAKE_SOURCE_DIR}/tests/webgpu/teardown_webgpu.c)
+  set_target_properties(webgpu_teardown PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+  target_include_directories(webgpu_teardown PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  target_link_libraries(webgpu_teardown PRIVATE unlost_webgpu m)
+  set(UL_TEARDOWN_CASES
+    "recovered|release|loss-every=15,recovery-fail=2"
+    "recovered_exit|exit|loss-every=15,recovery-fail=2"
+    "gave_up|release expect-lost|loss-every=9,recovery-fail=all,standby-fail=all"
+    "gave_up_exit|exit expect-lost|loss-every=9,recovery-fail=all,standby-fail=all"
+    "stalled|release expect-lost|loss-every=3"
+    "stalled_exit|exit expect-lost|loss-every=3")
+  foreach(tc ${UL_TEARDOWN_CASES})
+    string(REPLACE "|" ";" tc "${tc}")
+    list(GET tc 0 tname)
+    list(GET tc 1 targs)
+    list(GET tc 2 tspec)
+    separate_arguments(targs)
+    add_test(NAME webgpu_teardown_${tname} COMMAND webgpu_teardown ${targs})
+    set_tests_properties(webgpu_teardown_${tname} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+      ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;UNLOST_STANDBY=1;UNLOST_CHAOS=${tspec}")
   endforeach()
 endif()
