@@ -177,6 +177,7 @@ if(TARGET unlost_webgpu)
       $<TARGET_FILE:webgpu_bounds_direct> $<TARGET_FILE:webgpu_bounds_linked> $<TARGET_FILE:unlost_webgpu>)
     set_tests_properties(webgpu_bounds_${what} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu"
       ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;BOUNDS_WATCHDOG_S=${ul_bounds_watchdog}")
+  endforeach()
   # Teardown after any recovery history (issue 36): recoveries that fail,
   # a device that gives up, then the program releasing everything (the
   # device before its objects) or nothing at all; under ASan a double free
