@@ -500,6 +500,38 @@ static void test_standby_begins_the_recovery(void) {
   rig_close(&r);
 }
 
+/* A destroy that gives up waiting for a standby build leaves it running,
+ * and that build reads the device until it ends: the device's memory
+ * outlives the destroy until then. Before, the destroy freed it and the
+ * build read freed memory (ASan: heap-use-after-free in standby_main; a
+ * plain build crashed on the memory reused below). */
+static ul_env *g_left_env; /* kept: an env with an abandoned build stays */
+static void test_standby_left_by_destroy(void) {
+  setenv("UNLOST_STANDBY", "1", 1);
+  /* The close waits the release deadline (2 s at this submit deadline)
+   * plus two request timeouts (0.5 s each); the standby's build takes 5 s. */
+  ASSERT_OK(ul_env_create(&(ul_env_desc){.chaos = "standby-delay=5000"}, &g_left_env));
+  ul_device_desc dd = {.label = "left"};
+  dd.recovery.request_timeout_ms = 500;
+  dd.health.submit_deadline_ms = 1000;
+  ul_device *d = NULL;
+  ASSERT_OK(ul_device_create(g_left_env, &dd, &d));
+  uint64_t t0 = ul__now_ns();
+  ASSERT_OK(ul_device_destroy(d));
+  double waited = (double)(ul__now_ns() - t0) / 1e9;
+  unsetenv("UNLOST_STANDBY");
+  printf("destroy waited %.2f s\n", waited);
+  ASSERT_TRUE(waited > 2.5 && waited < 4.9); /* it gave up on the build */
+  ASSERT_EQ(atomic_load(&g_left_env->abandoned_devices), 1);
+  /* What a destroy freed is reused at once: the build must not read it. */
+  void *reuse = malloc(sizeof(ul_device));
+  ASSERT_TRUE(reuse != NULL);
+  memset(reuse, 0xa5, sizeof(ul_device));
+  ul__sleep_ns(4000000000ull); /* the build ends (5 s after the create) */
+  free(reuse);
+  ASSERT_OK(ul_env_destroy(g_left_env)); /* kept loaded: the build was abandoned */
+}
+
 /* A build that finds no fallback adapter and no CPU driver ends its
  * build: a build left counted made every later teardown wait its whole
  * deadline (4 s each on an H200 without lavapipe). */
@@ -540,5 +572,6 @@ int main(void) {
   RUN_TEST(test_log_memory_is_bounded);
   RUN_TEST(test_gpu_never_returns_work_moves_to_fallback);
   RUN_TEST(test_calls_during_recovery_wait_and_proceed);
+  RUN_TEST(test_standby_left_by_destroy);
   TEST_MAIN_END();
 }

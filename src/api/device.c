@@ -131,6 +131,14 @@ ul_status ul__device_create_req(ul_env *env, const ul_device_desc *desc, const u
   return UL_OK;
 }
 
+static void device_free(ul_device *d) {
+  ul__device_req_free(d->req);
+  free(d->req);
+  free(d->label);
+  free(d->losses);
+  free(d);
+}
+
 ul_status ul_device_destroy(ul_device *d) {
   if (!d) return UL_OK;
   ul__standby_close(d); /* before the lock: it may wait for a build */
@@ -177,11 +185,7 @@ ul_status ul_device_destroy(ul_device *d) {
   ul__adapter_reap_orphans(d->wgpu);
   pthread_cond_destroy(&d->recovered);
   pthread_mutex_destroy(&d->mu);
-  ul__device_req_free(d->req);
-  free(d->req);
-  free(d->label);
-  free(d->losses);
-  free(d);
+  ul__standby_free_device(d, device_free);
   return s;
 }
 

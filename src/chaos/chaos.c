@@ -29,6 +29,7 @@ struct ul__chaos {
   int npoints;
   uint32_t gpu_fail, adapter_fail, device_fail, recovery_fail, standby_fail;
   uint64_t recovery_delay_ms; /* each device request of a recovery waits this long first */
+  uint64_t standby_delay_ms;  /* each standby build's device request waits this long first */
   bool count_recovery;
   _Atomic int scope_depth;   /* unlost listens for the calls' errors (ul__chaos_listening) */
   double loss_rate;
@@ -88,6 +89,10 @@ static ul_status parse_item(ul__chaos *c, char *item) {
     ul_status s = ul__parse_u64(v, 0, 600000, false, &c->recovery_delay_ms);
     return s ? ul__wrap(s, "recovery-delay (ms, at most 600000)") : UL_OK;
   }
+  if (!strcmp(item, "standby-delay")) {
+    ul_status s = ul__parse_u64(v, 0, 600000, false, &c->standby_delay_ms);
+    return s ? ul__wrap(s, "standby-delay (ms, at most 600000)") : UL_OK;
+  }
   if (!strcmp(item, "count-recovery")) {
     if (strcmp(v, "0") && strcmp(v, "1"))
       return ul__fail(UL_ERR_INVALID_ARGUMENT, "count-recovery '%s' is not 0 or 1", v);
@@ -109,7 +114,7 @@ static ul_status parse_item(ul__chaos *c, char *item) {
 static ul_status parse_spec(ul__chaos *c, const char *spec) {
   c->npoints = 0;
   c->gpu_fail = c->adapter_fail = c->device_fail = c->recovery_fail = c->standby_fail = 0;
-  c->recovery_delay_ms = 0;
+  c->recovery_delay_ms = c->standby_delay_ms = 0;
   c->count_recovery = false;
   c->loss_rate = 0;
   c->loss_every = 0;
@@ -248,6 +253,14 @@ static WGPUFuture chaos_request_device(WGPUAdapter a, const WGPUDeviceDescriptor
   return c->real->AdapterRequestDevice(a, d, cb);
 }
 
+uint64_t ul__chaos_standby_delay_ms(ul__chaos *c) {
+  if (!c) return 0;
+  pthread_mutex_lock(&c->mu);
+  uint64_t ms = c->standby_delay_ms;
+  pthread_mutex_unlock(&c->mu);
+  return ms;
+}
+
 bool ul__chaos_standby_fails(ul__chaos *c) {
   if (!c || !take(c, &c->standby_fail)) return false;
   atomic_fetch_add(&c->injected, 1);
@@ -365,6 +378,7 @@ ul_status ul__chaos_reschedule(ul__chaos *c, const char *spec) {
   c->recovery_fail = tmp.recovery_fail;
   c->standby_fail = tmp.standby_fail;
   c->recovery_delay_ms = tmp.recovery_delay_ms;
+  c->standby_delay_ms = tmp.standby_delay_ms;
   c->count_recovery = tmp.count_recovery;
   c->loss_rate = tmp.loss_rate;
   c->loss_every = tmp.loss_every;

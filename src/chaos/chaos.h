@@ -19,6 +19,8 @@
  *                     no other request fault reaches it)
  *   recovery-delay=MS each device request made by a recovery waits MS ms
  *                     first (a device slow to come back; 0: none)
+ *   standby-delay=MS  each standby build waits MS ms before it asks for its
+ *                     device (a standby slower than a destroy's wait for it)
  *   count-recovery=1  calls made while a device recovers are counted and
  *                     faulted too (pairs: a second fault inside recovery)
  *
@@ -59,6 +61,8 @@ void ul__chaos_listening(ul__chaos *c, bool on);
 /* Takes one of standby-fail's failures: true when the standby build asking
  * now must fail (NULL c: false). */
 bool ul__chaos_standby_fails(ul__chaos *c);
+/* standby-delay's milliseconds (0 without a schedule). */
+uint64_t ul__chaos_standby_delay_ms(ul__chaos *c);
 /* Limits no adapter offers: a device request that asks for them is refused
  * by the implementation itself, by the callback path of a real refusal. */
 void ul__chaos_refused_limits(WGPULimits *lim);

@@ -367,8 +367,13 @@ void ul__standby_start(ul_device *d);
  * epoch `epoch` (waiting for a build under way), or false: none, or lost
  * as well (then released). */
 bool ul__standby_take(ul_device *d, uint64_t epoch, ul__native *n);
-/* At destroy, no lock held: waits for a build under way, releases it. */
+/* At destroy, no lock held: waits (bounded) for a build under way,
+ * releases it. A build that outlasts the wait is left running. */
 void ul__standby_close(ul_device *d);
+/* The last step of a destroy: `fin` frees the device's memory, now, or,
+ * when the close left a build running (which reads the device), by that
+ * build's thread once it ends. */
+void ul__standby_free_device(ul_device *d, void (*fin)(ul_device *));
 void ul__standby_get_counts(ul_device *d, ul__standby_counts *out);
 /* For tests and benchmarks: waits up to `ns` for a standby being built;
  * true when one is built and not taken (false at once when none is). */

@@ -814,6 +814,8 @@ static ul_status native_build(ul_device *d, const ul__wgpu *w, bool standby, boo
     ul__chaos_refused_limits(&refused);
     dd.requiredLimits = &refused;
   }
+  uint64_t delay_ms = standby ? ul__chaos_standby_delay_ms(env->chaos) : 0;
+  if (delay_ms) ul__sleep_ns(delay_ms * 1000000ull); /* standby-delay: a slow standby */
   build_begin(env, ul__device_release_deadline_ns(d));
   s = ul__request_device_with(env, w, n->instance, n->adapter, &dd, request_timeout_ns(d), &n->device);
   if (s && backing && (strstr(ul_last_error(), "host-mapped") || strstr(ul_last_error(), "allow_unsafe_apis"))) {
@@ -929,6 +931,11 @@ struct ul__standby {
   uint64_t source_bytes;  /* their sizes, for the CPU adapter's threshold */
   /* A take or a close waits: a fill under way stops at its next chunk. */
   _Atomic bool wanted;
+  /* Set when the device was destroyed with a build still under way (the
+   * close did not wait for it): that build's thread, which reads the
+   * device until it ends, releases what it built and frees the device's
+   * memory with this (ul__standby_free_device). */
+  void (*fin)(ul_device *);
 };
 
 /* Releases a standby native device through the implementation's table:
@@ -1087,6 +1094,34 @@ static uint64_t prefills_bytes(const ul__prefill *p) {
   return n;
 }
 
+/* Frees `sb`, releasing the standby it holds, if any. */
+static void standby_free(ul_device *d, ul__standby *sb) {
+  if (sb->n.device || sb->n.adapter) standby_release(d, &sb->n);
+  for (uint32_t i = 0; i < sb->nsources; i++) ul__prefill_src_clear(&sb->sources[i]);
+  free(sb->sources);
+  pthread_cond_destroy(&sb->cv);
+  pthread_mutex_destroy(&sb->mu);
+  free(sb);
+}
+
+/* The end of a build's thread: what it built (`n`, status `s`) handed to
+ * the device, or, when the device was destroyed meanwhile, released with
+ * the device's memory (the thread is detached then). */
+static void standby_end(ul_device *d, ul__standby *sb, ul__native *n, ul_status s) {
+  pthread_mutex_lock(&sb->mu);
+  sb->n = *n;
+  sb->status = s;
+  sb->done = true;
+  void (*fin)(ul_device *) = sb->fin;
+  pthread_cond_broadcast(&sb->cv);
+  pthread_mutex_unlock(&sb->mu);
+  if (!fin) return;
+  ul__log(UL__LOG_INFO, "device '%s': the abandoned standby build ended; released", d->label);
+  d->standby = NULL;
+  standby_free(d, sb);
+  fin(d);
+}
+
 static void *standby_main(void *arg) {
   ul_device *d = arg;
   ul__standby *sb = d->standby;
@@ -1102,13 +1137,10 @@ static void *standby_main(void *arg) {
   if (!s && !n.prefills) standby_warm(d, &n); /* a fill warms it itself */
   if (s) ul__log(UL__LOG_INFO, "device '%s': no standby device: %s", d->label, ul_last_error());
   pthread_mutex_lock(&sb->mu);
-  sb->n = n;
-  sb->status = s;
-  sb->done = true;
   if (s) sb->counts.failed++;
   else sb->counts.built++;
-  pthread_cond_broadcast(&sb->cv);
   pthread_mutex_unlock(&sb->mu);
+  standby_end(d, sb, &n, s);
   return NULL;
 }
 
@@ -1122,11 +1154,7 @@ static void *standby_topup_main(void *arg) {
   memset(&sb->n, 0, sizeof sb->n);
   pthread_mutex_unlock(&sb->mu);
   standby_prefill(d, sb, &n);
-  pthread_mutex_lock(&sb->mu);
-  sb->n = n;
-  sb->done = true;
-  pthread_cond_broadcast(&sb->cv);
-  pthread_mutex_unlock(&sb->mu);
+  standby_end(d, sb, &n, UL_OK);
   return NULL;
 }
 
@@ -1248,20 +1276,34 @@ void ul__standby_close(ul_device *d) {
     ul__log(UL__LOG_INFO, "device '%s': standby closed after %.1f ms", d->label, (double)(ul__now_ns() - t0) / 1e6);
   if (got) standby_release(d, &n);
   if (left) {
-    /* Its thread still asks the implementation for a device: it owns what
-     * it builds (and d stays valid for it only while the env does). */
+    /* Its thread still asks the implementation for a device and reads d
+     * meanwhile: sb stays, and the device's memory is freed when the build
+     * ends (ul__standby_free_device). The env stays loaded for it. */
     ul__log(UL__LOG_WARN, "device '%s': the standby device's request did not end in time; abandoned", d->label);
-    pthread_detach(sb->thread);
     atomic_fetch_add(&d->env->abandoned_devices, 1);
-    d->standby = NULL;
     return;
   }
-  for (uint32_t i = 0; i < sb->nsources; i++) ul__prefill_src_clear(&sb->sources[i]);
-  free(sb->sources);
-  pthread_cond_destroy(&sb->cv);
-  pthread_mutex_destroy(&sb->mu);
-  free(sb);
   d->standby = NULL;
+  standby_free(d, sb);
+}
+
+void ul__standby_free_device(ul_device *d, void (*fin)(ul_device *)) {
+  ul__standby *sb = d->standby;
+  if (sb) { /* a build left by ul__standby_close */
+    pthread_mutex_lock(&sb->mu);
+    bool later = !sb->done;
+    if (later) sb->fin = fin;
+    pthread_t t = sb->thread;
+    pthread_mutex_unlock(&sb->mu);
+    if (later) {
+      pthread_detach(t); /* valid until joined or detached, ended or not */
+      return;
+    }
+    pthread_join(t, NULL); /* it ended meanwhile */
+    d->standby = NULL;
+    standby_free(d, sb);
+  }
+  fin(d);
 }
 
 void ul__standby_get_counts(ul_device *d, ul__standby_counts *out) {

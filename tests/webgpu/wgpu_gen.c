@@ -671,7 +671,7 @@ static void *gen_thread_run(void *arg) {
     m->module = wp_shader(c, "gen", wgsl);
     free(wgsl);
     for (int e = 0; e < m->ne; e++) {
-      char entry[8];
+      char entry[16];
       snprintf(entry, sizeof entry, "e%d", e);
       m->pipe[e] = wp_pipeline(c, "gen", m->module, entry, NULL);
       m->bgl[e] = wgpuComputePipelineGetBindGroupLayout(m->pipe[e], 0);
