@@ -67,9 +67,29 @@ static ul_status read_mapped(ul_device *d, ul__obj *o, uint8_t *dst) {
     }
     return ul__fail(UL_ERR_BUSY, "checkpoint: MAP_READ buffer '%s' is mapped in part; it is read once unmapped", label);
   }
-  if (b->map_started)
+  /* A map started on a device lost since is on no native buffer of now:
+   * its thread starts it again after the recovery (under the device's
+   * lock, so not while this one maps the buffer). */
+  if (b->map_started && b->map_epoch == d->epoch) {
+    /* The program's map of it all, started on this device: its end is
+     * waited for (the work before it runs to its end anyway) and the
+     * mapping read; the map stays the program's. Another thread's map
+     * otherwise keeps a small log from ever emptying. */
+    if (b->map_cb && b->map_cb_off == 0 && b->map_cb_size >= b->size && o->native &&
+        !ul__env_wait(d->env, d->instance, b->map_future, &b->map_cb->done, UL__CHECKPOINT_TIMEOUT_NS)) {
+      if (ul__device_loss_pending(d) || ul__map_says_lost(d, b->map_cb))
+        return ul__fail(UL_ERR_DEVICE_LOST, "checkpoint: device lost");
+      const uint8_t *p = b->map_cb->status == WGPUMapAsyncStatus_Success
+                             ? w->BufferGetConstMappedRange(o->native, 0, b->map_cb_size)
+                             : NULL;
+      if (p) {
+        memcpy(dst, p, (size_t)b->size);
+        return UL_OK;
+      }
+    }
     return ul__fail(UL_ERR_BUSY, "checkpoint: MAP_READ buffer '%s' has a map on its way; it is read once that ended",
                     label);
+  }
   if (!o->native) return ul__fail(UL_ERR_DEVICE_LOST, "checkpoint: buffer '%s' has no native buffer", label);
   size_t whole = (size_t)((b->size + 3) & ~3ull);
   ul_status s = ul__wait_map(d, o->native, WGPUMapMode_Read, 0, whole, UL__CHECKPOINT_TIMEOUT_NS);

@@ -318,3 +318,22 @@ ul_status ul__buffer_restore(ul_device *d, ul__obj *o) {
   }
   return UL_OK;
 }
+
+void ul__buffer_map_note(ul_device *d, ul__obj *o, struct ul__cb *cb, WGPUFuture native, size_t off, size_t size) {
+  ul__buffer_map_forget(o);
+  if (!cb) return;
+  atomic_fetch_add(&cb->refs, 1);
+  o->u.buf.map_started = true;
+  o->u.buf.map_cb = cb;
+  o->u.buf.map_future = native;
+  o->u.buf.map_epoch = d->epoch;
+  o->u.buf.map_cb_off = off;
+  o->u.buf.map_cb_size = size;
+}
+
+void ul__buffer_map_forget(ul__obj *o) {
+  if (!o) return;
+  o->u.buf.map_started = false;
+  if (o->u.buf.map_cb) ul__cb_unref(o->u.buf.map_cb);
+  o->u.buf.map_cb = NULL;
+}

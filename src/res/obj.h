@@ -98,8 +98,15 @@ typedef struct ul__buffer_data {
   uint64_t map_offset, map_size;
   uint32_t map_mode;       /* WGPUMapMode of the mapping */
   /* A native map started for the program and not yet seen to end (the
-   * webgpu.h front door's MapAsync): a checkpoint cannot map it itself. */
+   * webgpu.h front door's MapAsync): a checkpoint cannot map it itself,
+   * but may wait for it (map_cb: its record, a reference of its own;
+   * map_future, map_epoch: the native future and the device it was
+   * started on; map_cb_off, map_cb_size: its range) and read the mapping. */
   bool map_started;
+  struct ul__cb *map_cb;
+  WGPUFuture map_future;
+  uint64_t map_epoch;
+  size_t map_cb_off, map_cb_size;
   /* A mapping that outlived its device: the lost device's buffer, kept
    * (not destroyed) so that map_ptr stays valid until ul_buffer_unmap. */
   WGPUBuffer map_old;
@@ -379,6 +386,12 @@ void ul__texture_level_extent(const ul__obj *o, uint32_t level, uint32_t *w, uin
 uint32_t ul__res_new_tag(void);
 /* Tracker bookkeeping around a create. */
 ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated);
+
+/* A map started for the program on buffer `o`'s native buffer
+ * (buffer.c): noted with a reference to its record `cb`, or forgotten
+ * (it ended, or the buffer goes). */
+void ul__buffer_map_note(ul_device *d, ul__obj *o, struct ul__cb *cb, WGPUFuture native, size_t off, size_t size);
+void ul__buffer_map_forget(ul__obj *o);
 
 /* Provenance (provenance.c). */
 void ul__prov_clear(ul__prov *p);

@@ -154,6 +154,7 @@ void ul__obj_free_data(ul__obj *o) {
     break;
   case UL__OBJ_BIND_GROUP: free(o->u.bg.entries); break;
   case UL__OBJ_BUFFER:
+    ul__buffer_map_forget(o);
     ul__prov_clear(&o->u.buf.prov);
     ul__prov_clear(&o->u.buf.prov_ckpt);
     free(o->u.buf.source_path);

@@ -137,7 +137,7 @@ static ul_status engine_unmap(ul__wg_buffer *b) {
     ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
     if (o && o->u.buf.mapped) s = ul__buffer_unmap(d, b->h.id);
     else if (o && o->native) d->wgpu->BufferUnmap(o->native); /* a native map still on its way */
-    if (o) o->u.buf.map_started = false;
+    ul__buffer_map_forget(o);
     ul__device_unlock(d);
     return s;
   }
@@ -148,7 +148,7 @@ static ul_status engine_unmap(ul__wg_buffer *b) {
   ul__device_lock(d);
   ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
   if (o && o->native && !o->u.buf.map_old) d->wgpu->BufferUnmap(o->native);
-  if (o) o->u.buf.map_started = false;
+  ul__buffer_map_forget(o);
   if (o && o->u.buf.mapped) {
     ul__buffer_drop_kept_map(d, o);
     o->u.buf.mapped = false;
@@ -431,7 +431,7 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
     f->epoch = d->epoch;
     f->started = true;
     f->asked = true;
-    o->u.buf.map_started = f->cb != NULL;
+    ul__buffer_map_note(d, o, f->cb, f->native, f->map_offset, f->map_size);
     ul__device_unlock(d);
     if (!f->cb) {
       pthread_mutex_lock(&b->mu);
@@ -448,7 +448,7 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
     bool moved = f->epoch != d->epoch || ul__device_loss_pending(d);
     if (moved) {
       ul__obj *mo = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
-      if (mo) mo->u.buf.map_started = false;
+      ul__buffer_map_forget(mo);
       f->started = false;
     }
     ul__device_unlock(d);
@@ -465,7 +465,7 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
   }
   ul__device_lock(d);
   ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
-  if (o) o->u.buf.map_started = false; /* ended (or made again below) */
+  ul__buffer_map_forget(o); /* ended (or made again below) */
   bool again = !o || f->epoch != d->epoch || ul__device_loss_pending(d);
   if (!again && f->cb->status != WGPUMapAsyncStatus_Success && ul__map_says_lost(d, f->cb)) again = true;
   if (again) {

@@ -108,6 +108,15 @@ if(TARGET unlost_webgpu)
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV}")
   set_tests_properties(webgpu_policy PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
+  # A checkpoint while the program's map of a MAP_READ buffer is on its way
+  # (the small log filled by uploads): it waits for the map, reads it.
+  add_executable(webgpu_mapckpt ${CMAKE_SOURCE_DIR}/tests/webgpu/mapckpt_webgpu.c)
+  set_target_properties(webgpu_mapckpt PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+  target_include_directories(webgpu_mapckpt PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  target_link_libraries(webgpu_mapckpt PRIVATE unlost_webgpu m)
+  add_test(NAME webgpu_mapckpt COMMAND webgpu_mapckpt)
+  set_tests_properties(webgpu_mapckpt PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
   # Futures and WaitAny (issue 36): the same program directly on the
   # implementation (the oracle) and linked to the library, their answers
   # compared; then threads, re-entrant waits and pending callbacks under

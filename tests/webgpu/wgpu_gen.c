@@ -587,9 +587,18 @@ static bool map_read(gthread *t, WGPUBuffer rb, size_t size) {
         .mode = WGPUCallbackMode_AllowSpontaneous, .callback = wp_on_work_done, .userdata1 = done};
     WGPUFuture fs[2] = {wgpuBufferMapAsync(rb, WGPUMapMode_Read, 0, size, cb),
                         wgpuQueueOnSubmittedWorkDone(c->queue, dcb)};
-    ok = g_wait(c, fs, 2, "a readback's map and work done") && atomic_load(&map->done) &&
-         atomic_load(&done->done) && done->status == WGPUQueueWorkDoneStatus_Success;
+    /* WaitAny completes a future whose AllowSpontaneous callback another
+     * thread is running (its ProcessEvents took it): the callback may not
+     * have returned yet, so its flag is waited for too. */
+    ok = g_wait(c, fs, 2, "a readback's map and work done") &&
+         (atomic_load(&map->done) || wp_process_until(c, &map->done, "a readback's map")) &&
+         (atomic_load(&done->done) || wp_process_until(c, &done->done, "the work done")) &&
+         done->status == WGPUQueueWorkDoneStatus_Success;
   }
+  if (!ok)
+    fprintf(stderr, "gen: thread %d: map (mode %u) did not end: map %s (status %u), work done %s (status %u)\n",
+            t->index, mode, atomic_load(&map->done) ? "done" : "not done", map->status,
+            done && atomic_load(&done->done) ? "done" : "not done", done ? done->status : 0);
   if (ok && map->status != WGPUMapAsyncStatus_Success) {
     fprintf(stderr, "gen: thread %d: map (mode %u) failed (status %u): %s\n", t->index, mode, map->status,
             map->message);
