@@ -460,12 +460,9 @@ static bool is_wrong(const wstate *w, const child_result *r) {
          (r->wrong_line || (r->exit_code == 0 && r->has_digest && r->digest != w->clean_digest));
 }
 
-/* Classifies one run of a point. A run that left no report (killed,
- * crashed, or its instance never released) is applicable: nothing that
- * ends that way passes. */
-static void count_point(wstate *w, long seq, const char *spec, const child_result *r, uint64_t need_injected) {
-  wtally *t = &w->t;
-  t->tested++;
+/* What every kind of run adds to the totals: its report's counts, its
+ * time, and whether it is the slowest so far. */
+static void tally_run(wtally *t, const char *spec, const child_result *r) {
   t->injected += r->rep.injected;
   t->recoveries += r->rep.recoveries;
   t->leaked += r->rep.leaked;
@@ -475,6 +472,15 @@ static void count_point(wstate *w, long seq, const char *spec, const child_resul
     t->max_ms = r->ms;
     snprintf(t->slowest, sizeof t->slowest, "%s", spec);
   }
+}
+
+/* Classifies one run of a point. A run that left no report (killed,
+ * crashed, or its instance never released) is applicable: nothing that
+ * ends that way passes. */
+static void count_point(wstate *w, long seq, const char *spec, const child_result *r, uint64_t need_injected) {
+  wtally *t = &w->t;
+  t->tested++;
+  tally_run(t, spec, r);
   char why[300];
   verdict(w, r, why, sizeof why);
   if (is_wrong(w, r)) t->wrong++;
@@ -557,15 +563,7 @@ static void storm_spec(wstate *w, char *out, size_t cap) {
 static void count_storm_run(wstate *w, long seq, const char *spec, const child_result *r) {
   wtally *t = &w->t;
   t->runs++;
-  t->injected += r->rep.injected;
-  t->recoveries += r->rep.recoveries;
-  t->leaked += r->rep.leaked;
-  t->failed_devices += r->rep.failed;
-  t->total_ms += r->ms;
-  if (r->ms > t->max_ms) {
-    t->max_ms = r->ms;
-    snprintf(t->slowest, sizeof t->slowest, "%s", spec);
-  }
+  tally_run(t, spec, r);
   char why[300];
   verdict(w, r, why, sizeof why);
   if (is_wrong(w, r)) t->wrong++;
@@ -588,16 +586,8 @@ static void count_storm_run(wstate *w, long seq, const char *spec, const child_r
 static void count_gen_run(wstate *w, long seq, const char *spec, const child_result *r) {
   wtally *t = &w->t;
   t->tested++;
-  t->injected += r->rep.injected;
-  t->recoveries += r->rep.recoveries;
-  t->leaked += r->rep.leaked;
-  t->failed_devices += r->rep.failed;
-  t->total_ms += r->ms;
+  tally_run(t, spec, r);
   if (r->rep.injected) t->points_injected++;
-  if (r->ms > t->max_ms) {
-    t->max_ms = r->ms;
-    snprintf(t->slowest, sizeof t->slowest, "%s", spec);
-  }
   char why[300];
   verdict(w, r, why, sizeof why);
   if (r->rep.leaked) t->leaked_points++;
