@@ -540,14 +540,36 @@ typedef struct ul__async_release {
   WGPUDevice device;
   WGPUAdapter adapter;
   ul__native_ctx *ctx;
+  uint64_t epoch;                 /* the device's (its ctx's) */
+  /* Command buffers of this device the program let go while it was being
+   * destroyed: released after the destroy (ul__native_cmdbuf_release).
+   * Under env->rel_mu; `destroyed` says none is taken any more. */
+  WGPUCommandBuffer *after;
+  uint32_t nafter, cap_after;
+  bool destroyed;
 } async_release;
+
+/* The destroy of j's device is over: the command buffers handed over
+ * meanwhile go now, and none is handed over from here on. */
+static void release_after(async_release *j, const ul__wgpu *w) {
+  pthread_mutex_lock(&j->env->rel_mu);
+  j->destroyed = true;
+  WGPUCommandBuffer *after = j->after;
+  uint32_t n = j->nafter;
+  j->after = NULL;
+  j->nafter = j->cap_after = 0;
+  pthread_mutex_unlock(&j->env->rel_mu);
+  for (uint32_t i = 0; i < n; i++) w->CommandBufferRelease(after[i]);
+  free(after);
+}
 
 static void *async_release_main(void *arg) {
   async_release *j = arg;
   const ul__wgpu *w = &j->env->lib.procs; /* no fault is injected into a teardown */
   teardown_begin(j->env, &j->td, !j->hung, j->wait_ns);
+  if (j->device) w->DeviceDestroy(j->device);
+  release_after(j, w);
   if (j->device) {
-    w->DeviceDestroy(j->device);
     w->DeviceRelease(j->device);
     run_release_hooks(j->ctx);
   }
@@ -613,6 +635,7 @@ static void release_in_background(ul_device *d, ul__native *n, async_release *j,
   if (n->ctx) {
     pthread_mutex_lock(&g_lost_mu);
     n->ctx->owner = NULL;
+    j->epoch = n->ctx->epoch;
     pthread_mutex_unlock(&g_lost_mu);
   }
   j->env = env;
@@ -637,6 +660,41 @@ static void release_in_background(ul_device *d, ul__native *n, async_release *j,
     async_release_main(j);
     free(j);
   }
+}
+
+void ul__native_cmdbuf_release(ul_device *d, WGPUCommandBuffer cb, uint64_t epoch) {
+  if (!cb) return;
+  if (epoch != d->epoch) {
+    /* Of a lost device: Dawn's destroy of a device frees what its command
+     * buffers hold without regard to a release of one beside it, so one
+     * whose device is still being destroyed in the background goes after
+     * that destroy, on its thread. */
+    ul_env *env = d->env;
+    pthread_mutex_lock(&env->rel_mu);
+    for (async_release *j = env->async_jobs; j; j = j->next) {
+      if (j->epoch != epoch || j->destroyed) continue;
+      bool kept = true;
+      if (j->nafter == j->cap_after) {
+        uint32_t ncap = j->cap_after ? j->cap_after * 2 : 8;
+        WGPUCommandBuffer *a = realloc(j->after, sizeof *a * ncap);
+        if (a) {
+          j->after = a;
+          j->cap_after = ncap;
+        } else {
+          kept = false;
+        }
+      }
+      if (kept) j->after[j->nafter++] = cb;
+      pthread_mutex_unlock(&env->rel_mu);
+      /* No memory to hand it over: kept for good (a release now could
+       * corrupt the implementation's heap). */
+      if (!kept) ul__log(UL__LOG_WARN, "device '%s': a command buffer of a lost device was not released (no host "
+                                       "memory)", d->label);
+      return;
+    }
+    pthread_mutex_unlock(&env->rel_mu);
+  }
+  d->wgpu->CommandBufferRelease(cb);
 }
 
 static bool any_running_locked(ul_env *env) {

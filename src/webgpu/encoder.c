@@ -21,7 +21,7 @@ void ul__wg_cmdbuf_free(ul__wg_cmdbuf *c) {
   if (c->native) {
     ul_device *d = c->h.dev->ud;
     ul__device_lock(d);
-    d->wgpu->CommandBufferRelease(c->native);
+    ul__native_cmdbuf_release(d, c->native, c->epoch);
     ul__device_unlock(d);
   }
   free(c->ops);

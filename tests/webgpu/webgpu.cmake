@@ -187,6 +187,16 @@ if(TARGET unlost_webgpu)
     set_tests_properties(webgpu_bounds_${what} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu"
       ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;BOUNDS_WATCHDOG_S=${ul_bounds_watchdog}")
   endforeach()
+  # A command buffer finished before a loss, submitted or released after
+  # it while the lost device is destroyed in the background (issue 36,
+  # observation 13): a crash or wrong data fails it.
+  add_executable(webgpu_cmdbuf ${CMAKE_SOURCE_DIR}/tests/webgpu/cmdbuf_webgpu.c)
+  set_target_properties(webgpu_cmdbuf PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+  target_include_directories(webgpu_cmdbuf PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  target_link_libraries(webgpu_cmdbuf PRIVATE unlost_webgpu m)
+  add_test(NAME webgpu_cmdbuf_loss COMMAND webgpu_cmdbuf 48)
+  set_tests_properties(webgpu_cmdbuf_loss PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
   # Teardown after any recovery history (issue 36): recoveries that fail,
   # a device that gives up, then the program releasing everything (the
   # device before its objects) or nothing at all; under ASan a double free
