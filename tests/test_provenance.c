@@ -68,7 +68,7 @@ static void test_read_only_mapping(void) {
   uint8_t *map = map_at(1, SIZE - 8192, PROT_READ, MAP_SHARED, fd, 8192);
   ASSERT_TRUE(map != MAP_FAILED);
   uint64_t off, ino = 0;
-  char *path = source_of(map + 100, 4096 * 3, &off, &ino);
+  char *path = source_of(map + 100, 4096 * 20, &off, &ino);
   ASSERT_TRUE(path != NULL);
   ASSERT_STR_EQ(path, g_path);
   ASSERT_EQ_U(off, 8192 + 100);
@@ -77,7 +77,7 @@ static void test_read_only_mapping(void) {
   /* Past the mapping's end (the next pages are no part of it). */
   EXPECT_TRUE(source_of(map + 4096, SIZE - 8192, &off, NULL) == NULL);
   /* Small writes are copied whatever they are. */
-  EXPECT_TRUE(source_of(map, 4092, &off, NULL) == NULL);
+  EXPECT_TRUE(source_of(map, 65532, &off, NULL) == NULL);
   uint8_t *heap = malloc(SIZE);
   memset(heap, 1, SIZE);
   EXPECT_TRUE(source_of(heap, SIZE, &off, NULL) == NULL);

@@ -270,17 +270,25 @@ ul_status ul__buffer_write(ul_device *d, uint32_t id, uint64_t offset, const voi
       return s;
     }
     b = &o->u.buf;
-    s = file ? ul__oplog_write_file(d, o, offset, size, file, file_off, hash) : ul__oplog_write(d, o, offset, data, size);
-    if (!s && b->host_only && ul__prov_write(&b->prov, offset, data, size, file, file_off, hash)) {
+    /* One host copy, shared by the log's entry and the buffer's extent. */
+    ul__chunk *copy = file ? NULL : ul__chunk_new(data, size);
+    if (!file && !copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "write buffer: no host memory for a copy of %llu bytes",
+                                        (unsigned long long)size);
+    s = file ? ul__oplog_write_file(d, o, offset, size, file, file_off, hash) : ul__oplog_write_chunk(d, o, offset, copy);
+    if (!s && b->host_only && ul__prov_write(&b->prov, offset, size, file, file_off, hash, copy)) {
       /* No memory for the record: a plain LOG buffer from now on (the log
        * has the write; a checkpoint reads the contents back). */
       b->host_only = false;
       ul__prov_clear(&b->prov);
     }
     ul__src_file_unref(file);
+    ul__chunk_unref(copy);
     if (s) return s;
   }
-  if (b->shadow) memcpy(b->shadow + offset, data, (size_t)size);
+  if (b->shadow) {
+    memcpy(b->shadow + offset, data, (size_t)size);
+    ul__obj_note_changed(d, o); /* the checkpoint takes the host copy */
+  }
   if ((s = ul__buffer_upload(d, o, offset, data, size))) return s;
   if (ul__device_loss_pending(d)) {
     /* The write is kept (shadow or log); recovery will put it back. */
@@ -424,6 +432,7 @@ ul_status ul__buffer_unmap(ul_device *d, uint32_t id) {
           !(s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "unmap buffer", &o))) {
         b = &o->u.buf;
         memcpy(b->shadow + b->map_offset, b->map_ptr, (size_t)b->map_size);
+        ul__obj_note_changed(d, o);
         s = ul__oplog_write(d, o, b->map_offset, b->map_ptr, b->map_size);
       }
       if (s) return ul__wrap(s, "unmap buffer '%s'", o && o->label ? o->label : "");
@@ -489,7 +498,9 @@ ul_status ul__buffer_set_policy(ul_device *d, uint32_t id, const ul__buffer_spec
   ul__prov_clear(&b->prov);
   /* LOG from here: what was written before the next checkpoint is in the
    * log; a checkpoint reads the rest back. */
-  if (spec->restore == UL_RESTORE_LOG) b->dirty = true;
-  else ul__prov_clear(&b->prov_ckpt);
+  if (spec->restore == UL_RESTORE_LOG) {
+    b->dirty = true;
+    ul__obj_note_changed(d, o);
+  } else ul__prov_clear(&b->prov_ckpt);
   return UL_OK;
 }

@@ -298,12 +298,13 @@ static void make_lost_why(ul__obj *o, const char *why) {
 }
 
 /* Calls fn for every buffer and texture the op may write. */
-static void for_written(ul_device *d, const ul__op *op, void (*fn)(ul__obj *, const char *), const char *why) {
+static void for_written(ul_device *d, const ul__op *op, void (*fn)(ul_device *, ul__obj *, const char *),
+                        const char *why) {
   for (uint32_t k = 0; k < op->group_count; k++) {
     ul__obj *g = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
     for (uint32_t e = 0; g && e < g->u.bg.count; e++) {
       ul__obj *t = entry_target(d, &g->u.bg, &g->u.bg.entries[e], op->pipeline, k);
-      if (t) fn(t, why);
+      if (t) fn(d, t, why);
     }
   }
   switch (op->kind) {
@@ -312,24 +313,27 @@ static void for_written(ul_device *d, const ul__op *op, void (*fn)(ul__obj *, co
   case UL__OP_COPY_TEXTURE_TO_BUFFER:
   case UL__OP_RESOLVE_QUERY_SET: {
     ul__obj *b = ul__obj_find(d, op->buf_b, UL__OBJ_BUFFER);
-    if (b) fn(b, why);
+    if (b) fn(d, b, why);
     break;
   }
   case UL__OP_COPY_BUFFER_TO_TEXTURE: {
     ul__obj *t = ul__obj_find(d, op->texture, UL__OBJ_TEXTURE);
-    if (t) fn(t, why);
+    if (t) fn(d, t, why);
     break;
   }
   case UL__OP_COPY_TEXTURE_TO_TEXTURE: {
     ul__obj *t = ul__obj_find(d, op->texture_b, UL__OBJ_TEXTURE);
-    if (t) fn(t, why);
+    if (t) fn(d, t, why);
     break;
   }
   default: break;
   }
 }
 
-static void lost_fn(ul__obj *o, const char *why) { make_lost_why(o, why); }
+static void lost_fn(ul_device *d, ul__obj *o, const char *why) {
+  UL__UNUSED(d);
+  make_lost_why(o, why);
+}
 
 void ul__cmd_mark_written_lost(ul_device *d, const ul__op *ops, uint32_t n, const char *why) {
   for (uint32_t i = 0; i < n; i++) for_written(d, &ops[i], lost_fn, why);
@@ -374,8 +378,9 @@ uint32_t ul__cmd_drop_lost(ul_device *d, ul__op *ops, uint32_t n) {
 }
 
 /* Marks a buffer or texture as changed since the last checkpoint. */
-static void mark_dirty(ul__obj *o) {
+static void mark_dirty(ul_device *d, ul__obj *o) {
   if (!o) return;
+  ul__obj_note_changed(d, o);
   if (o->kind == UL__OBJ_BUFFER) {
     o->u.buf.dirty = true;
     if (o->u.buf.host_only) {
@@ -390,9 +395,9 @@ static void mark_dirty(ul__obj *o) {
   }
 }
 
-static void dirty_fn(ul__obj *o, const char *why) {
+static void dirty_fn(ul_device *d, ul__obj *o, const char *why) {
   UL__UNUSED(why);
-  mark_dirty(o);
+  mark_dirty(d, o);
 }
 
 void ul__cmd_mark_written(ul_device *d, const ul__op *ops, uint32_t n) {
@@ -667,7 +672,7 @@ static bool cache_encode(ul_device *d, ul_cmd *c, WGPUCommandBuffer *out) {
   }
   w->ComputePassEncoderEnd(pass);
   w->ComputePassEncoderRelease(pass);
-  for (uint32_t x = 0; x < k->ndirty; x++) mark_dirty(k->dirty[x]);
+  for (uint32_t x = 0; x < k->ndirty; x++) mark_dirty(d, k->dirty[x]);
   *out = w->CommandEncoderFinish(e, NULL);
   w->CommandEncoderRelease(e);
   return true;

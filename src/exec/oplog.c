@@ -56,7 +56,8 @@ ul_status ul__oplog_create(ul_device *d) {
 static void truncate_log(ul__oplog *l) {
   for (uint32_t i = 0; i < l->count; i++) {
     if (l->e[i].kind == UL__ENTRY_WRITE_FILE) ul__src_file_unref(((file_write *)l->e[i].data)->file);
-    free(l->e[i].data);
+    if (l->e[i].kind == UL__ENTRY_WRITE) ul__chunk_unref(l->e[i].data);
+    else free(l->e[i].data);
   }
   l->count = 0;
   l->bytes = 0;
@@ -112,15 +113,27 @@ ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void 
                           uint64_t size) {
   ul__oplog *l = d->res->log;
   o->u.buf.dirty = true;
+  ul__obj_note_changed(d, o);
   if (l->replaying || d->res->restoring) return UL_OK;
-  void *copy = ul__malloc((size_t)size);
-  if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: no host memory for a write of %llu bytes",
-                             (unsigned long long)size);
-  memcpy(copy, data, (size_t)size);
-  ul__entry e = {UL__ENTRY_WRITE, o->id, offset, size, copy};
-  ul_status s = append(l, e, size);
-  if (s) free(copy);
-  else ul__oplog_name(d, o);
+  ul__chunk *c = ul__chunk_new(data, size);
+  if (!c) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: no host memory for a write of %llu bytes",
+                          (unsigned long long)size);
+  ul_status s = ul__oplog_write_chunk(d, o, offset, c);
+  ul__chunk_unref(c);
+  return s;
+}
+
+ul_status ul__oplog_write_chunk(ul_device *d, ul__obj *o, uint64_t offset, ul__chunk *c) {
+  ul__oplog *l = d->res->log;
+  o->u.buf.dirty = true;
+  ul__obj_note_changed(d, o);
+  if (l->replaying || d->res->restoring) return UL_OK;
+  ul__entry e = {UL__ENTRY_WRITE, o->id, offset, c->len, c};
+  ul_status s = append(l, e, c->len);
+  if (!s) {
+    atomic_fetch_add(&c->refs, 1);
+    ul__oplog_name(d, o);
+  }
   return s;
 }
 
@@ -128,6 +141,7 @@ ul_status ul__oplog_write_file(ul_device *d, ul__obj *o, uint64_t offset, uint64
                                uint64_t file_off, uint64_t hash) {
   ul__oplog *l = d->res->log;
   o->u.buf.dirty = true;
+  ul__obj_note_changed(d, o);
   if (l->replaying || d->res->restoring) return UL_OK;
   file_write *w = ul__malloc(sizeof *w);
   if (!w) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
@@ -148,6 +162,7 @@ ul_status ul__oplog_write_texture(ul_device *d, ul__obj *o, const uint32_t regio
                                   uint64_t size) {
   ul__oplog *l = d->res->log;
   o->u.tex.dirty = true;
+  ul__obj_note_changed(d, o);
   o->u.tex.written = true;
   if (l->replaying || d->res->restoring) return UL_OK;
   uint8_t *copy = ul__malloc((size_t)size + UL__TR_WORDS * sizeof(uint32_t));
@@ -338,7 +353,7 @@ ul_status ul__oplog_replay(ul_device *d) {
       }
       if ((s = ul__obj_contents(d, o))) break; /* made and filled first, if a rebuild left them for now */
       if (!o->native) continue; /* being created: its creator writes it */
-      s = ul__buffer_upload(d, o, e->offset, e->data, e->size);
+      s = ul__buffer_upload(d, o, e->offset, ((const ul__chunk *)e->data)->bytes, e->size);
     } else {
       WGPUCommandBuffer cb;
       /* Work that read lost contents is left out; what it wrote is LOST. */

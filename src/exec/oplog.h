@@ -12,6 +12,9 @@ void ul__oplog_destroy(ul_device *d);
 /* Records a write (the data is copied). */
 ul_status ul__oplog_write(ul_device *d, ul__obj *o, uint64_t offset, const void *data,
                           uint64_t size);
+/* Records a write of chunk `c`'s bytes (referenced, not copied: the
+ * chunk may be shared, as with a host-written buffer's extents). */
+ul_status ul__oplog_write_chunk(ul_device *d, ul__obj *o, uint64_t offset, ul__chunk *c);
 /* Records a write of `size` bytes at `offset` that lie in `file` at
  * file_off (referenced; no copy): the replay reads them from the file with
  * SOURCE's checks. */

@@ -220,21 +220,20 @@ out:
 
 /* Reads what the checkpoint still misses, batch by batch; each batch read
  * is kept at once (progress). */
-static ul_status read_missing(ul_device *d, ul__ckpt *k, bool *progress) {
-  ul__res *r = d->res;
+static ul_status read_missing(ul_device *d, ul__ckpt *k, const uint32_t *cand, uint32_t nc, bool *progress) {
   const uint32_t at = ul__oplog_count(d);
   ul__obj *objs[256];
   uint8_t *dst[256];
   uint32_t limit = k->batch ? k->batch : UL__COUNT_OF(objs);
   ul_status s = UL_OK;
-  uint32_t i = 1;
+  uint32_t i = 0;
   while (!s) {
     /* The next batch: buffers that fit together (one that is larger than
      * the bound goes alone, through a buffer of its own). */
     uint32_t n = 0;
     uint64_t bytes = 0;
-    for (; i < r->next_unused && i < r->cap && n < limit; i++) {
-      ul__obj *o = r->slots[i];
+    for (; i < nc && n < limit; i++) {
+      ul__obj *o = ul__obj_find_any(d, cand[i]);
       if (!takes_part(o) || o->kind != UL__OBJ_BUFFER || map_read(o) || kept_for(k, o)) continue;
       uint64_t sz = (o->u.buf.size + 3) & ~3ull;
       if (n && bytes + sz > UL__CHECKPOINT_BATCH_BYTES) break;
@@ -263,8 +262,8 @@ static ul_status read_missing(ul_device *d, ul__ckpt *k, bool *progress) {
   }
   /* MAP_READ buffers (each by a map of its own) and textures, one at a
    * time. */
-  for (uint32_t t = 1; !s && t < r->next_unused && t < r->cap; t++) {
-    ul__obj *o = r->slots[t];
+  for (uint32_t t = 0; !s && t < nc; t++) {
+    ul__obj *o = ul__obj_find_any(d, cand[t]);
     if (!takes_part(o) || (o->kind != UL__OBJ_TEXTURE && !map_read(o)) || kept_for(k, o)) continue;
     uint64_t bytes = snapshot_bytes(o);
     uint8_t *data = malloc(bytes ? (size_t)bytes : 1);
@@ -285,10 +284,35 @@ static ul_status read_missing(ul_device *d, ul__ckpt *k, bool *progress) {
   return s;
 }
 
-ul_status ul__checkpoint_attempt(ul_device *d, bool *progress) {
+/* Every object a checkpoint must see was noted (ul__obj_note_changed):
+ * checked against a look at every object in debug builds (the sanitizer
+ * runs), where its cost does not matter. */
+static ul_status check_noted(ul_device *d) {
+#ifdef NDEBUG
+  UL__UNUSED(d);
+  return UL_OK;
+#else
   ul__res *r = d->res;
+  if (r->noted_all) return UL_OK;
+  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
+    ul__obj *o = r->slots[i];
+    if (!o || o->noted) continue;
+    const ul__buffer_data *b = o->kind == UL__OBJ_BUFFER ? &o->u.buf : NULL;
+    bool changed = (b && b->dirty) || (o->kind == UL__OBJ_TEXTURE && o->u.tex.dirty);
+    if (!changed && b && !o->pending && (b->restore == UL_RESTORE_SHADOW || (b->usage & UL_BUFFER_MAP_WRITE)) &&
+        b->checkpoint && b->shadow)
+      changed = memcmp(b->checkpoint, b->shadow, (size_t)b->size) != 0;
+    if (changed)
+      return ul__fail(UL_ERR_INTERNAL, "checkpoint: %s '%s' changed without being noted", ul__obj_kind_name(o->kind),
+                      o->label ? o->label : "");
+  }
+  return UL_OK;
+#endif
+}
+
+ul_status ul__checkpoint_attempt(ul_device *d, bool *progress) {
   *progress = false;
-  if (d->recovering || r->rebuilding)
+  if (d->recovering || d->res->rebuilding)
     return ul__fail(UL_ERR_WRONG_STATE, "checkpoint: device '%s' is recovering (not from a restore callback)",
                     d->label);
   if (ul__device_loss_pending(d)) return ul__fail(UL_ERR_DEVICE_LOST, "checkpoint: device '%s' is lost", d->label);
@@ -302,13 +326,19 @@ ul_status ul__checkpoint_attempt(ul_device *d, bool *progress) {
   ul_status sc = ul__restore_all(d);
   if (sc) return ul__wrap(sc, "checkpoint");
   ul__ckpt *k = ckpt_of(d, true);
-  if (!k) return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+  uint32_t *cand, nc; /* what changed since the last checkpoint: all it looks at */
+  if (!k || !ul__obj_noted(d, &cand, &nc)) return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+  ul_status s = check_noted(d);
+  if (s) {
+    free(cand);
+    return s;
+  }
   const uint64_t t0 = ul__now_ns();
   if (k->epoch_seen && k->epoch_seen != d->epoch && k->batch != 1) {
     /* Lost since the last attempt: smaller batches, so that one can end
      * between two losses. */
     uint32_t all = 0;
-    for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) all += takes_part(r->slots[i]);
+    for (uint32_t i = 0; i < nc; i++) all += takes_part(ul__obj_find_any(d, cand[i]));
     uint32_t cur = k->batch ? k->batch : all;
     k->batch = cur > 2 ? cur / 2 : 1;
   }
@@ -316,7 +346,7 @@ ul_status ul__checkpoint_attempt(ul_device *d, bool *progress) {
   drop_stale(d, k);
   /* 1. Read what is missing into fresh memory: the committed copies stay
    * as they are. */
-  ul_status s = read_missing(d, k, progress);
+  s = read_missing(d, k, cand, nc, progress);
   /* 2. Reads in flight get their data now: the log will not hold them. */
   if (!s) {
     uint32_t before = ul__reads_unsettled(d);
@@ -328,13 +358,18 @@ ul_status ul__checkpoint_attempt(ul_device *d, bool *progress) {
     s = ul__fail(UL_ERR_DEVICE_LOST, "device '%s' lost during the checkpoint", d->label);
   /* Every object that takes part has its copy, or nothing commits: the
    * log may only go once all of them are safe. */
-  for (uint32_t i = 1; !s && i < r->next_unused && i < r->cap; i++)
-    if (takes_part(r->slots[i]) && !kept_for(k, r->slots[i]))
-      s = ul__fail(UL_ERR_INTERNAL, "checkpoint: '%s' was not read", r->slots[i]->label ? r->slots[i]->label : "");
-  if (s) return ul__wrap(s, "checkpoint (nothing committed; %u object(s) read so far are kept for the next try)", k->n);
+  for (uint32_t i = 0; !s && i < nc; i++) {
+    ul__obj *o = ul__obj_find_any(d, cand[i]);
+    if (takes_part(o) && !kept_for(k, o))
+      s = ul__fail(UL_ERR_INTERNAL, "checkpoint: '%s' was not read", o->label ? o->label : "");
+  }
+  if (s) {
+    free(cand);
+    return ul__wrap(s, "checkpoint (nothing committed; %u object(s) read so far are kept for the next try)", k->n);
+  }
   uint64_t kept = 0;
-  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
-    ul__obj *o = r->slots[i];
+  for (uint32_t i = 0; i < nc; i++) {
+    ul__obj *o = ul__obj_find_any(d, cand[i]);
     if (!takes_part(o)) continue;
     kept_copy *c = kept_for(k, o);
     uint8_t **committed = o->kind == UL__OBJ_TEXTURE ? &o->u.tex.checkpoint : &o->u.buf.checkpoint;
@@ -351,8 +386,8 @@ ul_status ul__checkpoint_attempt(ul_device *d, bool *progress) {
   }
   /* Host-written buffers: where their bytes came from, as of now. A copy
    * that finds no memory leaves the buffer to be read back next time. */
-  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
-    ul__obj *o = r->slots[i];
+  for (uint32_t i = 0; i < nc; i++) {
+    ul__obj *o = ul__obj_find_any(d, cand[i]);
     if (!o || o->kind != UL__OBJ_BUFFER || o->pending || !o->u.buf.host_only || !o->u.buf.dirty) continue;
     if (ul__prov_copy(&o->u.buf.prov_ckpt, &o->u.buf.prov)) {
       o->u.buf.dirty = false;
@@ -364,13 +399,15 @@ ul_status ul__checkpoint_attempt(ul_device *d, bool *progress) {
   ul__checkpoint_forget(d);
   /* SHADOW buffers, and MAP_WRITE ones with a host copy: the host copy is
    * the checkpoint. */
-  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
-    ul__obj *o = r->slots[i];
+  for (uint32_t i = 0; i < nc; i++) {
+    ul__obj *o = ul__obj_find_any(d, cand[i]);
     if (o && o->kind == UL__OBJ_BUFFER && !o->pending &&
         (o->u.buf.restore == UL_RESTORE_SHADOW || (o->u.buf.usage & UL_BUFFER_MAP_WRITE)) &&
         o->u.buf.checkpoint && o->u.buf.shadow)
       memcpy(o->u.buf.checkpoint, o->u.buf.shadow, (size_t)o->u.buf.size);
   }
+  free(cand);
+  ul__obj_noted_settle(d);
   ul__oplog_truncate(d);
   ul__obj_free_deferred(d);
   ul__staging_trim(d);

@@ -256,6 +256,9 @@ typedef struct ul__obj {
    * released, but the descriptor is kept so that a rebuild or a replay can
    * use it; freed once neither needs it. */
   bool destroyed;
+  /* In the device's list of objects changed since the last checkpoint
+   * (ul__obj_note_changed). */
+  bool noted;
   /* Live objects built from this one (a pipeline from its shader, a bind
    * group from its layout, pipeline and resources), and whether this one
    * counts itself in its parents' (from a successful create on). */
@@ -306,6 +309,13 @@ struct ul__res {
   uint32_t deferred;       /* destroyed objects kept for the log */
   uint64_t destroys;       /* objects destroyed so far (invalidates encode caches) */
   struct ul__oplog *log;   /* src/exec/oplog.c */
+  /* The buffers and textures changed since the last checkpoint (their
+   * ids, each once: ul__obj.noted), which are all a checkpoint looks at,
+   * so that its cost follows what changed, not how many objects live.
+   * `noted_all`: one could not be noted (no memory): it looks at all. */
+  uint32_t *noted;
+  uint32_t nnoted, cap_noted;
+  bool noted_all;
   /* Installed by the operation log (exec/): whether work it keeps for a
    * replay names `o`, so that a destroyed `o` must be kept for it. */
   bool (*still_needed)(ul_device *d, ul__obj *o);
@@ -330,6 +340,19 @@ void ul__obj_free(ul_device *d, ul__obj *o);
  * destroyed, of another kind, or of another device. `what` names the call. */
 ul_status ul__obj_get(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what,
                       ul__obj **out);
+/* Notes that buffer or texture `o` changed (it is dirty, or its host copy
+ * is new): the next checkpoint looks at it. Every change a checkpoint must
+ * see goes through here. */
+void ul__obj_note_changed(ul_device *d, ul__obj *o);
+/* The ids of the objects the next checkpoint looks at, into *out
+ * (malloc'd; *n of them): those noted, or every object when one could not
+ * be. false when out of memory. */
+bool ul__obj_noted(ul_device *d, uint32_t **out, uint32_t *n);
+/* The object of `id` whatever its kind (destroyed ones kept for the log
+ * included), or NULL. */
+ul__obj *ul__obj_find_any(ul_device *d, uint32_t id);
+/* After a checkpoint committed: only the objects still dirty stay noted. */
+void ul__obj_noted_settle(ul_device *d);
 /* The quiet lookup for internal use: the object named by `id` (destroyed
  * ones kept for the log included), or NULL; logs nothing. */
 ul__obj *ul__obj_find(ul_device *d, uint32_t id, ul__obj_kind kind);
@@ -398,16 +421,22 @@ void ul__prov_clear(ul__prov *p);
 /* *dst becomes a copy of src (sharing its files and copies); false when out
  * of memory (*dst unchanged). */
 bool ul__prov_copy(ul__prov *dst, const ul__prov *src);
+/* Writes smaller than this are always copied (no proof is asked for). */
+#define UL__PROV_MIN_FILE 65536u
 /* Whether the bytes of [data, data+len) are proven, now, to be a file's
  * (they lie in a read-only mapping of it and none of its pages is the
  * process's own copy): then *file is a new reference to it, with the
  * range's offset and its hash as SOURCE hashes a file (*file NULL
  * otherwise: the caller keeps a copy). */
 ul_status ul__prov_source(const void *data, uint64_t len, ul__src_file **file, uint64_t *file_off, uint64_t *hash);
-/* Records a write of `len` bytes at `off`: of `file` (referenced) when
- * given, else a host copy of `data`. */
-ul_status ul__prov_write(ul__prov *p, uint64_t off, const void *data, uint64_t len, ul__src_file *file,
-                         uint64_t file_off, uint64_t hash);
+/* Records a write of `len` bytes at `off`: of `file` at file_off when
+ * given, else of host copy `chunk` (either referenced, not copied). */
+ul_status ul__prov_write(ul__prov *p, uint64_t off, uint64_t len, ul__src_file *file, uint64_t file_off,
+                         uint64_t hash, ul__chunk *chunk);
+/* A host copy of `len` bytes at `data` (one reference), NULL when out of
+ * memory; shared by the operation log and a buffer's extents. */
+ul__chunk *ul__chunk_new(const void *data, uint64_t len);
+void ul__chunk_unref(ul__chunk *c);
 /* Writes the extents back into the rebuilt buffer (a file that changed is
  * UL_ERR_IO naming it). */
 ul_status ul__prov_restore(ul_device *d, ul__obj *o, const ul__prov *p);

@@ -233,6 +233,82 @@ void ul__obj_free(ul_device *d, ul__obj *o) {
   free(o);
 }
 
+void ul__obj_note_changed(ul_device *d, ul__obj *o) {
+  ul__res *r = d->res;
+  if (!o || o->noted || r->noted_all) return;
+  if (r->nnoted == r->cap_noted) {
+    uint32_t ncap = r->cap_noted ? r->cap_noted * 2 : 64;
+    uint32_t *n = ul__realloc(r->noted, sizeof *n * ncap);
+    if (!n) { /* the next checkpoint looks at every object */
+      r->noted_all = true;
+      return;
+    }
+    r->noted = n;
+    r->cap_noted = ncap;
+  }
+  r->noted[r->nnoted++] = o->id;
+  o->noted = true;
+}
+
+ul__obj *ul__obj_find_any(ul_device *d, uint32_t id) {
+  ul__res *r = d->res;
+  uint32_t slot = id & SLOT_MASK;
+  ul__obj *o = id && slot < r->cap ? r->slots[slot] : NULL;
+  return o && o->id == id ? o : NULL;
+}
+
+bool ul__obj_noted(ul_device *d, uint32_t **out, uint32_t *n) {
+  ul__res *r = d->res;
+  *out = NULL;
+  *n = 0;
+  uint32_t most = r->noted_all ? r->next_unused : r->nnoted;
+  uint32_t *v = malloc(sizeof *v * (most ? most : 1));
+  if (!v) return false;
+  uint32_t k = 0;
+  if (r->noted_all) {
+    for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++)
+      if (r->slots[i]) v[k++] = r->slots[i]->id;
+  } else {
+    memcpy(v, r->noted, sizeof *v * r->nnoted);
+    k = r->nnoted;
+  }
+  *out = v;
+  *n = k;
+  return true;
+}
+
+/* Whether `o` stays noted after a checkpoint: changed still (not taken:
+ * out of memory for its record, say), or being created (the checkpoint
+ * left it alone). */
+static bool still_dirty(const ul__obj *o) {
+  return o && (o->pending || (o->kind == UL__OBJ_BUFFER && o->u.buf.dirty) ||
+               (o->kind == UL__OBJ_TEXTURE && o->u.tex.dirty));
+}
+
+void ul__obj_noted_settle(ul_device *d) {
+  ul__res *r = d->res;
+  if (r->noted_all) {
+    /* Noted again from a full look, as far as memory allows. */
+    r->noted_all = false;
+    r->nnoted = 0;
+    for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
+      ul__obj *o = r->slots[i];
+      if (!o) continue;
+      o->noted = false;
+      if (still_dirty(o)) ul__obj_note_changed(d, o);
+    }
+    return;
+  }
+  uint32_t w = 0;
+  for (uint32_t i = 0; i < r->nnoted; i++) {
+    ul__obj *o = ul__obj_find_any(d, r->noted[i]);
+    if (!o) continue;
+    if (still_dirty(o)) r->noted[w++] = o->id;
+    else o->noted = false;
+  }
+  r->nnoted = w;
+}
+
 ul__obj *ul__obj_find(ul_device *d, uint32_t id, ul__obj_kind kind) {
   ul__res *r = d->res;
   uint32_t slot = id & SLOT_MASK;

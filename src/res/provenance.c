@@ -321,8 +321,11 @@ ul_status ul__prov_source(const void *data, uint64_t len, ul__src_file **file, u
   *file = NULL;
   char *path = NULL;
   struct stat st;
-  /* Small writes are copied: a file's checks cost more than their bytes. */
-  if (len < 4096 || !file_range_of(data, len, &path, file_off, &st)) return UL_OK;
+  /* Writes under 64 KiB are copied without asking: the proof's system
+   * calls (about 3 us) cost as much as such a copy, and a uniform or a
+   * token's input written at every step must cost what Dawn's own copy
+   * does, not a round trip into the kernel. */
+  if (len < UL__PROV_MIN_FILE || !file_range_of(data, len, &path, file_off, &st)) return UL_OK;
   ul__src_file *f = calloc(1, sizeof *f);
   if (!f) {
     free(path);
@@ -339,22 +342,28 @@ ul_status ul__prov_source(const void *data, uint64_t len, ul__src_file **file, u
   return UL_OK;
 }
 
-ul_status ul__prov_write(ul__prov *p, uint64_t off, const void *data, uint64_t len, ul__src_file *file,
-                         uint64_t file_off, uint64_t hash) {
+ul__chunk *ul__chunk_new(const void *data, uint64_t len) {
+  ul__chunk *c = len > SIZE_MAX - sizeof *c ? NULL : ul__malloc(sizeof *c + (size_t)len);
+  if (!c) return NULL;
+  atomic_store(&c->refs, 1);
+  c->len = len;
+  memcpy(c->bytes, data, (size_t)len);
+  return c;
+}
+
+void ul__chunk_unref(ul__chunk *c) { chunk_unref(c); }
+
+ul_status ul__prov_write(ul__prov *p, uint64_t off, uint64_t len, ul__src_file *file, uint64_t file_off,
+                         uint64_t hash, ul__chunk *chunk) {
   ul__extent e = {off, len, NULL, 0, 0, NULL, 0};
   if (file) {
-    atomic_fetch_add(&file->refs, 1);
     e.file = file;
     e.file_off = file_off;
     e.hash = hash;
   } else {
-    ul__chunk *c = malloc(sizeof *c + (size_t)len);
-    if (!c) return ul__fail(UL_ERR_OUT_OF_MEMORY, "no host memory for a copy of %llu bytes", (unsigned long long)len);
-    atomic_store(&c->refs, 1);
-    c->len = len;
-    memcpy(c->bytes, data, (size_t)len);
-    e.chunk = c;
+    e.chunk = chunk;
   }
+  extent_ref(&e);
   long at = cut(p, off, len);
   if (at < 0) {
     extent_unref(&e);

@@ -75,6 +75,7 @@ ul_status ul__res_destroy(ul_device *d) {
   d->tracker = NULL;
   ul__track_destroy(r->tracker);
   free(r->slots);
+  free(r->noted);
   free(r->gens);
   free(r->freeq);
   free(r);
