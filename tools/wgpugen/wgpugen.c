@@ -25,6 +25,8 @@
 
 static const char *api_path;
 static int api_line;
+/* The description's text: the records' words point into it. */
+static char *api_text;
 
 static void die(const char *fmt, ...) {
   va_list ap;
@@ -49,8 +51,6 @@ static char *dup_n(const char *s, size_t n) {
   d[n] = 0;
   return d;
 }
-
-static char *dup(const char *s) { return dup_n(s, strlen(s)); }
 
 /* ---- a growing string: each output is built whole, then written ---------- */
 typedef struct {
@@ -164,14 +164,16 @@ static char *last_ident(const char *s, size_t n) {
   return dup_n(s + b, e - b);
 }
 
-/* The next word of a record, NULL at its end; *line moves past it. */
+/* The next word of a record, NULL at its end; *line moves past it. The
+ * words stay in the description's text (ended in place), which lives as
+ * long as the program. */
 static char *take(char **line) {
   char *s = *line, *sp = strchr(s, ' ');
   if (!*s) return NULL;
-  size_t n = sp ? (size_t)(sp - s) : strlen(s);
-  if (!n) die("two blanks in a row");
-  *line = sp ? sp + 1 : s + n;
-  return dup_n(s, n);
+  if (sp == s) die("two blanks in a row");
+  if (sp) *sp = 0;
+  *line = sp ? sp + 1 : s + strlen(s);
+  return s;
 }
 
 static char *word(char **line) {
@@ -239,21 +241,21 @@ static void parse(char *text) {
       if (!st) die("a member outside a struct");
       st->decl = grow(st->decl, (size_t)st->nm + 1, sizeof *st->decl);
       st->mname = grow(st->mname, (size_t)st->nm + 1, sizeof *st->mname);
-      st->decl[st->nm] = dup(rest);
+      st->decl[st->nm] = rest;
       st->mname[st->nm++] = last_ident(rest, strlen(rest));
       continue;
     }
     if (!strcmp(kw, "note")) {
       if (!fn || fn->note || !*rest) die("a note outside an entry point, a second one or an empty one");
       if (strchr(rest, '|')) die("a note may not hold '|' (it goes into a Markdown table)");
-      fn->note = dup(rest);
+      fn->note = rest;
       continue;
     }
     if (!strcmp(kw, "refuse-future")) {
       if (!fn || fn->cls != REFUSED || strcmp(fn->p.ret, "WGPUFuture") || fn->future_kind)
         die("refuse-future belongs after a refused entry point that returns WGPUFuture");
       fn->future_kind = word(&rest);
-      fn->future_status = dup(rest);
+      fn->future_status = rest;
       need_ident(fn->future_kind);
       need_ident(fn->future_status);
       continue;
@@ -264,17 +266,17 @@ static void parse(char *text) {
     if (!strcmp(kw, "typedef") || !strcmp(kw, "alias") || !strcmp(kw, "const")) {
       pair *p = !strcmp(kw, "typedef") ? PUSH(typedefs) : !strcmp(kw, "alias") ? PUSH(aliases) : PUSH(consts);
       p->name = word(&rest);
-      p->type = dup(rest);
+      p->type = rest;
       need_ident(p->name);
       if (!*p->type) die("%s: a type or value is missing", p->name);
     } else if (!strcmp(kw, "handle")) {
       need_ident(rest);
-      *PUSH(handles) = dup(rest);
+      *PUSH(handles) = rest;
     } else if (!strcmp(kw, "enum") || !strcmp(kw, "flags")) {
       need_ident(rest);
       e = PUSH(enums);
       memset(e, 0, sizeof *e);
-      e->name = dup(rest);
+      e->name = rest;
       e->flags = kw[0] == 'f';
     } else if (!strcmp(kw, "struct")) {
       st = PUSH(structs);
@@ -562,11 +564,11 @@ int main(int argc, char **argv) {
   char *path = grow(NULL, n, 1), *md_path = grow(NULL, n, 1);
   snprintf(path, n, "%s/src/wgpu/webgpu.api", argv[1]);
   snprintf(md_path, n, "%s/docs/webgpu.md", argv[1]);
-  char *api = slurp(path, &len);
-  if (strlen(api) != len) die("%s holds a NUL byte", path);
+  api_text = slurp(path, &len);
+  if (strlen(api_text) != len) die("%s holds a NUL byte", path);
   char *md = slurp(md_path, &len);
   api_path = path;
-  parse(api);
+  parse(api_text);
   buf out[4] = {{0}};
   emit_wgpu_h(&out[0]);
   emit_api_h(&out[1]);
@@ -576,5 +578,8 @@ int main(int argc, char **argv) {
   spill(argv[2], "src/wgpu/wgpu_api.h", &out[1]);
   spill(argv[2], "src/webgpu/refused.c", &out[2]);
   spill(argv[2], "docs/webgpu.md", &out[3]);
+  for (int i = 0; i < 4; i++) free(out[i].s);
+  free(md);
+  free(md_path);
   return 0;
 }
