@@ -5,7 +5,7 @@ JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_OPT ?=
 PREFIX    ?= /usr/local
 
-.PHONY: all deps build test test-full sanitize tsan demo clean install docs fuzz
+.PHONY: all deps build test test-full sanitize tsan demo clean install docs fuzz regen
 
 all: build
 
@@ -21,6 +21,13 @@ build: $(BUILD)/CMakeCache.txt
 test: deps
 	$(MAKE) build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE full
+
+# Rewrites the generated half of the webgpu.h door (src/wgpu/wgpu.h,
+# src/wgpu/wgpu_api.h, src/webgpu/refused.c, docs/webgpu.md's entry-point
+# table) from src/wgpu/webgpu.api; test_generated fails until this is run.
+regen: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) --target wgpugen
+	"$(BUILD)/wgpugen" . .
 
 # The long tests (exhaustive fault injection at every call index).
 test-full: deps build
