@@ -81,7 +81,7 @@ $key"
   return $bad
 }
 
-# The folder of a source path relative to src/ ("core/device.c" -> core,
+# The folder of a source path relative to src/ ("core/native.c" -> core,
 # "internal.h" -> base).
 folder_of() { case $1 in */*) echo "${1%%/*}" ;; *) echo base ;; esac; }
 
@@ -157,10 +157,10 @@ if [ -n "$objdir" ]; then
   echo "ok   calls: $(wc -l <<< "$edges") uses of one file's symbols by another go down src/LAYERS"
   if [ "$self_test" != --no-self-test ]; then
     if check_calls "$root" "$edges
-core/device.c recover/health.c ul__device_health_loss" > /dev/null; then
+core/native.c recover/vitals.c ul__device_health_loss" > /dev/null; then
       echo "FAIL: an upward call (core -> recover) was not caught"; exit 1
     fi
-    echo "ok   self-test: an added upward call (src/core/device.c -> src/recover/health.c) fails the check"
+    echo "ok   self-test: an added upward call (src/core/native.c -> src/recover/vitals.c) fails the check"
   fi
 fi
 

@@ -1,6 +1,6 @@
 /* Internal to unlost: the env and device objects shared by core, res and
  * exec. Lock order: env->mu, then device->mu, then any pool or tracker lock.
- * The loss-record lock in device.c (ul__lost_lock) is taken inside WebGPU
+ * The loss-record lock in loss.c (ul__lost_lock) is taken inside WebGPU
  * callbacks (device lost, uncaptured error, work done) and by metrics; under
  * it a callback may record into the health monitor (its own mutex, and
  * device->hev_mu), and nothing else: it is never held across a call into
@@ -45,7 +45,7 @@ struct ul_env {
   pthread_cond_t rel_cv;
   /* Native devices being built and torn down, under rel_mu: the
    * implementation is never asked to build one device while it destroys
-   * another (src/core/device.c). */
+   * another (src/core/native.c). */
   unsigned building, tearing;
   struct ul__teardown *teardowns;
   /* Background releases, joined once ended (ul__native_releases_wait). */
@@ -124,7 +124,7 @@ struct ul_device {
   uint32_t recovery_wait_ms;
   uint64_t rng;            /* jitter generator state */
 
-  /* loss record, written by the lost callback under a leaf lock in device.c */
+  /* loss record, written by the lost callback under a leaf lock in loss.c */
   _Atomic bool lost;
   uint32_t lost_reason;
   uint64_t lost_at_ns;
@@ -164,7 +164,7 @@ struct ul_device {
 
   struct ul__native_ctx *native_ctx; /* callback context of `device` */
   struct ul__res *res;         /* resource registry (src/res) */
-  /* health (src/recover/health.c) */
+  /* health (src/recover/vitals.c) */
   struct ul__health *health;   /* NULL when disabled */
   void *recovery_hist;         /* ul__prom_hist of recovery seconds */
   pthread_mutex_t hev_mu;      /* leaf: guards the health events below */
@@ -201,7 +201,7 @@ struct ul_device {
    * is released, not destroyed (that would free the mapped memory the
    * program still holds), and kept until none is left (under mu). */
   uint32_t maps_kept;
-  /* The device asked for ahead, for the next recovery (device.c). */
+  /* The device asked for ahead, for the next recovery (standby.c). */
   struct ul__standby *standby;
   /* SOURCE buffers made and filled on the standby the current device came
    * from, for its first rebuild (ul__prefill_take; under mu). */
@@ -294,12 +294,12 @@ bool ul__device_loss_pending(ul_device *d);
 void ul__device_note_loss(ul_device *d, const char *message);
 
 /* The leaf lock that guards loss records and callback contexts, for the
- * callbacks of src/recover/health.c. */
+ * callbacks of src/recover/vitals.c. */
 void ul__lost_lock(void);
 void ul__lost_unlock(void);
 /* The callback context of the current native device: a reference for a
  * callback that may fire later; the owner is NULL once the device let go. */
-/* A native device with what belongs to it (device.c). */
+/* A native device with what belongs to it (native.c). */
 typedef struct ul__native {
   WGPUInstance instance;
   WGPUAdapter adapter;
@@ -345,7 +345,7 @@ void ul__native_current(ul_device *d, ul__native *n);
 /* Releases `n` (bounded: a device that does not let go is abandoned to a
  * thread; one a kept mapping needs is held). */
 void ul__native_release(ul_device *d, ul__native *n);
-/* ---- the standby device (device.c) ----
+/* ---- the standby device (standby.c) ----
  * A native device asked for ahead on a thread of its own, for the next
  * recovery to begin on. UNLOST_STANDBY: 0 none, 1 on any adapter, 2 (the
  * default) on GPU adapters; Dawn only. */
@@ -420,7 +420,7 @@ void ul__native_ctx_prune(struct ul__native_ctx *c, void (*fn)(void *), bool (*g
 uint32_t ul__native_ctx_hook_count(struct ul__native_ctx *c);
 ul_device *ul__native_ctx_owner(struct ul__native_ctx *c, uint64_t *epoch);
 
-/* Health (src/recover/health.c). All but the first two under d->mu. */
+/* Health (src/recover/vitals.c). All but the first two under d->mu. */
 ul_status ul__device_health_init(ul_device *d);
 void ul__device_health_fini(ul_device *d);
 ul_status ul__device_health_gate(ul_device *d);

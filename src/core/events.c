@@ -1,8 +1,8 @@
 /* What the native device's callbacks and the health monitor report, as the
  * device's own events: a late error's outcome into the monitor, and the
  * monitor's transitions into the device's events and timeline. Here, below
- * recovery, because the native device's callbacks (device.c) report them;
- * the monitor's setup and its decisions are src/recover/health.c. */
+ * recovery, because the native device's callbacks (loss.c) report them;
+ * the monitor's setup and its decisions are src/recover/vitals.c. */
 #include "core/core.h"
 #include "health/health.h"
 #include "track/track.h"

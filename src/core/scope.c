@@ -2,7 +2,7 @@
  * rebuild), so that they come back synchronously as a status with the
  * implementation's message. No WebGPU error scope: Dawn reports an error
  * with no scope open to the uncaptured-error callback during the call that
- * made it, and the callback counts it (device.c); a scope's push and pop
+ * made it, and the callback counts it (loss.c); a scope's push and pop
  * would cost more than the rest of a create. */
 #include "core/core.h"
 #include "chaos/chaos.h"
