@@ -1,4 +1,4 @@
-/* Internal to unlost: recorded commands (src/exec/cmd.c). */
+/* Internal to unlost: recorded commands (src/exec/commands.c). */
 #ifndef UL_EXEC_CMD_H
 #define UL_EXEC_CMD_H
 

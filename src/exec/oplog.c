@@ -37,7 +37,7 @@ typedef struct ul__oplog {
    * log_gen is this one was named by an entry since. */
   uint64_t gen;
   bool replaying;
-  /* The checkpoint under way (src/recover/checkpoint.c owns it): copies
+  /* The checkpoint under way (src/recover/snapshot.c owns it): copies
    * taken at a place in this log, kept across losses while valid. */
   void *checkpoint;
 } ul__oplog;

@@ -60,7 +60,7 @@ bool ul__oplog_may_touch_since(ul_device *d, uint32_t from, const ul__obj *o);
  * points to and frees it: ul__checkpoint_forget before ul__oplog_destroy). */
 void **ul__oplog_checkpoint_slot(ul_device *d);
 bool ul__oplog_empty(ul_device *d);
-/* Empties the log: the commit of a checkpoint (src/recover/checkpoint.c). */
+/* Empties the log: the commit of a checkpoint (src/recover/snapshot.c). */
 void ul__oplog_truncate(ul_device *d);
 uint64_t ul__oplog_bytes(ul_device *d);
 /* Checkpoints committed so far (truncations of the log). */

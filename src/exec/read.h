@@ -1,4 +1,4 @@
-/* Internal to unlost: asynchronous reads (src/exec/read.c). */
+/* Internal to unlost: asynchronous reads (src/exec/reads.c). */
 #ifndef UL_EXEC_READ_H
 #define UL_EXEC_READ_H
 

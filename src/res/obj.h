@@ -80,7 +80,7 @@ typedef struct ul__buffer_data {
   uint64_t prefill_hash;
   /* SOURCE file on the CPU adapter: its range mapped read-only by the
    * first restore and kept (address space, not memory: the pages are the
-   * page cache's) for the next ones while it is the same file (buffer.c). */
+   * page cache's) for the next ones while it is the same file (buffer_restore.c). */
   void *source_map;
   size_t source_map_len;
   uint64_t source_map_dev, source_map_ino;
@@ -300,7 +300,7 @@ struct ul__res {
   uint32_t live[UL__OBJ_KIND_COUNT];
   ul__tracker *tracker;
   uint64_t staging_threshold;
-  struct ul__reads *reads; /* asynchronous reads in flight (src/exec/read.c) */
+  struct ul__reads *reads; /* asynchronous reads in flight (src/exec/reads.c) */
   uint64_t rebuilds;
   bool rebuilding;         /* lookups see destroyed objects (for the replay) */
   uint32_t realizing;      /* the same, while an unbuilt object's parents are made */
@@ -398,9 +398,9 @@ ul_status ul__restore_all(ul_device *d);
  * the work submitted so far: the stream after each submission. Failures
  * are left for the objects' uses to meet. */
 void ul__restore_stream(ul_device *d, uint64_t budget);
-/* The destroy of objects with no contents (texture.c). */
+/* The destroy of objects with no contents (texture_restore.c). */
 ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what);
-/* WebGPU's value of a ul_format; 0 for an unknown one (texture.c). */
+/* WebGPU's value of a ul_format; 0 for an unknown one (texture_restore.c). */
 uint32_t ul__format_wgpu(ul_format f);
 /* The size of mip level `level` of texture `o` (a level halves width and
  * height, and the depth of a 3D texture; array layers stay). */
@@ -411,7 +411,7 @@ uint32_t ul__res_new_tag(void);
 ul_status ul__obj_track(ul_device *d, ul__obj *o, uint64_t bytes, bool estimated);
 
 /* A map started for the program on buffer `o`'s native buffer
- * (buffer.c): noted with a reference to its record `cb`, or forgotten
+ * (buffer_restore.c): noted with a reference to its record `cb`, or forgotten
  * (it ended, or the buffer goes). */
 void ul__buffer_map_note(ul_device *d, ul__obj *o, struct ul__cb *cb, WGPUFuture native, size_t off, size_t size);
 void ul__buffer_map_forget(ul__obj *o);
@@ -490,19 +490,19 @@ ul_status ul__bind_group_create_native(ul_device *d, ul__obj *o);
 ul_status ul__pipeline_bgl_create_native(ul_device *d, ul__obj *o);
 ul_status ul__query_set_create_native(ul_device *d, ul__obj *o);
 void ul__obj_free_data(ul__obj *o);
-/* A bind group layout by id: a BGL or a PIPELINE_BGL (pipeline.c); as
+/* A bind group layout by id: a BGL or a PIPELINE_BGL (descriptors.c); as
  * ul__obj_get otherwise. */
 ul_status ul__layout_get(ul_device *d, uint32_t id, const char *what, ul__obj **out);
 
 /* Bytes of mip level `level` of texture `o`, tightly packed, and of all its
- * levels (texture.c). */
+ * levels (texture_restore.c). */
 uint64_t ul__texture_level_bytes(const ul__obj *o, uint32_t level);
 uint64_t ul__texture_all_bytes(const ul__obj *o);
 /* Reads every level of texture `o` into `dst` (ul__texture_all_bytes of
  * it), waiting for the queue; nothing reaches dst after a loss. */
 ul_status ul__texture_download_all(ul_device *d, ul__obj *o, uint8_t *dst, uint64_t timeout_ns);
 /* Reads a region of level 0 into `dst` (rows of w texels, tightly packed),
- * waiting up to timeout_ns; nothing reaches dst after a loss (texture.c). */
+ * waiting up to timeout_ns; nothing reaches dst after a loss (texture_restore.c). */
 ul_status ul__texture_read_region(ul_device *d, ul__obj *o, uint32_t x, uint32_t y, uint32_t z, uint32_t w,
                                   uint32_t h, uint32_t depth, void *dst, uint64_t timeout_ns);
 /* A region of one level of a texture as a write names it (the operation
@@ -511,7 +511,7 @@ ul_status ul__texture_read_region(ul_device *d, ul__obj *o, uint32_t x, uint32_t
  * aspect (0: all). */
 enum { UL__TR_X, UL__TR_Y, UL__TR_Z, UL__TR_W, UL__TR_H, UL__TR_DEPTH, UL__TR_BPR, UL__TR_MIP, UL__TR_ROWS,
        UL__TR_ASPECT, UL__TR_WORDS };
-/* Writes a region through the queue (texture.c). */
+/* Writes a region through the queue (texture_restore.c). */
 ul_status ul__texture_write_region(ul_device *d, ul__obj *t, const uint32_t region[UL__TR_WORDS], const void *data,
                                    uint64_t size);
 /* Every usage bit a ul_buffer_desc may carry. */
