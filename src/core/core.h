@@ -331,10 +331,12 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
  * Only for a device the implementation synchronizes (n->synchronized) and
  * none of whose mappings is kept; any other is released here. Under mu. */
 void ul__native_release_async(ul_device *d, ul__native *n);
-/* Releases command buffer `cb`, encoded on the native device of epoch
- * `epoch`: now, or, when that device is being destroyed in the background,
- * on the thread destroying it, after the destroy. Under mu. */
-void ul__native_cmdbuf_release(ul_device *d, WGPUCommandBuffer cb, uint64_t epoch);
+/* Releases command buffer `cb`, encoded on native device `on`: now, or,
+ * when that device is being destroyed in the background, on the thread
+ * destroying it, after the destroy. (By device, not epoch: a device lost
+ * again during a rebuild is adopted back under the attempt's epoch.)
+ * Under mu. */
+void ul__native_cmdbuf_release(ul_device *d, WGPUCommandBuffer cb, WGPUDevice on);
 /* Waits until the env's background releases ended, up to the device's
  * release deadline; those still running then are counted abandoned. */
 void ul__native_releases_wait(ul_device *d);

@@ -261,7 +261,6 @@ typedef struct ul__async_release {
   WGPUDevice device;
   WGPUAdapter adapter;
   ul__native_ctx *ctx;
-  uint64_t epoch;                 /* the device's (its ctx's) */
   /* Command buffers of this device the program let go while it was being
    * destroyed: released after the destroy (ul__native_cmdbuf_release).
    * Under env->rel_mu; `destroyed` says none is taken any more. */
@@ -356,7 +355,6 @@ static void release_in_background(ul_device *d, ul__native *n, async_release *j,
   if (n->ctx) {
     pthread_mutex_lock(&ul__lost_mu);
     n->ctx->owner = NULL;
-    j->epoch = n->ctx->epoch;
     pthread_mutex_unlock(&ul__lost_mu);
   }
   j->env = env;
@@ -383,9 +381,9 @@ static void release_in_background(ul_device *d, ul__native *n, async_release *j,
   }
 }
 
-void ul__native_cmdbuf_release(ul_device *d, WGPUCommandBuffer cb, uint64_t epoch) {
+void ul__native_cmdbuf_release(ul_device *d, WGPUCommandBuffer cb, WGPUDevice on) {
   if (!cb) return;
-  if (epoch != d->epoch) {
+  if (on && on != d->device) {
     /* Of a lost device: Dawn's destroy of a device frees what its command
      * buffers hold without regard to a release of one beside it, so one
      * whose device is still being destroyed in the background goes after
@@ -393,7 +391,7 @@ void ul__native_cmdbuf_release(ul_device *d, WGPUCommandBuffer cb, uint64_t epoc
     ul_env *env = d->env;
     pthread_mutex_lock(&env->rel_mu);
     for (async_release *j = env->async_jobs; j; j = j->next) {
-      if (j->epoch != epoch || j->destroyed) continue;
+      if (j->device != on || j->destroyed) continue;
       bool kept = true;
       if (j->nafter == j->cap_after) {
         uint32_t ncap = j->cap_after ? j->cap_after * 2 : 8;

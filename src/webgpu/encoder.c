@@ -21,7 +21,7 @@ void ul__wg_cmdbuf_free(ul__wg_cmdbuf *c) {
   if (c->native) {
     ul_device *d = c->h.dev->ud;
     ul__device_lock(d);
-    ul__native_cmdbuf_release(d, c->native, c->epoch);
+    ul__native_cmdbuf_release(d, c->native, c->native_device);
     ul__device_unlock(d);
   }
   free(c->ops);
@@ -530,6 +530,7 @@ UL__WG_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder enco
   if (!s && !ul__device_loss_pending(d)) {
     c->native = cb;
     c->epoch = d->epoch;
+    c->native_device = d->device;
     cb = NULL;
   }
   if (cb) d->wgpu->CommandBufferRelease(cb);

@@ -80,7 +80,7 @@ UL__WG_EXPORT void wgpuQueueSubmit(WGPUQueue queue, size_t commandCount, const W
       s = ul__ops_submit(dv->ud, c->ops, c->count, c->label, &c->site, c->native, c->epoch, NULL);
     }
     if (c->native) {
-      ul__native_cmdbuf_release(dv->ud, c->native, c->epoch);
+      ul__native_cmdbuf_release(dv->ud, c->native, c->native_device);
       c->native = NULL;
     }
   }

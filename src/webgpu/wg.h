@@ -261,6 +261,7 @@ struct ul__wg_cmdbuf {
   uint32_t error_type;     /* WGPUErrorType: Validation, or Internal for contents a loss took */
   WGPUCommandBuffer native; /* encoded at Finish on `epoch` (NULL: encode at submit) */
   uint64_t epoch;
+  WGPUDevice native_device; /* the native device it was encoded on */
   bool submitted;
   ul_site site;
 };
