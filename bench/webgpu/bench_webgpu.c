@@ -331,13 +331,13 @@ static result summarize(double *raw, double *layer, int reps) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: unlost bench webgpu [--json] [--dispatches N (default 10000)] [--ggml N (default 2000)]\n"
-             "                           [--uploads N (default 64)] [--objects N (default 20000)]\n"
+             "                           [--uploads N (default 1024)] [--objects N (default 20000)]\n"
              "                           [--reps R (3..64, default 11)]\n");
 }
 
 int main(int argc, char **argv) {
   bool json = false;
-  int n = 10000, ng = 2000, nu = 64, nobj = 20000, reps = 11;
+  int n = 10000, ng = 2000, nu = 1024, nobj = 20000, reps = 11;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = true;
     else if (!strcmp(argv[i], "--dispatches") && i + 1 < argc) n = atoi(argv[++i]);
