@@ -494,6 +494,38 @@ static void test_churn_fake_clock(void) {
   ul__track_destroy(tr);
 }
 
+/* A bind group per dispatch is WebGPU's design (ggml's backend makes one
+ * per dispatch): its churn is counted and reported, not warned about on
+ * stderr; a buffer's still is. stderr is caught in a file. */
+static void test_churn_warns_only_for_costly_kinds(void) {
+  ul__tracker *tr = new_tracker(0);
+  ASSERT_TRUE(tr);
+  char path[] = "/tmp/ul_churn_XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_TRUE(fd >= 0);
+  fflush(stderr);
+  int saved = dup(2);
+  ASSERT_TRUE(saved >= 0 && dup2(fd, 2) == 2);
+  ul__track_desc g = {.kind = UL__TRACK_BIND_GROUP, .label = "per dispatch", .site = {"ggml.c", 11, "dispatch"}};
+  churn_site(tr, &g, 100, 1, 1);
+  ul__track_desc b = buf(256, "uniforms", "frame.c", 12, "frame");
+  churn_site(tr, &b, 100, 1, 1);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  char out[4096] = {0};
+  ssize_t got = pread(fd, out, sizeof out - 1, 0);
+  close(fd);
+  unlink(path);
+  ASSERT_TRUE(got > 0);
+  ul__track_stats s;
+  ul__track_get_stats(tr, &s);
+  EXPECT_EQ(s.churning_sites, 2); /* both counted */
+  EXPECT_TRUE(strstr(out, "churn: buffer created and destroyed") != NULL);
+  EXPECT_TRUE(strstr(out, "churn: bind group") == NULL);
+  ul__track_destroy(tr);
+}
+
 static void test_churn_window_slides(void) {
   /* 32 short lives per window never trip the default threshold (> 32),
    * however long it goes on, when the windows do not overlap. */
@@ -885,6 +917,7 @@ int main(void) {
   RUN_TEST(test_last_site_and_label_are_not_confused);
   RUN_TEST(test_budget_refusal);
   RUN_TEST(test_churn_fake_clock);
+  RUN_TEST(test_churn_warns_only_for_costly_kinds);
   RUN_TEST(test_churn_window_slides);
   RUN_TEST(test_reports_and_hostile_labels);
   RUN_TEST(test_report_limits_and_file);

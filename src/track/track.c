@@ -545,6 +545,7 @@ ul_status ul__track_free(ul__tracker *tr, uint64_t id) {
                                            r->created_ns, now);
   ul__track_site_ent churned;
   const char *churned_label = NULL;
+  const ul__log_level lvl = r->kind == UL__TRACK_BIND_GROUP ? UL__LOG_INFO : UL__LOG_WARN;
   if (churn_now) {
     tr->stats.churning_sites++;
     churned = *s;
@@ -558,10 +559,14 @@ ul_status ul__track_free(ul__tracker *tr, uint64_t id) {
   ul__track_unlock(&tr->mu);
 
   free(heap_label);
-  if (churn_now && ul__log_enabled(UL__LOG_WARN)) {
+  /* A bind group per dispatch is WebGPU's design for a program whose
+   * buffers change from one dispatch to the next (ggml's backend does it):
+   * counted and reported (churning_sites, the report's "churn"), told at
+   * info level (lvl). Other kinds churning cost memory and time: a warning. */
+  if (churn_now && ul__log_enabled(lvl)) {
     ul__track_sb sb = {0};
     ul__track_churn_hint(&sb, &tr->cfg, &churned, churned_label);
-    if (!sb.oom && sb.p) ul__log(UL__LOG_WARN, "churn: %s", sb.p);
+    if (!sb.oom && sb.p) ul__log(lvl, "churn: %s", sb.p);
     ul__track_sb_free(&sb);
   }
   return UL_OK;
