@@ -4,7 +4,8 @@
  * maintained HTTP library). A clean run must become ready, expose metrics
  * that the strict Prometheus parser accepts, answer /healthz 200 and stop
  * cleanly on SIGTERM; a run whose device is lost over and over must answer
- * /healthz 503 within a bounded time. The server is killed on every path:
+ * /readyz 503 (BROKEN) within a bounded time while /healthz stays 200, and
+ * one whose recovery gives up /healthz 503 (FAILED). The server is killed on every path:
  * explicitly, and by PR_SET_PDEATHSIG if this test dies first. */
 #include "unlost.h"
 
@@ -180,19 +181,28 @@ static void test_broken_device(void) {
     UL__FAIL_AT("the server did not start");
     goto out;
   }
-  if (!http_poll(s.port, "/healthz", 503, 15, &r)) {
-    UL__FAIL_AT("/healthz never answered 503 under loss-every=30 (last: %d %s)", r.status,
+  /* BROKEN (the breaker open): not ready, but alive -- a restart would
+   * not help, recovery brings it back (docs/kubernetes.md). */
+  bool broken = false;
+  for (int i = 0; i < 150 && !broken; i++) { /* 15 s */
+    http_reply_free(&r);
+    broken = http_get(s.port, "/readyz", &r) && r.status == 503 && r.body && strstr(r.body, "BROKEN");
+    if (!broken) usleep(100000);
+  }
+  if (!broken) {
+    UL__FAIL_AT("/readyz never answered 503 BROKEN under loss-every=30 (last: %d %s)", r.status,
                 r.body ? r.body : "");
     goto out;
   }
   /* One line that says why. */
-  EXPECT_TRUE(r.body && !strncmp(r.body, "unhealthy: ", 11));
-  EXPECT_TRUE(r.body && strchr(r.body, '\n') == r.body + r.body_len - 1);
-  if (r.body) printf("# /healthz: %s", r.body);
-
+  EXPECT_TRUE(!strncmp(r.body, "not ready: BROKEN", 17));
+  EXPECT_TRUE(strchr(r.body, '\n') == r.body + r.body_len - 1);
+  printf("# /readyz: %s", r.body);
   http_reply_free(&r);
-  EXPECT_TRUE(http_get(s.port, "/readyz", &r));
-  EXPECT_EQ(r.status, 503);
+  EXPECT_TRUE(http_get(s.port, "/healthz", &r));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(r.body && !strncmp(r.body, "ok (BROKEN", 10));
+  if (r.body) printf("# /healthz: %s", r.body);
 
   http_reply_free(&r);
   EXPECT_TRUE(http_get(s.port, "/metrics", &r));
@@ -209,6 +219,35 @@ static void test_broken_device(void) {
   else expect_clean_exit(&s);
 out:
   prom_free(&doc);
+  http_reply_free(&r);
+  if (started || s.pid > 0) server_stop(&s, SIGKILL, 5);
+  if (s.err_path[0]) unlink(s.err_path);
+}
+
+static void test_failed_device(void) {
+  /* Every recovery's device request refused: the device FAILS for good,
+   * and only then does liveness fail (a restart is the cure). */
+  server s;
+  bool started = server_start(&s, (const char *const[]){"--listen", "127.0.0.1:0", "--workload", "basic",
+                                                        "--duration", "20", "--interval-ms", "20",
+                                                        "--chaos", "loss-every=30,recovery-fail=all", NULL},
+                              30);
+  http_reply r = {0};
+  if (!started) {
+    UL__FAIL_AT("the server did not start");
+    goto out;
+  }
+  if (!http_poll(s.port, "/healthz", 503, 15, &r)) {
+    UL__FAIL_AT("/healthz never answered 503 with recovery refused (last: %d %s)", r.status, r.body ? r.body : "");
+    goto out;
+  }
+  EXPECT_TRUE(r.body && !strncmp(r.body, "unhealthy: device FAILED", 24));
+  if (r.body) printf("# /healthz: %s", r.body);
+  http_reply_free(&r);
+  EXPECT_TRUE(http_get(s.port, "/readyz", &r));
+  EXPECT_EQ(r.status, 503);
+  if (!server_stop(&s, SIGTERM, 20)) UL__FAIL_AT("the server did not stop within 20 s of SIGTERM");
+out:
   http_reply_free(&r);
   if (started || s.pid > 0) server_stop(&s, SIGKILL, 5);
   if (s.err_path[0]) unlink(s.err_path);
@@ -300,6 +339,7 @@ int main(void) {
   RUN_TEST(test_duration);
   RUN_TEST(test_clean_run);
   RUN_TEST(test_broken_device);
+  RUN_TEST(test_failed_device);
   RUN_TEST(test_slowloris_64);
   RUN_TEST(test_slowloris_256);
   TEST_MAIN_END();

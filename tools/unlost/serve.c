@@ -45,11 +45,11 @@ static void serve_usage(FILE *f) {
           "  GET /metrics       Prometheus text format 0.0.4 (ul_metrics), plus\n"
           "                     unlost_serve_workload_runs_total{result=ok|error}\n"
           "  GET /metrics.json  the same numbers as JSON\n"
-          "  GET /healthz       200 \"ok\" while the device is HEALTHY or DEGRADED and\n"
-          "                     not FAILED; 503 and a one-line reason when it is\n"
-          "                     BROKEN, HALF_OPEN or FAILED\n"
-          "  GET /readyz        200 when the device is READY or FALLBACK and a\n"
-          "                     workload run has succeeded at least once; else 503\n"
+          "  GET /healthz       liveness: 200 \"ok\" unless the device FAILED for good\n"
+          "                     (recovery gave up): then 503 and a one-line reason\n"
+          "  GET /readyz        200 when the device is READY or FALLBACK, its breaker\n"
+          "                     is not BROKEN or HALF_OPEN and a workload run has\n"
+          "                     succeeded at least once; else 503 and the reason\n"
           "  GET /              the live report page (as `unlost report --html`):\n"
           "                     memory over time, events, losses with the work in\n"
           "                     flight, live objects (501 when built without jansson)\n"
@@ -288,17 +288,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     ul_health_snapshot h;
     ul_status s = ul_device_health(st->dev, &h);
     if (s) return reply_text(c, 503, "unhealthy: health unavailable: %s", ul_status_name(s));
+    /* Liveness fails only when a restart is the cure (docs/kubernetes.md):
+     * the device FAILED for good. A BROKEN or HALF_OPEN breaker is the
+     * readiness probe's matter: recovery and its probes bring it back. */
     ul_device_state ds = ul_device_get_state(st->dev);
     if (ds == UL_DEVICE_FAILED) return reply_text(c, 503, "unhealthy: device FAILED (recovery gave up)");
     if (h.state == UL_HEALTH_BROKEN || h.state == UL_HEALTH_HALF_OPEN)
-      return reply_text(c, 503, "unhealthy: %s (%s)", ul_health_state_name(h.state),
-                        h.reason[0] ? h.reason : "no reason recorded");
+      return reply_text(c, 200, "ok (%s, recovering: /readyz fails until it is back)", ul_health_state_name(h.state));
     return reply_text(c, 200, "ok");
   }
   if (!strcmp(url, "/readyz")) {
     ul_device_state ds = ul_device_get_state(st->dev);
     if (ds != UL_DEVICE_READY && ds != UL_DEVICE_FALLBACK)
       return reply_text(c, 503, "not ready: device %s", ul_device_state_name(ds));
+    ul_health_snapshot h;
+    if (ul_device_health(st->dev, &h) == UL_OK && (h.state == UL_HEALTH_BROKEN || h.state == UL_HEALTH_HALF_OPEN))
+      return reply_text(c, 503, "not ready: %s (%s)", ul_health_state_name(h.state),
+                        h.reason[0] ? h.reason : "no reason recorded");
     if (atomic_load(&st->runs_ok) == 0) {
       char last[256];
       pthread_mutex_lock(&st->mu);
