@@ -165,7 +165,7 @@ typedef struct ul_env_desc {
    * Default false: an adapter on the Null backend is refused. */
   bool allow_null_backend;
   /* Fault injection for tests and `unlost chaos`: a schedule such as
-   * "loss@12,oom-every=5,seed=3" (the grammar: `unlost chaos --help` and
+   * "loss@12,loss-every=200,seed=3" (the grammar: `unlost chaos --help` and
    * docs/recovery.md). NULL: $UNLOST_CHAOS, else none. */
   const char *chaos;
 } ul_env_desc;

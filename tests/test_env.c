@@ -88,6 +88,10 @@ static void test_chaos_arm_and_counts(void) {
   ASSERT_OK(ul_env_create(&(ul_env_desc){.chaos = "seed=1"}, &env));
   ASSERT_STATUS(ul_env_chaos_arm(env, "loss@zero"), UL_ERR_INVALID_ARGUMENT);
   ASSERT_CONTAINS(ul_last_error(), "zero");
+  /* The example of ul_env_desc.chaos in unlost.h is a schedule that parses
+   * (it once named a fault kind the grammar does not have). */
+  ASSERT_OK(ul_env_chaos_arm(env, "loss@12,loss-every=200,seed=3"));
+  ASSERT_STATUS(ul_env_chaos_arm(env, "loss@12,oom-every=5,seed=3"), UL_ERR_INVALID_ARGUMENT);
   for (int round = 0; round < 2; round++) {
     ul_device *d = NULL;
     ASSERT_OK(ul_device_create(env, &(ul_device_desc){.label = "armed"}, &d));
