@@ -12,7 +12,9 @@ typedef enum { FAULT_LOSS, FAULT_OOM, FAULT_VALIDATION } fault_kind;
 typedef struct fault_point {
   fault_kind kind;
   uint64_t at;
-  bool done;
+  bool done;     /* its call came */
+  bool injected; /* and the fault was injected there (not: no device yet,
+                  * or an error outside unlost's error scopes) */
 } fault_point;
 
 struct ul__chaos {
@@ -74,7 +76,7 @@ static ul_status parse_item(ul__chaos *c, char *item) {
     if (s) return ul__wrap(s, "call index (from 1)");
     if (c->npoints >= UL__CHAOS_MAX_POINTS)
       return ul__fail(UL_ERR_INVALID_ARGUMENT, "more than %d fault points", UL__CHAOS_MAX_POINTS);
-    c->points[c->npoints++] = (fault_point){k, n, false};
+    c->points[c->npoints++] = (fault_point){k, n, false, false};
     return UL_OK;
   }
   if (!eq) return ul__fail(UL_ERR_INVALID_ARGUMENT, "item '%s' is neither KIND@N nor KEY=VALUE", item);
@@ -151,20 +153,22 @@ static void before_call(ul__chaos *c, bool waiting) {
    * (loss@N, every call) still lands on waits. */
   uint64_t w = waiting ? atomic_load(&c->work_calls) : atomic_fetch_add(&c->work_calls, 1) + 1;
   fault_kind todo[4];
+  int point[4]; /* the fault point each came from, -1 for a rate or a period */
   int ntodo = 0;
   pthread_mutex_lock(&c->mu);
   WGPUDevice dev = c->device;
   for (int i = 0; i < c->npoints; i++) {
     if (!c->points[i].done && c->points[i].at == n) {
       c->points[i].done = true;
-      if (ntodo < 4) todo[ntodo++] = c->points[i].kind;
+      if (ntodo < 4) point[ntodo] = i, todo[ntodo++] = c->points[i].kind;
     }
   }
-  if (c->loss_every && !waiting && w % c->loss_every == 0 && ntodo < 4) todo[ntodo++] = FAULT_LOSS;
-  if (c->loss_rate > 0 && next_unit(&c->rng) < c->loss_rate && ntodo < 4) todo[ntodo++] = FAULT_LOSS;
+  if (c->loss_every && !waiting && w % c->loss_every == 0 && ntodo < 4) point[ntodo] = -1, todo[ntodo++] = FAULT_LOSS;
+  if (c->loss_rate > 0 && next_unit(&c->rng) < c->loss_rate && ntodo < 4) point[ntodo] = -1, todo[ntodo++] = FAULT_LOSS;
   pthread_mutex_unlock(&c->mu);
   if (!dev) return;
   for (int i = 0; i < ntodo; i++) {
+    uint64_t before = atomic_load(&c->injected);
     char msg[96];
     switch (todo[i]) {
     case FAULT_LOSS:
@@ -189,7 +193,35 @@ static void before_call(ul__chaos *c, bool waiting) {
       atomic_fetch_add(&c->injected, 1);
       break;
     }
+    if (point[i] >= 0 && atomic_load(&c->injected) != before) {
+      pthread_mutex_lock(&c->mu);
+      c->points[point[i]].injected = true;
+      pthread_mutex_unlock(&c->mu);
+    }
   }
+}
+
+static const char *fault_name(fault_kind k) {
+  return k == FAULT_LOSS ? "loss" : k == FAULT_OOM ? "oom" : "validation";
+}
+
+void ul__chaos_say_unmet(ul__chaos *c) {
+  if (!c) return;
+  uint64_t calls = atomic_load(&c->calls);
+  pthread_mutex_lock(&c->mu);
+  for (int i = 0; i < c->npoints; i++) {
+    const fault_point *p = &c->points[i];
+    if (!p->done)
+      ul__log(UL__LOG_WARN, "unlost chaos: %s@%llu injected nothing: the program made %llu counted call(s)",
+              fault_name(p->kind), (unsigned long long)p->at, (unsigned long long)calls);
+    else if (!p->injected)
+      ul__log(UL__LOG_WARN, "unlost chaos: %s@%llu injected nothing: %s", fault_name(p->kind),
+              (unsigned long long)p->at,
+              p->kind == FAULT_LOSS ? "no device was the fault target at that call"
+                                    : "that call was not in one of unlost's error scopes (a create, a rebuild), "
+                                      "where such an error is heard");
+  }
+  pthread_mutex_unlock(&c->mu);
 }
 
 static bool take(ul__chaos *c, uint32_t *counter) {
@@ -298,6 +330,11 @@ static void ul__chaos_fill(ul__chaos *c) {
   c->procs.AdapterRequestDevice = chaos_request_device;
 }
 
+/* A program that never destroys its env hears of its schedule's unmet
+ * points at exit (the newest schedule's: g_chaos). */
+static void say_unmet_at_exit(void) { ul__chaos_say_unmet(atomic_load(&g_chaos)); }
+static void register_at_exit(void) { (void)atexit(say_unmet_at_exit); }
+
 ul_status ul__chaos_create(const char *spec, const ul__wgpu *real, ul__chaos **out) {
   *out = NULL;
   ul__chaos *c = calloc(1, sizeof *c);
@@ -307,20 +344,24 @@ ul_status ul__chaos_create(const char *spec, const ul__wgpu *real, ul__chaos **o
     free(c);
     return s;
   }
-  ul__chaos *expected = NULL;
-  if (!atomic_compare_exchange_strong(&g_chaos, &expected, c)) {
-    free(c);
-    return ul__fail(UL_ERR_BUSY, "another chaos table is active in this process");
-  }
   pthread_mutex_init(&c->mu, NULL);
   c->real = real;
   ul__chaos_fill(c);
+  ul__chaos *expected = NULL;
+  if (!atomic_compare_exchange_strong(&g_chaos, &expected, c)) {
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+    return ul__fail(UL_ERR_BUSY, "another chaos table is active in this process");
+  }
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, register_at_exit);
   *out = c;
   return UL_OK;
 }
 
 void ul__chaos_destroy(ul__chaos *c) {
   if (!c) return;
+  ul__chaos_say_unmet(c);
   ul__chaos *expected = c;
   atomic_compare_exchange_strong(&g_chaos, &expected, NULL);
   pthread_mutex_destroy(&c->mu);

@@ -70,5 +70,10 @@ void ul__chaos_refused_limits(WGPULimits *lim);
 void ul__chaos_reset_counters(ul__chaos *c);
 /* Replaces the schedule (same syntax); counters keep running. */
 ul_status ul__chaos_reschedule(ul__chaos *c, const char *spec);
+/* Warns of each fault point (kind@N) of the schedule that injected
+ * nothing: its call never came (with the count of calls seen), or no
+ * fault could be injected there. Done at destroy (a program that never
+ * destroys its env: at the chaos report at exit). */
+void ul__chaos_say_unmet(ul__chaos *c);
 
 #endif

@@ -187,6 +187,12 @@ if(TARGET unlost_webgpu)
     set_tests_properties(webgpu_bounds_${what} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu"
       ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;BOUNDS_WATCHDOG_S=${ul_bounds_watchdog}")
   endforeach()
+  # A fault point that injects nothing says so (issue 40): past the last
+  # call, with the count of calls seen; outside an error scope, why.
+  add_test(NAME webgpu_chaos_unmet COMMAND wgpu_gen_linked)
+  set_tests_properties(webgpu_chaos_unmet PROPERTIES TIMEOUT 120 LABELS "webgpu"
+    PASS_REGULAR_EXPRESSION "unlost chaos: loss@999999 injected nothing: the program made [0-9]+ counted call"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=warn;UNLOST_CHAOS=loss@999999")
   # A command buffer finished before a loss, submitted or released after
   # it while the lost device is destroyed in the background (issue 36,
   # observation 13): a crash or wrong data fails it.
