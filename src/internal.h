@@ -45,6 +45,10 @@ typedef enum ul__log_level {
 } ul__log_level;
 void ul__log(ul__log_level level, const char *fmt, ...) UL__PRINTF(2, 3);
 bool ul__log_enabled(ul__log_level level);
+/* Sets the level (a ul__log_level, or -1: none) and returns the one it
+ * replaces: for a test that must see what a level shows, whatever
+ * UNLOST_LOG says. */
+int ul__log_swap_level(int level);
 
 /* ---- time (src/base/clock.c) ---- */
 /* Monotonic nanoseconds. */
