@@ -1,5 +1,5 @@
 /* The public waits for submitted work: ul_device_wait, ul_device_wait_idle. */
-#include "api/api.h"
+#include "engine/engine.h"
 #include "exec/oplog.h"
 
 ul_status ul_device_wait(ul_device *d, uint64_t serial, uint32_t timeout_ms) {

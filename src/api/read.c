@@ -2,7 +2,7 @@
  * begin, recover on a loss: the replay starts a logged read again) and
  * ul_device_poll (collect under the lock, deliver without it). The reads'
  * engine is src/exec/read.c. */
-#include "api/api.h"
+#include "engine/engine.h"
 #include "exec/read.h"
 
 ul_status ul_buffer_read_async(ul_device *d, ul_buffer buf, uint64_t offset, void *dst,

@@ -1,94 +1,8 @@
-/* The public texture, view and sampler calls: create (with retries),
- * destroy, write (logged under LOG, copied under SHADOW), read. The
- * texture below them is src/res/texture.c. */
-#include "api/api.h"
+/* The public texture, view and sampler calls: create (the engine's,
+ * src/engine/objects.c), destroy, write (logged under LOG, copied under
+ * SHADOW), read. The texture below them is src/res/texture.c. */
+#include "engine/engine.h"
 #include "exec/oplog.h"
-
-ul_status ul__texture_create(ul_device *d, const WGPUTextureDescriptor *nd, ul_restore restore, const char *label,
-                             const ul_site *site, uint32_t *out) {
-  *out = 0;
-  /* What would make the estimate below absurd, before anything is made. */
-  if (!nd->usage) return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture usage is None");
-  if (!nd->size.width || !nd->size.height || !nd->size.depthOrArrayLayers || !nd->mipLevelCount ||
-      nd->mipLevelCount > 32)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture of %ux%ux%u with %u levels: a size of 0 or more than 32 levels",
-                    nd->size.width, nd->size.height, nd->size.depthOrArrayLayers, nd->mipLevelCount);
-  ul__format_info fmt;
-  if (!ul__format_info_of(nd->format, &fmt))
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture format 0x%x is not one this implementation knows",
-                    (unsigned)nd->format);
-  if (restore == UL_RESTORE_SHADOW && (!fmt.copyable || fmt.bw != 1 || nd->mipLevelCount > 1))
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "a SHADOW texture needs one level of an uncompressed, copyable format");
-  /* Estimate: blocks of all levels (a level halves each dimension). */
-  uint64_t bytes = 0;
-  uint32_t bw = fmt.bw ? fmt.bw : 1, bh = fmt.bh ? fmt.bh : 1;
-  uint64_t per_block = fmt.block_bytes ? fmt.block_bytes : 4;
-  uint64_t w = nd->size.width, h = nd->size.height ? nd->size.height : 1, dd = nd->size.depthOrArrayLayers;
-  for (uint32_t l = 0; l < nd->mipLevelCount; l++) {
-    bytes += (w + bw - 1) / bw * ((h + bh - 1) / bh) * dd * per_block * (nd->sampleCount > 1 ? nd->sampleCount : 1);
-    w = UL__MAX(w / 2, 1);
-    h = UL__MAX(h / 2, 1);
-    if (nd->dimension == WGPUTextureDimension_3D) dd = UL__MAX(dd / 2, 1);
-  }
-  ul__obj *o = NULL;
-  ul_status s = ul__obj_new(d, UL__OBJ_TEXTURE, label, site, &o);
-  if (s) return s;
-  o->pending = true;
-  ul__texture_data *t = &o->u.tex;
-  t->nd = *nd;
-  t->nd.nextInChain = NULL;
-  t->nd.label = (WGPUStringView){NULL, 0};
-  t->nd.viewFormats = NULL;
-  t->fmt = fmt;
-  t->restore = restore;
-  t->bytes = bytes;
-  /* Restore needs both copies, when the format allows them at all. */
-  if (fmt.copyable && nd->sampleCount <= 1) t->nd.usage |= WGPUTextureUsage_CopySrc | WGPUTextureUsage_CopyDst;
-  if (nd->viewFormatCount) {
-    uint32_t *vf = malloc(sizeof *vf * nd->viewFormatCount);
-    if (!vf) {
-      ul__obj_free(d, o);
-      return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
-    }
-    memcpy(vf, nd->viewFormats, sizeof *vf * nd->viewFormatCount);
-    t->nd.viewFormats = vf;
-  }
-  if (restore == UL_RESTORE_SHADOW) {
-    uint64_t level0 = ul__texture_level_bytes(o, 0);
-    if (level0 > d->limits.maxBufferSize) {
-      ul__obj_free(d, o);
-      return ul__fail(UL_ERR_INVALID_ARGUMENT, "a SHADOW texture of %llu bytes is larger than the device's "
-                      "maxBufferSize %llu", (unsigned long long)level0, (unsigned long long)d->limits.maxBufferSize);
-    }
-    t->shadow = calloc(1, (size_t)level0);
-    if (!t->shadow) {
-      ul__obj_free(d, o);
-      return ul__fail(UL_ERR_OUT_OF_MEMORY, "no host memory for the shadow copy");
-    }
-  }
-  ul__track_desc td = {.kind = UL__TRACK_TEXTURE, .size = bytes, .size_estimated = true,
-                       .label = o->label, .owner = o->id};
-  if (site) td.site = (ul__track_site){site->file, site->line, site->func};
-  if ((s = ul__track_reserve(d->res->tracker, &td))) {
-    ul__obj_free(d, o);
-    return s;
-  }
-  td.reserved = true;
-  ul__retry rt = UL__RETRY_SCOPES;
-  do {
-    s = ul__obj_create_native(d, o);
-  } while (ul__retry_again(d, &s, &rt));
-  if (!s) s = ul__track_alloc(d->res->tracker, &td, &o->track_id);
-  else ul__track_unreserve(d->res->tracker, bytes);
-  if (s) {
-    ul__obj_release_native(d, o);
-    ul__obj_free(d, o);
-    return s;
-  }
-  o->pending = false;
-  *out = o->id;
-  return UL_OK;
-}
 
 /* unlost.h's texture: its defaults and rules, then the native descriptor. */
 static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_texture *out,
@@ -134,21 +48,6 @@ ul_status ul_texture_create_at(ul_device *d, const ul_texture_desc *desc, ul_tex
   return s ? ul__wrap(s, "create texture '%s'", desc->label ? desc->label : "") : UL_OK;
 }
 
-/* Views of `t` die with it (WebGPU: a destroyed texture's views are invalid). */
-static void destroy_views_of(ul_device *d, uint32_t texture_id) {
-  ul__res *r = d->res;
-  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
-    ul__obj *v = r->slots[i];
-    if (v && v->kind == UL__OBJ_VIEW && !v->destroyed && v->u.view.texture == texture_id)
-      ul__obj_destroy(d, v);
-  }
-}
-
-void ul__texture_destroy(ul_device *d, ul__obj *t) {
-  destroy_views_of(d, t->id);
-  ul__obj_destroy(d, t);
-}
-
 ul_status ul_texture_destroy(ul_device *d, ul_texture tex) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "destroy texture: device is NULL");
   if (!tex.id) return UL_OK;
@@ -157,10 +56,7 @@ ul_status ul_texture_destroy(ul_device *d, ul_texture tex) {
   d->res->lookup_plain = true; /* nothing to put back into what goes */
   ul_status s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "destroy texture", &o);
   d->res->lookup_plain = false;
-  if (!s) {
-    destroy_views_of(d, tex.id);
-    ul__obj_destroy(d, o);
-  }
+  if (!s) ul__texture_destroy(d, o);
   ul__device_unlock(d);
   return s;
 }
@@ -241,22 +137,6 @@ out:
   return s ? ul__wrap(s, "read texture") : UL_OK;
 }
 
-ul_status ul__view_create(ul_device *d, uint32_t texture, const WGPUTextureViewDescriptor *nd, const char *label,
-                          const ul_site *site, uint32_t *out) {
-  *out = 0;
-  ul__obj *t, *o = NULL;
-  ul_status s = ul__obj_get(d, texture, UL__OBJ_TEXTURE, "create texture view", &t);
-  if (!s && !(s = ul__obj_new(d, UL__OBJ_VIEW, label, site, &o))) {
-    o->pending = true;
-    o->u.view.texture = texture;
-    o->u.view.nd = *nd;
-    o->u.view.nd.nextInChain = NULL;
-    o->u.view.nd.label = (WGPUStringView){NULL, 0};
-    s = ul__obj_finish(d, o, out);
-  }
-  return s;
-}
-
 ul_status ul_texture_view_create_at(ul_device *d, const ul_texture_view_desc *desc,
                                     ul_texture_view *out, const ul_site *site) {
   if (out) out->id = 0;
@@ -287,21 +167,6 @@ ul_status ul_texture_view_create_at(ul_device *d, const ul_texture_view_desc *de
 
 ul_status ul_texture_view_destroy(ul_device *d, ul_texture_view v) {
   return ul__destroy_simple(d, v.id, UL__OBJ_VIEW, "destroy texture view");
-}
-
-ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, const char *label, const ul_site *site,
-                             uint32_t *out) {
-  *out = 0;
-  ul__obj *o = NULL;
-  ul_status s = ul__obj_new(d, UL__OBJ_SAMPLER, label, site, &o);
-  if (!s) {
-    o->pending = true;
-    o->u.smp.nd = *nd;
-    o->u.smp.nd.nextInChain = NULL;
-    o->u.smp.nd.label = (WGPUStringView){NULL, 0};
-    s = ul__obj_finish(d, o, out);
-  }
-  return s;
 }
 
 ul_status ul_sampler_create_at(ul_device *d, const ul_sampler_desc *desc, ul_sampler *out,

@@ -8,7 +8,7 @@
 #ifndef UL_WEBGPU_WG_H
 #define UL_WEBGPU_WG_H
 
-#include "api/api.h"
+#include "engine/engine.h"
 #include "exec/oplog.h"
 #include "wgpu/wgpu_api.h"
 #include "unlost_webgpu.h"

@@ -1,6 +1,10 @@
-/* Internal to unlost: what the public calls of src/api/ share. */
-#ifndef UL_API_API_H
-#define UL_API_API_H
+/* The engine's front: the one interface both front doors use (src/api/,
+ * unlost.h; src/webgpu/, webgpu.h). Each door checks its own rules,
+ * translates its descriptors into the engine's (native descriptors with
+ * handles as ids, specs), enters the device and calls these; the engine
+ * makes, records and recovers. */
+#ifndef UL_ENGINE_ENGINE_H
+#define UL_ENGINE_ENGINE_H
 
 #include "exec/cmd.h"
 #include "recover/recover.h"
@@ -9,10 +13,10 @@
 
 /* Finishes a create whose descriptor was copied into `o` (pending): the
  * native object with retries, the tracker's record; frees `o` on failure
- * (src/api/pipeline.c). Under d->mu. */
+ * (src/engine/objects.c). Under d->mu. */
 ul_status ul__obj_finish(ul_device *d, ul__obj *o, uint32_t *out);
 
-/* A buffer as the engine makes it (src/api/buffer.c): WebGPU's usage bits
+/* A buffer as the engine makes it (src/engine/buffers.c): WebGPU's usage bits
  * as the program asked (unlost adds what its restore needs), the restore
  * policy and its source; source_stat is the SOURCE file's at the create. */
 typedef struct ul__buffer_spec {
@@ -32,6 +36,9 @@ typedef struct ul__buffer_spec {
   bool from_use;
 } ul__buffer_spec;
 ul_status ul__buffer_create(ul_device *d, const ul__buffer_spec *spec, const ul_site *site, uint32_t *out);
+/* Looks up usable buffer `id` under d->mu: its contents back if a rebuild
+ * left them for their first use; UL_ERR_DEVICE_LOST when a loss took them. */
+ul_status ul__buffer_get(ul_device *d, uint32_t id, const char *what, ul__obj **o);
 /* Writes `size` bytes at `offset` of buffer `o` through the queue, as
  * every write is: recorded first (the log, after room is made; a SHADOW or
  * MAP_WRITE buffer's host copy), then uploaded; a loss meanwhile is
@@ -49,7 +56,7 @@ ul_status ul__buffer_unmap(ul_device *d, uint32_t id);
  * native descriptor (handles as registry ids), copies it into a new
  * object, makes the native object with retries and tracks it; *out is the
  * new id (0 on failure). Under d->mu, the device entered.
- * src/api/pipeline.c: */
+ * src/engine/objects.c: */
 ul_status ul__shader_create(ul_device *d, const char *wgsl, size_t len, const char *label, const ul_site *site,
                             uint32_t *out);
 ul_status ul__bgl_create(ul_device *d, uint32_t count, const WGPUBindGroupLayoutEntry *entries, const char *label,
@@ -71,7 +78,7 @@ ul_status ul__bind_group_create(ul_device *d, uint32_t layout, uint32_t pipeline
                                 uint32_t *out);
 ul_status ul__query_set_create(ul_device *d, uint32_t type, uint32_t count, const char *label, const ul_site *site,
                                uint32_t *out);
-/* src/api/texture.c: */
+/* src/engine/objects.c: */
 ul_status ul__texture_create(ul_device *d, const WGPUTextureDescriptor *nd, ul_restore restore, const char *label,
                              const ul_site *site, uint32_t *out);
 ul_status ul__view_create(ul_device *d, uint32_t texture, const WGPUTextureViewDescriptor *nd, const char *label,
@@ -85,19 +92,30 @@ ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, cons
  * every handle, the encode -- or `prepared`, when it was encoded from the
  * same ops on this device's epoch `prepared_epoch` (the caller keeps its
  * reference) -- the log, the submit. *serial (may be NULL) names it for
- * ul_device_wait (src/api/cmd.c). */
+ * ul_device_wait (src/engine/submit.c). */
 ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char *label, const ul_site *site,
                          WGPUCommandBuffer prepared, uint64_t prepared_epoch, uint64_t *serial);
 
+/* ul_cmd_submit's work (the device entered): room in the log, the encode
+ * of list `c` with retries, the log, the submit; *serial (may be NULL)
+ * names it (src/engine/submit.c). */
+ul_status ul__cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial);
+
 /* ul_device_create with what the device asks of the implementation in
  * WebGPU's terms (NULL: as ul_device_create); `req` is copied
- * (src/api/device.c). */
+ * (src/engine/lifecycle.c). */
 ul_status ul__device_create_req(ul_env *env, const ul_device_desc *desc, const ul__device_req *req, ul_device **out,
                                 const ul_site *site);
 
-/* The checkpoint under the retry policy (src/api/checkpoint.c). */
-/* The same, recovering from a loss and trying again (at most
- * UL__MAX_RETRIES_PER_CALL times): the public checkpoint. */
+/* Destroys device `d` (ul_device_destroy's work): the reads still queued
+ * answered, the log, the objects (UL_ERR_BUSY when any were left), the
+ * native device; `d` is freed (src/engine/lifecycle.c). */
+ul_status ul__device_destroy(ul_device *d);
+
+/* The checkpoint (src/recover/checkpoint.c) under its retry policy: after
+ * a loss, recover and try again while the attempts get somewhere (at most
+ * UL__MAX_RETRIES_PER_CALL fruitless recoveries in a row): the public
+ * checkpoint (src/engine/commit.c). */
 ul_status ul__checkpoint_retry(ul_device *d);
 /* Makes room in the operation log for an entry of `bytes`: checkpoints
  * first when the entry would take the log past its bounds, so that the
