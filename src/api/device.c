@@ -31,13 +31,7 @@ uint64_t ul_device_epoch(ul_device *d) {
   return e;
 }
 
-uint64_t ul_device_recoveries(ul_device *d) {
-  if (!d) return 0;
-  ul__lost_lock(); /* the count is written under it (and mu) */
-  uint64_t n = d->recoveries_total;
-  ul__lost_unlock();
-  return n;
-}
+uint64_t ul_device_recoveries(ul_device *d) { return ul__device_recoveries(d); }
 
 ul_status ul_device_recover(ul_device *d) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "recover: device is NULL");
@@ -72,38 +66,7 @@ ul_status ul_device_limits(ul_device *d, ul_limits *out) {
 
 ul_status ul_device_force_loss(ul_device *d, const char *message) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "force loss: device is NULL");
-  if (!d->env->lib.procs.DeviceForceLoss)
-    return ul__fail(UL_ERR_UNSUPPORTED, "force loss: '%s' has no wgpuDeviceForceLoss",
-                    d->env->lib.path);
-  ul__device_lock(d);
-  if (atomic_load(&d->state) == UL_DEVICE_FAILED) {
-    ul__device_unlock(d);
-    return ul__fail(UL_ERR_DEVICE_FAILED, "force loss: device '%s' has failed for good", d->label);
-  }
-  /* Already lost: a loss is recorded and not recovered from yet (pending,
-   * or a recovery waits for its new native device). Forcing would do
-   * nothing, so nothing is done, and the caller hears so. */
-  if (!d->device || ul__device_loss_pending(d)) {
-    bool rec = d->recovering;
-    ul__device_unlock(d);
-    return ul__fail(UL_ERR_BUSY, "force loss: device '%s' is already lost (%s); no loss was forced", d->label,
-                    rec ? "a recovery is under way" : "the loss is not recovered from yet");
-  }
-  /* What is in flight now: the implementation finishes the queue before
-   * it reports the loss, which would make every submission look done. */
-  ul__forensics_loss_forced(d, message);
-  d->env->lib.procs.DeviceForceLoss(d->device, WGPUDeviceLostReason_Unknown,
-                                    ul__sv(message ? message : "unlost: forced loss"));
-  ul__forensics_loss_forced_done(d);
-  /* The implementation records the loss before it returns (its lost
-   * callback); one it ignored (its device was lost a moment ago, and the
-   * callback has not run yet) forced nothing. */
-  bool lost = ul__device_loss_pending(d);
-  ul__device_unlock(d);
-  if (!lost)
-    return ul__fail(UL_ERR_BUSY, "force loss: the implementation did not lose device '%s' (it was lost already); "
-                    "no loss was forced", d->label);
-  return UL_OK;
+  return ul__device_force_loss(d, message);
 }
 
 void ul_device_set_recovery_wait(ul_device *d, uint32_t ms) {

@@ -111,6 +111,13 @@ ul_status ul__device_create_req(ul_env *env, const ul_device_desc *desc, const u
  * answered, the log, the objects (UL_ERR_BUSY when any were left), the
  * native device; `d` is freed (src/engine/lifecycle.c). */
 ul_status ul__device_destroy(ul_device *d);
+/* The recoveries device `d` went through (0 for NULL). */
+uint64_t ul__device_recoveries(ul_device *d);
+/* Loses device `d` through the implementation (ul_device_force_loss's
+ * work; takes d->mu itself, not the gate): UL_ERR_UNSUPPORTED without
+ * wgpuDeviceForceLoss, UL_ERR_DEVICE_FAILED for a device that failed for
+ * good, UL_ERR_BUSY when it is lost already (no loss was forced). */
+ul_status ul__device_force_loss(ul_device *d, const char *message);
 
 /* The checkpoint (src/recover/checkpoint.c) under its retry policy: after
  * a loss, recover and try again while the attempts get somewhere (at most

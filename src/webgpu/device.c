@@ -150,8 +150,8 @@ void ul__wg_device_free(ul__wg_device *dv) {
   dv->redo_cb = NULL;
   if (dv->ud) {
     bool failed = atomic_load(&dv->lost) && dv->lost_reason != WGPUDeviceLostReason_Destroyed;
-    ul__wg_device_gone(dv, ul_device_recoveries(dv->ud), failed);
-    ul_status s = ul_device_destroy(dv->ud);
+    ul__wg_device_gone(dv, ul__device_recoveries(dv->ud), failed);
+    ul_status s = ul__device_destroy(dv->ud);
     if (s && s != UL_ERR_BUSY) ul__log(UL__LOG_WARN, "webgpu.h device: %s", ul_last_error());
     if (s == UL_ERR_BUSY) ul__wg_count_leaked();
   }
@@ -356,7 +356,7 @@ UL__WG_EXPORT void wgpuDeviceForceLoss(WGPUDevice device, WGPUDeviceLostReason t
   char msg[256];
   ul__sv_copy(message, msg, sizeof msg);
   UL__UNUSED(type);
-  if (ul_device_force_loss(dv->ud, msg[0] ? msg : "forced by the program (wgpuDeviceForceLoss)"))
+  if (ul__device_force_loss(dv->ud, msg[0] ? msg : "forced by the program (wgpuDeviceForceLoss)"))
     ul__log(UL__LOG_INFO, "wgpuDeviceForceLoss: %s", ul_last_error());
 }
 

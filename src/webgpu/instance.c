@@ -61,7 +61,7 @@ static void chaos_report_line(ul_env *env, char *line, size_t cap) {
   pthread_mutex_lock(&g_live_mu);
   uint64_t recoveries = atomic_load(&g_recoveries), failed = atomic_load(&g_failed);
   for (ul__wg_device *dv = g_live; dv; dv = dv->live_next) {
-    recoveries += ul_device_recoveries(dv->ud);
+    recoveries += ul__device_recoveries(dv->ud);
     failed += atomic_load(&dv->lost) && dv->lost_reason != WGPUDeviceLostReason_Destroyed;
   }
   pthread_mutex_unlock(&g_live_mu);
