@@ -8,8 +8,14 @@
 # variable one file of src/ uses that another file defines (read from the
 # built objects with nm: the reference a declaration in a lower header can
 # hide from the include check) must be of the same folder or one below.
-# Then the check tests itself: an added upward include, and an added upward
-# call, must each make it fail.
+# Then the doors: a file of a front door (api: unlost.h, webgpu: webgpu.h)
+# may use only symbols of engine/ (the engine's front), base (src/base/ and
+# the top of src/), wgpu/ and its own folder -- unless the (file, symbol)
+# is listed in tests/door_debt.txt, what the doors still take from below
+# the engine (a listed use that no longer exists fails too, so the list
+# only shrinks). Then the check tests itself: an added upward include, an
+# added upward call, a call between the doors and a door's call into core
+# must each make it fail, as must a debt line paid but still listed.
 #   test_layers.sh SOURCE_DIR [BUILD_DIR] [--no-self-test]
 set -u
 root=${1:?usage: test_layers.sh SOURCE_DIR [BUILD_DIR]}
@@ -115,6 +121,41 @@ check_calls() {
   return $bad
 }
 
+# check_doors ROOT EDGES: a door's file uses only symbols of engine/, base,
+# wgpu/ and its own folder, or one listed in tests/door_debt.txt ("file
+# symbol", paths under src/); prints violations and paid debt, returns 1 if
+# any.
+doors="api webgpu"
+check_doors() {
+  local r=$1 edges=$2 bad=0 seen="" user def sym line
+  local debt_file="$r/tests/door_debt.txt"
+  while read -r user def sym; do
+    [ -z "$user" ] && continue
+    local a b
+    a=$(folder_of "$user")
+    b=$(folder_of "$def")
+    [[ " $doors " == *" $a "* ]] || continue
+    case $b in "$a" | engine | base | wgpu) continue ;; esac
+    if [ -f "$debt_file" ] && grep -qxF "$user $sym" "$debt_file"; then
+      seen="$seen
+$user $sym"
+      continue
+    fi
+    echo "door violation: src/$user uses $sym of src/$def (a door uses engine/, base, wgpu/ and its own folder)"
+    bad=1
+  done <<< "$edges"
+  if [ -f "$debt_file" ]; then
+    while IFS= read -r line; do
+      [ -z "$line" ] || [[ $line == \#* ]] && continue
+      if ! grep -qxF "$line" <<< "$seen"; then
+        echo "door debt paid: '$line' no longer exists; remove it from tests/door_debt.txt"
+        bad=1
+      fi
+    done < "$debt_file"
+  fi
+  return $bad
+}
+
 # The edges of the built objects: for every symbol an object uses and
 # another defines.
 call_edges() {
@@ -155,12 +196,36 @@ if [ -n "$objdir" ]; then
   check_calls "$root" "$edges"
   if [ $? -ne 0 ]; then echo "FAIL: the layer check found the calls above going up or sideways"; exit 1; fi
   echo "ok   calls: $(wc -l <<< "$edges") uses of one file's symbols by another go down src/LAYERS"
+  check_doors "$root" "$edges"
+  if [ $? -ne 0 ]; then echo "FAIL: the door check found the uses above"; exit 1; fi
+  for door in $doors; do
+    echo "ok   doors: src/$door/ uses only engine/, base, wgpu/ and itself, with $(grep -c "^$door/" "$root/tests/door_debt.txt") uses listed in tests/door_debt.txt"
+  done
   if [ "$self_test" != --no-self-test ]; then
     if check_calls "$root" "$edges
 core/device.c recover/health.c ul__device_health_loss" > /dev/null; then
       echo "FAIL: an upward call (core -> recover) was not caught"; exit 1
     fi
     echo "ok   self-test: an added upward call (src/core/device.c -> src/recover/health.c) fails the check"
+    if check_calls "$root" "$edges
+webgpu/device.c api/device.c ul_device_destroy" > /dev/null; then
+      echo "FAIL: a call between the doors (webgpu -> api) was not caught"; exit 1
+    fi
+    echo "ok   self-test: an added call between the doors (src/webgpu/device.c -> src/api/device.c) fails the check"
+    out=$(check_doors "$root" "$edges
+webgpu/queue.c core/transfer.c ul__queue_submit")
+    if [ $? -eq 0 ] || ! grep -q "door violation: src/webgpu/queue.c uses ul__queue_submit" <<< "$out"; then
+      echo "FAIL: a door's call into core (webgpu -> core) was not caught"; exit 1
+    fi
+    echo "ok   self-test: an added call from a door into core fails the check:"
+    echo "       $out"
+    first=$(grep -v '^#' "$root/tests/door_debt.txt" | grep -m1 .)
+    if [ -n "$first" ]; then
+      if check_doors "$root" "$(grep -v "^${first%% *} [^ ]* ${first#* }\$" <<< "$edges")" > /dev/null; then
+        echo "FAIL: a door debt line paid but still listed ($first) was not caught"; exit 1
+      fi
+      echo "ok   self-test: a door debt line paid but still listed ('$first') fails the check"
+    fi
   fi
 fi
 
