@@ -23,6 +23,21 @@ objdir=${2:-}
 self_test=${3:-}
 [ "$objdir" = --no-self-test ] && { self_test=$objdir; objdir=; }
 
+# debt_paid FILE SEEN WHAT: each line of the debt list FILE that is not
+# among the SEEN lines is paid and must go; prints those, returns 1 if any.
+debt_paid() {
+  local file=$1 seen=$2 what=$3 line bad=0
+  [ -f "$file" ] || return 0
+  while IFS= read -r line; do
+    [ -z "$line" ] || [[ $line == \#* ]] && continue
+    if ! grep -qxF "$line" <<< "$seen"; then
+      echo "$what debt paid: '$line' no longer exists; remove it from tests/${file##*/}"
+      bad=1
+    fi
+  done < "$file"
+  return $bad
+}
+
 check() { # check ROOT -> prints violations, returns 1 if any
   local r=$1 bad=0
   declare -A rank=()
@@ -75,15 +90,7 @@ $key"
     echo "layer violation: $key ($why)"
     bad=1
   done <<< "$edges"
-  if [ -f "$debt_file" ]; then
-    while IFS= read -r line; do
-      [ -z "$line" ] || [[ $line == \#* ]] && continue
-      if ! grep -qxF "$line" <<< "$seen"; then
-        echo "layer debt paid: '$line' no longer exists; remove it from tests/layer_debt.txt"
-        bad=1
-      fi
-    done < "$debt_file"
-  fi
+  debt_paid "$debt_file" "$seen" layer || bad=1
   return $bad
 }
 
@@ -127,7 +134,7 @@ check_calls() {
 # any.
 doors="api webgpu"
 check_doors() {
-  local r=$1 edges=$2 bad=0 seen="" user def sym line
+  local r=$1 edges=$2 bad=0 seen="" user def sym
   local debt_file="$r/tests/door_debt.txt"
   while read -r user def sym; do
     [ -z "$user" ] && continue
@@ -144,15 +151,7 @@ $user $sym"
     echo "door violation: src/$user uses $sym of src/$def (a door uses engine/, base, wgpu/ and its own folder)"
     bad=1
   done <<< "$edges"
-  if [ -f "$debt_file" ]; then
-    while IFS= read -r line; do
-      [ -z "$line" ] || [[ $line == \#* ]] && continue
-      if ! grep -qxF "$line" <<< "$seen"; then
-        echo "door debt paid: '$line' no longer exists; remove it from tests/door_debt.txt"
-        bad=1
-      fi
-    done < "$debt_file"
-  fi
+  debt_paid "$debt_file" "$seen" door || bad=1
   return $bad
 }
 
