@@ -85,6 +85,10 @@ ul_status ul__view_create(ul_device *d, uint32_t texture, const WGPUTextureViewD
                           const ul_site *site, uint32_t *out);
 /* Destroys texture `t` and its views (they die with it). Under d->mu. */
 void ul__texture_destroy(ul_device *d, ul__obj *t);
+/* Destroys object `id` of `kind` if it still lives (a door's Destroy, or
+ * the end of the door's object), with its views when `with_views` (a
+ * texture's Destroy; its views die with it). Takes d->mu. */
+void ul__destroy_by_id(ul_device *d, uint32_t id, ul__obj_kind kind, bool with_views);
 ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, const char *label, const ul_site *site,
                              uint32_t *out);
 

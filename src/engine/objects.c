@@ -287,6 +287,16 @@ void ul__texture_destroy(ul_device *d, ul__obj *t) {
   ul__obj_destroy(d, t);
 }
 
+void ul__destroy_by_id(ul_device *d, uint32_t id, ul__obj_kind kind, bool with_views) {
+  ul__device_lock(d);
+  ul__obj *o = ul__obj_find(d, id, kind);
+  if (o && !o->destroyed) {
+    if (with_views) ul__texture_destroy(d, o);
+    else ul__obj_destroy(d, o);
+  }
+  ul__device_unlock(d);
+}
+
 ul_status ul__view_create(ul_device *d, uint32_t texture, const WGPUTextureViewDescriptor *nd, const char *label,
                           const ul_site *site, uint32_t *out) {
   *out = 0;

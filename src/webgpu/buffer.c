@@ -237,12 +237,7 @@ UL__WG_EXPORT void wgpuBufferDestroy(WGPUBuffer buffer) {
   ul__wg_buffer *b = ul__wg_check(buffer, UL__WG_BUFFER, "wgpuBufferDestroy");
   if (!b || atomic_exchange(&b->h.destroyed, true)) return;
   end_mapping(b, "Buffer was destroyed before mapping was resolved.", false);
-  if (!b->h.id) return;
-  ul_device *d = b->h.dev->ud;
-  ul__device_lock(d);
-  ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
-  if (o && !o->destroyed) ul__obj_destroy(d, o);
-  ul__device_unlock(d);
+  if (b->h.id) ul__destroy_by_id(b->h.dev->ud, b->h.id, UL__OBJ_BUFFER, false);
 }
 
 UL__WG_EXPORT void wgpuBufferUnmap(WGPUBuffer buffer) {

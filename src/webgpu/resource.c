@@ -87,11 +87,7 @@ UL__WG_EXPORT void wgpuTextureRelease(WGPUTexture texture) {
 UL__WG_EXPORT void wgpuTextureDestroy(WGPUTexture texture) {
   ul__wg_texture *t = ul__wg_check(texture, UL__WG_TEXTURE, "wgpuTextureDestroy");
   if (!t || atomic_exchange(&t->h.destroyed, true) || !t->h.id) return;
-  ul_device *d = t->h.dev->ud;
-  ul__device_lock(d);
-  ul__obj *o = ul__obj_find(d, t->h.id, UL__OBJ_TEXTURE);
-  if (o && !o->destroyed) ul__texture_destroy(d, o);
-  ul__device_unlock(d);
+  ul__destroy_by_id(t->h.dev->ud, t->h.id, UL__OBJ_TEXTURE, true);
 }
 
 UL__WG_EXPORT void wgpuTextureSetLabel(WGPUTexture texture, WGPUStringView label) {
@@ -795,11 +791,7 @@ UL__WG_EXPORT void wgpuQuerySetRelease(WGPUQuerySet querySet) {
 UL__WG_EXPORT void wgpuQuerySetDestroy(WGPUQuerySet querySet) {
   ul__wg_query_set *q = ul__wg_check(querySet, UL__WG_QUERY_SET, "wgpuQuerySetDestroy");
   if (!q || atomic_exchange(&q->h.destroyed, true) || !q->h.id) return;
-  ul_device *d = q->h.dev->ud;
-  ul__device_lock(d);
-  ul__obj *o = ul__obj_find(d, q->h.id, UL__OBJ_QUERY_SET);
-  if (o && !o->destroyed) ul__obj_destroy(d, o);
-  ul__device_unlock(d);
+  ul__destroy_by_id(q->h.dev->ud, q->h.id, UL__OBJ_QUERY_SET, false);
 }
 
 UL__WG_EXPORT void wgpuQuerySetSetLabel(WGPUQuerySet querySet, WGPUStringView label) {
