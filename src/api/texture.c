@@ -2,7 +2,6 @@
  * src/engine/objects.c), destroy, write (logged under LOG, copied under
  * SHADOW), read. The texture below them is src/res/texture.c. */
 #include "engine/engine.h"
-#include "exec/oplog.h"
 
 /* unlost.h's texture: its defaults and rules, then the native descriptor. */
 static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_texture *out,
@@ -86,26 +85,8 @@ ul_status ul_texture_write(ul_device *d, ul_texture tex, uint32_t x, uint32_t y,
   ul__obj *o;
   if (!(s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "write texture", &o)) && !(s = ul__obj_use(d, o)) &&
       !(s = check_region(o, x, y, z, w, h, depth, size, &bytes_per_row))) {
-    /* LOG: recorded first (room made first), so a loss from here on is
-     * replayed; SHADOW: the host copy. */
-    if (o->u.tex.restore == UL_RESTORE_LOG) {
-      uint32_t region[UL__TR_WORDS] = {x, y, z, w, h, depth, bytes_per_row, 0, 0, 0};
-      if (!(s = ul__checkpoint_make_room(d, size)) &&
-          !(s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "write texture", &o)))
-        s = ul__oplog_write_texture(d, o, region, data, size);
-    }
-    if (!s && o->u.tex.shadow) {
-      const WGPUExtent3D *sz = &o->u.tex.nd.size;
-      uint32_t tb = o->u.tex.fmt.block_bytes;
-      for (uint32_t k = 0; k < depth; k++)
-        for (uint32_t j = 0; j < h; j++)
-          memcpy(o->u.tex.shadow + (((uint64_t)(z + k) * sz->height + y + j) * sz->width + x) * tb,
-                 (const uint8_t *)data + ((uint64_t)k * h + j) * bytes_per_row, (size_t)w * tb);
-    }
-    uint32_t r[UL__TR_WORDS] = {x, y, z, w, h, depth, bytes_per_row, 0, 0, 0};
-    if (!s) s = ul__texture_write_region(d, o, r, data, size);
-    /* The write is kept (log or shadow): recovery puts it back. */
-    if (!s && ul__device_loss_pending(d)) s = ul__device_recover_locked(d);
+    uint32_t region[UL__TR_WORDS] = {x, y, z, w, h, depth, bytes_per_row, 0, 0, 0};
+    s = ul__texture_write(d, tex.id, region, data, size, "write texture");
   }
   ul__device_unlock(d);
   return s ? ul__wrap(s, "write texture") : UL_OK;

@@ -85,6 +85,15 @@ ul_status ul__view_create(ul_device *d, uint32_t texture, const WGPUTextureViewD
                           const ul_site *site, uint32_t *out);
 /* Destroys texture `t` and its views (they die with it). Under d->mu. */
 void ul__texture_destroy(ul_device *d, ul__obj *t);
+/* Writes `region` of texture `id` (its UL__TR_WORDS words: origin, extent,
+ * bytes per row, level, rows per image, aspect) from `size` bytes at
+ * `data`, as every write is: recorded first (a LOG texture's log entry,
+ * room made first; a SHADOW texture's host copy), then written through
+ * the queue; an error the implementation reports for it is
+ * UL_ERR_VALIDATION; a loss meanwhile is recovered from. The region was
+ * checked by the caller. Under d->mu, the device entered. */
+ul_status ul__texture_write(ul_device *d, uint32_t id, const uint32_t region[UL__TR_WORDS], const void *data,
+                           uint64_t size, const char *what);
 /* Destroys object `id` of `kind` if it still lives (a door's Destroy, or
  * the end of the door's object), with its views when `with_views` (a
  * texture's Destroy; its views die with it). Takes d->mu. */

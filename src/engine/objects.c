@@ -3,8 +3,10 @@
  * bind groups, query sets, textures, views and samplers. Each takes the
  * native descriptor (handles as ids), copies it into a new object, makes
  * the native object with retries and tracks it, under d->mu. Their native
- * creation is src/res/pipeline.c and src/res/texture.c. */
+ * creation is src/res/pipeline.c and src/res/texture.c. Then the writes of
+ * a texture, and the destroy of an object by id. */
 #include "engine/engine.h"
+#include "exec/oplog.h"
 
 ul_status ul__obj_finish(ul_device *d, ul__obj *o, uint32_t *out) {
   ul_status s;
@@ -285,6 +287,38 @@ static void destroy_views_of(ul_device *d, uint32_t texture_id) {
 void ul__texture_destroy(ul_device *d, ul__obj *t) {
   destroy_views_of(d, t->id);
   ul__obj_destroy(d, t);
+}
+
+ul_status ul__texture_write(ul_device *d, uint32_t id, const uint32_t region[UL__TR_WORDS], const void *data,
+                           uint64_t size, const char *what) {
+  ul__obj *o;
+  ul_status s = ul__obj_get(d, id, UL__OBJ_TEXTURE, what, &o);
+  if (s) return s;
+  bool logged = o->u.tex.restore == UL_RESTORE_LOG;
+  /* LOG: recorded first (room made first), so a loss from here on is
+   * replayed; SHADOW: the host copy. */
+  if (logged && ((s = ul__checkpoint_make_room(d, size)) || (s = ul__obj_get(d, id, UL__OBJ_TEXTURE, what, &o))))
+    return s;
+  /* A part written into contents still to come back: they come first. */
+  if ((s = ul__obj_use(d, o))) return s;
+  if (logged && (s = ul__oplog_write_texture(d, o, region, data, size))) return s;
+  if (o->u.tex.shadow) {
+    const WGPUExtent3D *sz = &o->u.tex.nd.size;
+    uint32_t tb = o->u.tex.fmt.block_bytes, x = region[UL__TR_X], y = region[UL__TR_Y], z = region[UL__TR_Z];
+    uint32_t w = region[UL__TR_W], h = region[UL__TR_H], bpr = region[UL__TR_BPR];
+    for (uint32_t k = 0; k < region[UL__TR_DEPTH]; k++)
+      for (uint32_t j = 0; j < h; j++)
+        memcpy(o->u.tex.shadow + (((uint64_t)(z + k) * sz->height + y + j) * sz->width + x) * tb,
+               (const uint8_t *)data + ((uint64_t)k * h + j) * bpr, (size_t)w * tb);
+  }
+  uint64_t errors = atomic_load(&d->uncaptured_errors);
+  s = ul__texture_write_region(d, o, region, data, size);
+  char why[512];
+  if (!s && !ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why))
+    s = ul__fail(UL_ERR_VALIDATION, "%s", why);
+  /* The write is kept (log or shadow): recovery puts it back. */
+  if (!s && ul__device_loss_pending(d)) s = ul__device_recover_locked(d);
+  return s;
 }
 
 void ul__destroy_by_id(ul_device *d, uint32_t id, ul__obj_kind kind, bool with_views) {

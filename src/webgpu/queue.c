@@ -149,21 +149,7 @@ UL__WG_EXPORT void wgpuQueueWriteTexture(WGPUQueue queue, const WGPUTexelCopyTex
   const uint8_t *bytes = (const uint8_t *)data + dataLayout->offset;
   uint64_t n = dataSize - dataLayout->offset;
   if (!ul__wg_enter(dv, what)) return;
-  ul_device *d = dv->ud;
-  /* Recorded first (room made first): a loss from here on is replayed. */
-  ul__obj *o;
-  ul_status s = ul__checkpoint_make_room(d, n);
-  if (!s) s = ul__obj_get(d, t->h.id, UL__OBJ_TEXTURE, what, &o);
-  if (!s) s = ul__obj_use(d, o); /* a part written into contents still to come back: they come first */
-  if (!s) s = ul__oplog_write_texture(d, o, region, bytes, n);
-  if (!s) {
-    uint64_t errors = atomic_load(&d->uncaptured_errors);
-    s = ul__texture_write_region(d, o, region, bytes, n);
-    char why[512];
-    if (!s && !ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why))
-      s = ul__fail(UL_ERR_VALIDATION, "%s", why);
-  }
-  if (!s && ul__device_loss_pending(d)) s = ul__device_recover_locked(d);
+  ul_status s = ul__texture_write(dv->ud, t->h.id, region, bytes, n, what);
   ul__wg_leave(dv);
   if (s) ul__wg_report(dv, s, what);
 }
