@@ -109,6 +109,24 @@ ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, cons
 ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char *label, const ul_site *site,
                          WGPUCommandBuffer prepared, uint64_t prepared_epoch, uint64_t *serial);
 
+/* ul__ops_submit for a caller with no status to hear a loss from (the
+ * webgpu.h door): made again after a recovery while a pending loss is what
+ * stopped it (16 times at most); then `prepared` (may be NULL; the
+ * caller's reference) is released. */
+ul_status ul__ops_submit_through(ul_device *d, const ul__op *ops, uint32_t n, const char *label, const ul_site *site,
+                                 WGPUCommandBuffer prepared, uint64_t prepared_epoch);
+/* Encodes `n` ops ahead of their submission (the device entered): on
+ * success *prepared is the command buffer and *epoch the epoch it was
+ * encoded on, or *prepared is NULL when a loss came meanwhile (the submit
+ * encodes again). An error the implementation reports is
+ * UL_ERR_VALIDATION. */
+ul_status ul__ops_prepare(ul_device *d, const ul__op *ops, uint32_t n, const char *label,
+                          WGPUCommandBuffer *prepared, uint64_t *epoch);
+/* Releases a command buffer ul__ops_prepare made (on the thread that
+ * destroys its device when that device goes in the background). Takes
+ * d->mu. */
+void ul__ops_prepared_release(ul_device *d, WGPUCommandBuffer prepared, uint64_t epoch);
+
 /* ul_cmd_submit's work (the device entered): room in the log, the encode
  * of list `c` with retries, the log, the submit; *serial (may be NULL)
  * names it (src/engine/submit.c). */

@@ -1,6 +1,8 @@
 /* Submission: room in the log, the check or encode of the commands with
  * retries, the log, the submit; then the contents a rebuild left behind
- * the work. The commands' recording and encode are src/exec/cmd.c. */
+ * the work. For a door that encodes ahead (webgpu.h's Finish), the encode
+ * ahead, its release, and the submission made again until it gets
+ * through. The commands' recording and encode are src/exec/cmd.c. */
 #include "engine/engine.h"
 #include "exec/oplog.h"
 #include "recover/recover.h"
@@ -110,4 +112,47 @@ ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char
   if (cb && own) d->wgpu->CommandBufferRelease(cb);
   if (!s) stream_behind(d, restored);
   return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;
+}
+
+ul_status ul__ops_submit_through(ul_device *d, const ul__op *ops, uint32_t n, const char *label, const ul_site *site,
+                                 WGPUCommandBuffer prepared, uint64_t prepared_epoch) {
+  ul_status s = ul__ops_submit(d, ops, n, label, site, prepared, prepared_epoch, NULL);
+  /* The engine gives up on a call after a few recoveries in a row; a
+   * caller with no status to hear that from has the submission made again
+   * on the device after the next recovery, until it goes through or the
+   * device fails for good (the stall bound ends a device whose recoveries
+   * never let a call through). Contents a loss took are another matter: no
+   * loss is then pending, and the error stands. */
+  for (int again = 0; s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(d) && again < 16; again++) {
+    if ((s = ul__device_recover_locked(d))) break;
+    s = ul__ops_submit(d, ops, n, label, site, prepared, prepared_epoch, NULL);
+  }
+  if (prepared) ul__native_cmdbuf_release(d, prepared, prepared_epoch);
+  return s;
+}
+
+ul_status ul__ops_prepare(ul_device *d, const ul__op *ops, uint32_t n, const char *label,
+                          WGPUCommandBuffer *prepared, uint64_t *epoch) {
+  *prepared = NULL;
+  uint64_t errors = atomic_load(&d->uncaptured_errors);
+  WGPUCommandBuffer cb = NULL;
+  ul_status s = ul__cmd_encode(d, ops, n, label, &cb);
+  char why[512];
+  if (!s && !ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why))
+    s = ul__fail(UL_ERR_VALIDATION, "%s", why);
+  if (!s && !ul__device_loss_pending(d)) {
+    *prepared = cb;
+    *epoch = d->epoch;
+    cb = NULL;
+  }
+  if (cb) d->wgpu->CommandBufferRelease(cb);
+  /* A loss meanwhile is not the caller's error: the submit encodes again. */
+  if (s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(d)) s = UL_OK;
+  return s;
+}
+
+void ul__ops_prepared_release(ul_device *d, WGPUCommandBuffer prepared, uint64_t epoch) {
+  ul__device_lock(d);
+  ul__native_cmdbuf_release(d, prepared, epoch);
+  ul__device_unlock(d);
 }

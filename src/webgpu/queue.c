@@ -68,21 +68,8 @@ UL__WG_EXPORT void wgpuQueueSubmit(WGPUQueue queue, size_t commandCount, const W
   for (size_t i = 0; i < commandCount && !s; i++) {
     ul__wg_cmdbuf *c = (ul__wg_cmdbuf *)commands[i];
     c->submitted = true;
-    s = ul__ops_submit(dv->ud, c->ops, c->count, c->label, &c->site, c->native, c->epoch, NULL);
-    /* The engine gives up on a call after a few recoveries in a row; the
-     * program has no status to hear that from, so the submission is made
-     * again on the device after the next recovery, until it goes through
-     * or the device fails for good (the stall bound ends a device whose
-     * recoveries never let a call through). Contents a loss took are
-     * another matter: no loss is then pending, and the error stands. */
-    for (int again = 0; s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(dv->ud) && again < 16; again++) {
-      if ((s = ul__device_recover_locked(dv->ud))) break;
-      s = ul__ops_submit(dv->ud, c->ops, c->count, c->label, &c->site, c->native, c->epoch, NULL);
-    }
-    if (c->native) {
-      ul__native_cmdbuf_release(dv->ud, c->native, c->epoch);
-      c->native = NULL;
-    }
+    s = ul__ops_submit_through(dv->ud, c->ops, c->count, c->label, &c->site, c->native, c->epoch);
+    c->native = NULL;
   }
   ul__wg_leave(dv);
   if (s) ul__wg_report(dv, s, what);
