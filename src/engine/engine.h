@@ -132,6 +132,43 @@ void ul__ops_prepared_release(ul_device *d, WGPUCommandBuffer prepared, uint64_t
  * names it (src/engine/submit.c). */
 ul_status ul__cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial);
 
+/* ---- answers asked of the native device (src/engine/async.c) ---- */
+/* One ask for a door's future: the implementation's record of the answer
+ * (its callback's), its native future, the epoch of the device asked. */
+typedef struct ul__ask {
+  ul__cb *cb;
+  WGPUFuture native;
+  uint64_t epoch;
+  bool started; /* asked, the answer not taken yet */
+  bool asked;   /* asked of a device once: a new ask is a re-ask after a
+                 * loss (recovery work, not a program call) */
+} ul__ask;
+/* The work-done asked again after the last recovery, shared by every
+ * pending work-done of a device (its door keeps one; under d->mu). */
+typedef struct ul__work_redo {
+  ul__cb *cb;
+  WGPUFuture native;
+  uint64_t epoch;
+} ul__work_redo;
+/* Drops the reference an ask or a redo holds. */
+void ul__ask_clear(ul__ask *a);
+void ul__work_redo_clear(ul__work_redo *redo);
+/* Moves a work-done ask on (not entered): asks the current device (again,
+ * as recovery work, after a loss), waits up to wait_ns (0: the events
+ * processed once) and takes the answer. *done when the work submitted
+ * before the first ask ran on the device (a recovered one: after the
+ * replay); UL_OK without *done while it has not (a loss since: asked
+ * again at the next advance). An error is the gate's (nothing asked), or
+ * UL_ERR_OUT_OF_MEMORY (no record for the answer; last error not set). */
+ul_status ul__work_done_advance(ul_device *d, ul__ask *a, ul__work_redo *redo, uint64_t wait_ns, bool *done);
+/* Brackets unlost's own recovery work on `d` (a pending future's re-ask
+ * after a loss): a fault schedule does not count its calls as the
+ * program's. */
+void ul__recovery_work(ul_device *d, bool on);
+/* Lets the implementation run its callbacks (ProcessEvents), at most
+ * every 250 us. */
+void ul__pump(ul_env *env, WGPUInstance inst);
+
 /* ul_device_create with what the device asks of the implementation in
  * WebGPU's terms (NULL: as ul_device_create); `req` is copied
  * (src/engine/lifecycle.c). */

@@ -378,12 +378,12 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
   bool mine = b->map_state == UL__WG_PENDING && b->pending == f->id;
   pthread_mutex_unlock(&b->mu);
   if (!mine) return f->ready; /* unmapped or destroyed meanwhile: answered there */
-  if (!f->started) {
+  if (!f->ask.started) {
     /* On the current device: a loss recorded meanwhile is recovered from
      * first (the replay refills the buffer). Asked again after a loss, it
      * is recovery work: no program call (ul__device_enter_quiet), and its
      * calls are not counted as the program's. */
-    bool reask = f->asked;
+    bool reask = f->ask.asked;
     ul_status s = atomic_load(&dv->lost) ? UL_ERR_DEVICE_FAILED
                   : reask                ? ul__device_enter_quiet(d)
                                          : ul__device_enter_ex(d, false);
@@ -417,18 +417,17 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
       ul__wg_future_resolve(in, f, WGPUMapAsyncStatus_Error, 0, NULL, msg);
       return true;
     }
-    if (f->cb) ul__cb_unref(f->cb);
-    f->cb = NULL;
-    if (reask) ul__wg_recovery_work(d, true);
-    f->native = ul__map_start(d, o->native, f->map_mode, f->map_offset, f->map_size,
-                              WGPUCallbackMode_AllowProcessEvents, &f->cb);
-    if (reask) ul__wg_recovery_work(d, false);
-    f->epoch = d->epoch;
-    f->started = true;
-    f->asked = true;
-    ul__buffer_map_note(d, o, f->cb, f->native, f->map_offset, f->map_size);
+    ul__ask_clear(&f->ask);
+    if (reask) ul__recovery_work(d, true);
+    f->ask.native = ul__map_start(d, o->native, f->map_mode, f->map_offset, f->map_size,
+                              WGPUCallbackMode_AllowProcessEvents, &f->ask.cb);
+    if (reask) ul__recovery_work(d, false);
+    f->ask.epoch = d->epoch;
+    f->ask.started = true;
+    f->ask.asked = true;
+    ul__buffer_map_note(d, o, f->ask.cb, f->ask.native, f->map_offset, f->map_size);
     ul__device_unlock(d);
-    if (!f->cb) {
+    if (!f->ask.cb) {
       pthread_mutex_lock(&b->mu);
       if (b->pending == f->id) b->map_state = UL__WG_UNMAPPED, b->pending = 0;
       pthread_mutex_unlock(&b->mu);
@@ -436,46 +435,46 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
       return true;
     }
   }
-  if (!atomic_load(&f->cb->done)) {
+  if (!atomic_load(&f->ask.cb->done)) {
     /* Started on a device that was lost since: its answer may never come
      * (see ul__wg_work_done_advance); started again after the recovery. */
     ul__device_lock(d);
-    bool moved = f->epoch != d->epoch || ul__device_loss_pending(d);
+    bool moved = f->ask.epoch != d->epoch || ul__device_loss_pending(d);
     if (moved) {
       ul__obj *mo = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
       ul__buffer_map_forget(mo);
-      f->started = false;
+      f->ask.started = false;
     }
     ul__device_unlock(d);
     if (moved) return false;
     if (wait_ns) {
       ul__saved_error keep;
       ul__error_save(&keep);
-      ul__env_wait(d->env, d->instance, f->native, &f->cb->done, wait_ns);
+      ul__env_wait(d->env, d->instance, f->ask.native, &f->ask.cb->done, wait_ns);
       ul__error_restore(&keep);
     } else {
-      ul__wg_pump(d->env, d->instance);
+      ul__pump(d->env, d->instance);
     }
-    if (!atomic_load(&f->cb->done)) return false;
+    if (!atomic_load(&f->ask.cb->done)) return false;
   }
   ul__device_lock(d);
   ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
   ul__buffer_map_forget(o); /* ended (or made again below) */
-  bool again = !o || f->epoch != d->epoch || ul__device_loss_pending(d);
-  if (!again && f->cb->status != WGPUMapAsyncStatus_Success && ul__map_says_lost(d, f->cb)) again = true;
+  bool again = !o || f->ask.epoch != d->epoch || ul__device_loss_pending(d);
+  if (!again && f->ask.cb->status != WGPUMapAsyncStatus_Success && ul__map_says_lost(d, f->ask.cb)) again = true;
   if (again) {
     /* Lost (or recovered by another thread) meanwhile: nothing of this map
      * counts; the next advance recovers and maps the rebuilt buffer. */
-    if (o && o->native && f->epoch == d->epoch && f->cb->status == WGPUMapAsyncStatus_Success)
+    if (o && o->native && f->ask.epoch == d->epoch && f->ask.cb->status == WGPUMapAsyncStatus_Success)
       d->wgpu->BufferUnmap(o->native);
-    f->started = false;
+    f->ask.started = false;
     ul__device_unlock(d);
     return false;
   }
-  if (f->cb->status != WGPUMapAsyncStatus_Success) {
-    char msg[sizeof f->cb->message];
-    snprintf(msg, sizeof msg, "%s", f->cb->message);
-    uint32_t status = f->cb->status;
+  if (f->ask.cb->status != WGPUMapAsyncStatus_Success) {
+    char msg[sizeof f->ask.cb->message];
+    snprintf(msg, sizeof msg, "%s", f->ask.cb->message);
+    uint32_t status = f->ask.cb->status;
     ul__device_unlock(d);
     pthread_mutex_lock(&b->mu);
     if (b->pending == f->id) b->map_state = UL__WG_UNMAPPED, b->pending = 0;

@@ -146,8 +146,7 @@ void ul__wg_device_free(ul__wg_device *dv) {
     if (x->kind == UL__WGF_LOST && x->object == dv) x->object = NULL;
   pthread_mutex_unlock(&in->mu);
   if (dv->queue) ul__wg_unhold(dv->queue);
-  if (dv->redo_cb) ul__cb_unref(dv->redo_cb);
-  dv->redo_cb = NULL;
+  ul__work_redo_clear(&dv->redo);
   if (dv->ud) {
     bool failed = atomic_load(&dv->lost) && dv->lost_reason != WGPUDeviceLostReason_Destroyed;
     ul__wg_device_gone(dv, ul__device_recoveries(dv->ud), failed);

@@ -161,95 +161,19 @@ UL__WG_EXPORT WGPUFuture wgpuQueueOnSubmittedWorkDone(WGPUQueue queue, WGPUQueue
   return id;
 }
 
-/* A work-done re-asked after a loss: one native ask per epoch answers every
- * pending future of the device (each was asked before the loss, so all its
- * work is in the replay, which comes before the ask). Recovery work, not
- * the program's: its calls are not counted as the program's (a fault
- * schedule), and its entry is no progress (the stall bound). Under d->mu. */
-static ul__cb *reask_work_done(ul__wg_device *dv, WGPUFuture *native) {
-  ul_device *d = dv->ud;
-  if (!dv->redo_cb || dv->redo_epoch != d->epoch) {
-    ul__cb *cb = ul__cb_new();
-    if (!cb) return NULL;
-    WGPUQueueWorkDoneCallbackInfo ci = {NULL, WGPUCallbackMode_AllowProcessEvents, ul__cb_on_status, cb, NULL};
-    ul__wg_recovery_work(d, true);
-    WGPUFuture nf = d->wgpu->QueueOnSubmittedWorkDone(d->queue, ci);
-    ul__wg_recovery_work(d, false);
-    if (dv->redo_cb) ul__cb_unref(dv->redo_cb);
-    dv->redo_cb = cb; /* the device's reference (the callback has the other) */
-    dv->redo_native = nf;
-    dv->redo_epoch = d->epoch;
-  }
-  atomic_fetch_add(&dv->redo_cb->refs, 1); /* the future's */
-  *native = dv->redo_native;
-  return dv->redo_cb;
-}
-
 bool ul__wg_work_done_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns) {
   ul__wg_device *dv = f->dev;
   if (!dv) return f->ready;
-  ul_device *d = dv->ud;
-  if (!f->started) {
-    bool reask = f->asked;
-    ul_status s = atomic_load(&dv->lost) ? UL_ERR_DEVICE_FAILED
-                  : reask                ? ul__device_enter_quiet(d)
-                                         : ul__device_enter_ex(d, false);
-    if (s) {
-      ul__wg_report(dv, s, "wgpuQueueOnSubmittedWorkDone");
-      ul__wg_future_resolve(in, f, WGPUQueueWorkDoneStatus_Success, 0, NULL, "");
-      return true;
-    }
-    if (f->cb) ul__cb_unref(f->cb);
-    f->cb = NULL;
-    if (reask) {
-      f->cb = reask_work_done(dv, &f->native);
-    } else if ((f->cb = ul__cb_new())) {
-      WGPUQueueWorkDoneCallbackInfo ci = {NULL, WGPUCallbackMode_AllowProcessEvents, ul__cb_on_status, f->cb, NULL};
-      f->native = d->wgpu->QueueOnSubmittedWorkDone(d->queue, ci);
-    }
-    if (!f->cb) {
-      ul__device_unlock(d);
-      ul__wg_future_resolve(in, f, WGPUQueueWorkDoneStatus_Error, 0, NULL, "out of host memory");
-      return true;
-    }
-    f->epoch = d->epoch;
-    f->started = true;
-    f->asked = true;
-    ul__device_unlock(d);
+  bool done = false;
+  ul_status s = !f->ask.started && atomic_load(&dv->lost)
+                    ? UL_ERR_DEVICE_FAILED
+                    : ul__work_done_advance(dv->ud, &f->ask, &dv->redo, wait_ns, &done);
+  if (s == UL_ERR_OUT_OF_MEMORY) {
+    ul__wg_future_resolve(in, f, WGPUQueueWorkDoneStatus_Error, 0, NULL, "out of host memory");
+    return true;
   }
-  if (!atomic_load(&f->cb->done)) {
-    /* Asked of a device that was lost since: its answer may never come
-     * (the lost device's events can go with it: ggml under loss-every=40
-     * waited for one for good). Asked again on the recovered device. */
-    ul__device_lock(d);
-    bool moved = f->epoch != d->epoch || ul__device_loss_pending(d);
-    ul__device_unlock(d);
-    if (moved) {
-      f->started = false;
-      return false;
-    }
-    if (wait_ns) {
-      ul__saved_error keep;
-      ul__error_save(&keep);
-      ul__env_wait(d->env, d->instance, f->native, &f->cb->done, wait_ns);
-      ul__error_restore(&keep);
-    } else {
-      ul__wg_pump(d->env, d->instance);
-    }
-    if (!atomic_load(&f->cb->done)) return false;
-  }
-  /* Done on the device it was asked of, with that device still there
-   * (a completion seen after a loss is not proof that the work ran). */
-  ul__device_lock(d);
-  bool again = f->epoch != d->epoch || ul__device_loss_pending(d);
-  /* The program sees its callback's answer: work got through (the stall
-   * bound). */
-  if (!again) ul__device_progress(d);
-  ul__device_unlock(d);
-  if (again) {
-    f->started = false;
-    return false;
-  }
+  if (s) ul__wg_report(dv, s, "wgpuQueueOnSubmittedWorkDone");
+  if (!s && !done) return false;
   ul__wg_future_resolve(in, f, WGPUQueueWorkDoneStatus_Success, 0, NULL, "");
   return true;
 }

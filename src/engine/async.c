@@ -1,0 +1,123 @@
+/* Answers asked of the native device through a callback, for a door's
+ * futures: the end of the work submitted so far (work done). Each ask
+ * belongs to the epoch of the device it was asked of: one a loss came
+ * before is asked again on the recovered device, as recovery work. */
+#include "engine/engine.h"
+#include "chaos/chaos.h"
+#include "recover/recover.h"
+
+void ul__recovery_work(ul_device *d, bool on) {
+  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, on);
+}
+
+/* The implementation's events are pumped at most once per
+ * UL__PUMP_NS, however fast a program polls: a poll loop costs the
+ * implementation nothing, and a fault schedule that counts calls counts
+ * time spent polling as little. */
+#define UL__PUMP_NS 250000ull
+static _Atomic uint64_t g_last_pump;
+
+void ul__pump(ul_env *env, WGPUInstance inst) {
+  uint64_t now = ul__now_ns(), last = atomic_load(&g_last_pump);
+  if (now - last < UL__PUMP_NS || !atomic_compare_exchange_strong(&g_last_pump, &last, now)) return;
+  env->wgpu->InstanceProcessEvents(inst);
+}
+
+void ul__ask_clear(ul__ask *a) {
+  if (a->cb) ul__cb_unref(a->cb);
+  a->cb = NULL;
+}
+
+/* Waits up to wait_ns for the answer to `a` (0: the implementation's
+ * events processed, no wait); whether it came. */
+static bool ask_wait(ul_device *d, ul__ask *a, uint64_t wait_ns) {
+  if (wait_ns) {
+    ul__saved_error keep;
+    ul__error_save(&keep);
+    ul__env_wait(d->env, d->instance, a->native, &a->cb->done, wait_ns);
+    ul__error_restore(&keep);
+  } else {
+    ul__pump(d->env, d->instance);
+  }
+  return atomic_load(&a->cb->done);
+}
+
+/* Whether the device `a` was asked of is gone: another epoch, or a loss
+ * not recovered from yet. Under d->mu. */
+static bool ask_moved(ul_device *d, const ul__ask *a) { return a->epoch != d->epoch || ul__device_loss_pending(d); }
+
+/* A work-done asked again after a loss: one native ask per epoch answers
+ * every pending work-done of the device (each was asked before the loss,
+ * so all its work is in the replay, which comes before the ask). Recovery
+ * work, not the program's: its calls are not counted as the program's (a
+ * fault schedule), and its entry is no progress (the stall bound). Under
+ * d->mu. */
+static ul__cb *reask_work_done(ul_device *d, ul__work_redo *redo, WGPUFuture *native) {
+  if (!redo->cb || redo->epoch != d->epoch) {
+    ul__cb *cb = ul__cb_new();
+    if (!cb) return NULL;
+    WGPUQueueWorkDoneCallbackInfo ci = {NULL, WGPUCallbackMode_AllowProcessEvents, ul__cb_on_status, cb, NULL};
+    ul__recovery_work(d, true);
+    WGPUFuture nf = d->wgpu->QueueOnSubmittedWorkDone(d->queue, ci);
+    ul__recovery_work(d, false);
+    if (redo->cb) ul__cb_unref(redo->cb);
+    redo->cb = cb; /* the redo's reference (the callback has the other) */
+    redo->native = nf;
+    redo->epoch = d->epoch;
+  }
+  atomic_fetch_add(&redo->cb->refs, 1); /* the ask's */
+  *native = redo->native;
+  return redo->cb;
+}
+
+void ul__work_redo_clear(ul__work_redo *redo) {
+  if (redo->cb) ul__cb_unref(redo->cb);
+  redo->cb = NULL;
+}
+
+ul_status ul__work_done_advance(ul_device *d, ul__ask *a, ul__work_redo *redo, uint64_t wait_ns, bool *done) {
+  *done = false;
+  if (!a->started) {
+    bool reask = a->asked;
+    ul_status s = reask ? ul__device_enter_quiet(d) : ul__device_enter_ex(d, false);
+    if (s) return s;
+    ul__ask_clear(a);
+    if (reask) {
+      a->cb = reask_work_done(d, redo, &a->native);
+    } else if ((a->cb = ul__cb_new())) {
+      WGPUQueueWorkDoneCallbackInfo ci = {NULL, WGPUCallbackMode_AllowProcessEvents, ul__cb_on_status, a->cb, NULL};
+      a->native = d->wgpu->QueueOnSubmittedWorkDone(d->queue, ci);
+    }
+    if (!a->cb) {
+      ul__device_unlock(d);
+      return UL_ERR_OUT_OF_MEMORY;
+    }
+    a->epoch = d->epoch;
+    a->started = true;
+    a->asked = true;
+    ul__device_unlock(d);
+  }
+  if (!atomic_load(&a->cb->done)) {
+    /* Asked of a device that was lost since: its answer may never come
+     * (the lost device's events can go with it: ggml under loss-every=40
+     * waited for one for good). Asked again on the recovered device. */
+    ul__device_lock(d);
+    bool moved = ask_moved(d, a);
+    ul__device_unlock(d);
+    if (moved) {
+      a->started = false;
+      return UL_OK;
+    }
+    if (!ask_wait(d, a, wait_ns)) return UL_OK;
+  }
+  /* Done on the device it was asked of, with that device still there
+   * (a completion seen after a loss is not proof that the work ran). */
+  ul__device_lock(d);
+  bool again = ask_moved(d, a);
+  /* The caller's callback hears that work got through (the stall bound). */
+  if (!again) ul__device_progress(d);
+  ul__device_unlock(d);
+  if (again) a->started = false;
+  else *done = true;
+  return UL_OK;
+}
