@@ -1,9 +1,11 @@
 /* Answers asked of the native device through a callback, for a door's
- * futures: the end of the work submitted so far (work done). Each ask
- * belongs to the epoch of the device it was asked of: one a loss came
- * before is asked again on the recovered device, as recovery work. */
+ * futures: the end of the work submitted so far (work done), a buffer's
+ * mapping. Each ask belongs to the epoch of the device it was asked of:
+ * one a loss came before is asked again on the recovered device, as
+ * recovery work. */
 #include "engine/engine.h"
 #include "chaos/chaos.h"
+#include "core/transfer.h"
 #include "recover/recover.h"
 
 void ul__recovery_work(ul_device *d, bool on) {
@@ -119,5 +121,132 @@ ul_status ul__work_done_advance(ul_device *d, ul__ask *a, ul__work_redo *redo, u
   ul__device_unlock(d);
   if (again) a->started = false;
   else *done = true;
+  return UL_OK;
+}
+
+void ul__map_advance(ul_device *d, uint32_t id, ul__ask *a, uint64_t mode, size_t offset, size_t size,
+                     uint64_t wait_ns, ul__map_outcome *m) {
+  m->step = UL__MAP_PENDING;
+  m->s = UL_OK;
+  m->status = WGPUMapAsyncStatus_Success;
+  m->ptr = NULL;
+  m->message[0] = 0;
+  if (!a->started) {
+    /* On the current device: a loss recorded meanwhile is recovered from
+     * first (the replay refills the buffer). Asked again after a loss, it
+     * is recovery work: no program call (ul__device_enter_quiet), and its
+     * calls are not counted as the program's. */
+    bool reask = a->asked;
+    ul_status s = reask ? ul__device_enter_quiet(d) : ul__device_enter_ex(d, false);
+    if (s) {
+      m->step = UL__MAP_REFUSED;
+      m->s = s;
+      return;
+    }
+    ul__obj *o = ul__obj_find(d, id, UL__OBJ_BUFFER);
+    if (o && ul__obj_contents(d, o) == UL_ERR_DEVICE_LOST) {
+      /* Lost while its contents were put back: started again after the
+       * recovery, at the next advance. */
+      ul__device_unlock(d);
+      return;
+    }
+    if (!o || o->state == UL__OBJ_LOST) {
+      snprintf(m->message, sizeof m->message, "map of buffer '%s': its contents were lost in a device loss%s",
+               o && o->label ? o->label : "", o ? ul__obj_lost_why(o) : "");
+      ul__device_unlock(d);
+      m->step = UL__MAP_LOST;
+      return;
+    }
+    ul__ask_clear(a);
+    if (reask) ul__recovery_work(d, true);
+    a->native = ul__map_start(d, o->native, mode, offset, size, WGPUCallbackMode_AllowProcessEvents, &a->cb);
+    if (reask) ul__recovery_work(d, false);
+    a->epoch = d->epoch;
+    a->started = true;
+    a->asked = true;
+    ul__buffer_map_note(d, o, a->cb, a->native, offset, size);
+    ul__device_unlock(d);
+    if (!a->cb) {
+      m->step = UL__MAP_FAILED;
+      m->status = WGPUMapAsyncStatus_Error;
+      snprintf(m->message, sizeof m->message, "out of host memory");
+      return;
+    }
+  }
+  if (!atomic_load(&a->cb->done)) {
+    /* Started on a device that was lost since: its answer may never come
+     * (see ul__work_done_advance); started again after the recovery. */
+    ul__device_lock(d);
+    bool moved = ask_moved(d, a);
+    if (moved) {
+      ul__buffer_map_forget(ul__obj_find(d, id, UL__OBJ_BUFFER));
+      a->started = false;
+    }
+    ul__device_unlock(d);
+    if (moved || !ask_wait(d, a, wait_ns)) return;
+  }
+  ul__device_lock(d);
+  ul__obj *o = ul__obj_find(d, id, UL__OBJ_BUFFER);
+  ul__buffer_map_forget(o); /* ended (or made again below) */
+  bool again = !o || ask_moved(d, a);
+  if (!again && a->cb->status != WGPUMapAsyncStatus_Success && ul__map_says_lost(d, a->cb)) again = true;
+  if (again) {
+    /* Lost (or recovered by another thread) meanwhile: nothing of this map
+     * counts; the next advance recovers and maps the rebuilt buffer. */
+    if (o && o->native && a->epoch == d->epoch && a->cb->status == WGPUMapAsyncStatus_Success)
+      d->wgpu->BufferUnmap(o->native);
+    a->started = false;
+    ul__device_unlock(d);
+    return;
+  }
+  if (a->cb->status != WGPUMapAsyncStatus_Success) {
+    snprintf(m->message, sizeof m->message, "%s", a->cb->message);
+    m->status = a->cb->status;
+    ul__device_unlock(d);
+    m->step = UL__MAP_FAILED;
+    return;
+  }
+  void *p = mode == WGPUMapMode_Read ? (void *)(uintptr_t)d->wgpu->BufferGetConstMappedRange(o->native, offset, size)
+                                     : d->wgpu->BufferGetMappedRange(o->native, offset, size);
+  if (p || !size) {
+    /* A read delivered: the device makes progress (the stall bound). */
+    ul__device_progress(d);
+    o->u.buf.mapped = true;
+    o->u.buf.map_ptr = p;
+    o->u.buf.map_offset = offset;
+    o->u.buf.map_size = size;
+    o->u.buf.map_mode = (uint32_t)mode;
+  } else {
+    d->wgpu->BufferUnmap(o->native);
+  }
+  ul__device_unlock(d);
+  m->step = UL__MAP_MAPPED;
+  m->ptr = p;
+}
+
+ul_status ul__map_end(ul_device *d, uint32_t id, bool device_gone) {
+  ul_status s = UL_OK;
+  if (!device_gone && !ul__device_enter_ex(d, false)) {
+    ul__obj *o = ul__obj_find(d, id, UL__OBJ_BUFFER);
+    if (o && o->u.buf.mapped) s = ul__buffer_unmap(d, id);
+    else if (o && o->native) d->wgpu->BufferUnmap(o->native); /* a native map still on its way */
+    ul__buffer_map_forget(o);
+    ul__device_unlock(d);
+    return s;
+  }
+  /* The device is gone for the caller: the mapping ends with its buffer. */
+  ul__saved_error keep;
+  ul__error_save(&keep);
+  ul__device_lock(d);
+  ul__obj *o = ul__obj_find(d, id, UL__OBJ_BUFFER);
+  if (o && o->native && !o->u.buf.map_old) d->wgpu->BufferUnmap(o->native);
+  ul__buffer_map_forget(o);
+  if (o && o->u.buf.mapped) {
+    ul__buffer_drop_kept_map(d, o);
+    o->u.buf.mapped = false;
+    o->u.buf.map_ptr = NULL;
+  }
+  ul__device_unlock(d);
+  ul__error_restore(&keep);
   return UL_OK;
 }

@@ -161,6 +161,34 @@ void ul__work_redo_clear(ul__work_redo *redo);
  * again at the next advance). An error is the gate's (nothing asked), or
  * UL_ERR_OUT_OF_MEMORY (no record for the answer; last error not set). */
 ul_status ul__work_done_advance(ul_device *d, ul__ask *a, ul__work_redo *redo, uint64_t wait_ns, bool *done);
+/* Where a map stands after an advance. */
+typedef enum ul__map_step {
+  UL__MAP_PENDING, /* not answered yet (a loss since: asked again at the next advance) */
+  UL__MAP_MAPPED,  /* answered: `ptr` (NULL with a size: no mapped range, unmapped) */
+  UL__MAP_REFUSED, /* the gate refused it (status `s`, the last error): nothing asked */
+  UL__MAP_LOST,    /* the buffer's contents were lost in a loss: `message` */
+  UL__MAP_FAILED,  /* the implementation answered `status` (or no memory for the ask): `message` */
+} ul__map_step;
+typedef struct ul__map_outcome {
+  ul__map_step step;
+  ul_status s;
+  uint32_t status; /* WGPUMapAsyncStatus */
+  void *ptr;
+  char message[984];
+} ul__map_outcome;
+/* Moves a map of buffer `id` on (not entered; `mode` a WGPUMapMode, the
+ * range checked by the caller): asks the current device for it (again,
+ * as recovery work, after a loss; a loss recorded meanwhile is recovered
+ * from first, the replay refilling the buffer), waits up to wait_ns (0:
+ * the events processed once) and takes the answer: mapped, the engine's
+ * buffer is (as ul_buffer_map leaves it) and the device made progress. */
+void ul__map_advance(ul_device *d, uint32_t id, ul__ask *a, uint64_t mode, size_t offset, size_t size,
+                     uint64_t wait_ns, ul__map_outcome *m);
+/* Ends the mapping of buffer `id`, or the native map still on its way
+ * (not entered): through ul__buffer_unmap; or, the device being gone for
+ * the caller (`device_gone`), with nothing written back and the last error
+ * kept. */
+ul_status ul__map_end(ul_device *d, uint32_t id, bool device_gone);
 /* Brackets unlost's own recovery work on `d` (a pending future's re-ask
  * after a loss): a fault schedule does not count its calls as the
  * program's. */
