@@ -207,6 +207,12 @@ ul_status ul__device_create_req(ul_env *env, const ul_device_desc *desc, const u
  * answered, the log, the objects (UL_ERR_BUSY when any were left), the
  * native device; `d` is freed (src/engine/lifecycle.c). */
 ul_status ul__device_destroy(ul_device *d);
+/* The caller ends its device: the native one is destroyed, and its loss
+ * says "destroyed", which the engine never recovers from. Takes d->mu. */
+void ul__device_destroy_native(ul_device *d);
+/* The limits of `d`'s native device, as the implementation reported them.
+ * Takes d->mu. */
+WGPULimits ul__device_limits_native(ul_device *d);
 /* The recoveries device `d` went through (0 for NULL). */
 uint64_t ul__device_recoveries(ul_device *d);
 /* Loses device `d` through the implementation (ul_device_force_loss's

@@ -1,6 +1,7 @@
 /* A device's life for both doors: create (a native device, then the
  * registry, the log and the health monitor on it), destroy, the count of
- * its recoveries, a forced loss. They drive
+ * its recoveries, a forced loss, the caller's end of its native device,
+ * its limits. They drive
  * core (the native device), res (the registry) and recover (the gate and
  * the moves). */
 #include "engine/engine.h"
@@ -225,4 +226,17 @@ ul_status ul__device_force_loss(ul_device *d, const char *message) {
     return ul__fail(UL_ERR_BUSY, "force loss: the implementation did not lose device '%s' (it was lost already); "
                     "no loss was forced", d->label);
   return UL_OK;
+}
+
+void ul__device_destroy_native(ul_device *d) {
+  ul__device_lock(d);
+  if (d->device) d->wgpu->DeviceDestroy(d->device);
+  ul__device_unlock(d);
+}
+
+WGPULimits ul__device_limits_native(ul_device *d) {
+  ul__device_lock(d);
+  WGPULimits l = d->limits;
+  ul__device_unlock(d);
+  return l;
 }

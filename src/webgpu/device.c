@@ -184,10 +184,7 @@ UL__WG_EXPORT void wgpuDeviceDestroy(WGPUDevice device) {
   /* The program ends its device: the native one goes (its loss says
    * "destroyed", which the engine never recovers), and the program hears
    * of it as of a loss with the reason Destroyed. */
-  ul_device *d = dv->ud;
-  ul__device_lock(d);
-  if (d->device) d->wgpu->DeviceDestroy(d->device);
-  ul__device_unlock(d);
+  ul__device_destroy_native(dv->ud);
   ul__wg_device_lose(dv, WGPUDeviceLostReason_Destroyed, "the device was destroyed by the program");
 }
 

@@ -489,9 +489,7 @@ static ul__wg_device *make_device(ul__wg_adapter *a, const WGPUDeviceDescriptor 
     memcpy(dv->features, dd.requiredFeatures, sizeof *dv->features * dd.requiredFeatureCount);
     dv->features_count = (uint32_t)dd.requiredFeatureCount;
   }
-  ul__device_lock(dv->ud);
-  dv->limits = dv->ud->limits;
-  ul__device_unlock(dv->ud);
+  dv->limits = ul__device_limits_native(dv->ud);
   clamp_limits(&dv->limits);
   dv->limits.nextInChain = NULL;
   live_add(dv);
