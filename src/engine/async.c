@@ -1,6 +1,6 @@
 /* Answers asked of the native device through a callback, for a door's
  * futures: the end of the work submitted so far (work done), a buffer's
- * mapping. Each ask belongs to the epoch of the device it was asked of:
+ * mapping, a shader's compilation messages. Each ask belongs to the epoch of the device it was asked of:
  * one a loss came before is asked again on the recovered device, as
  * recovery work. */
 #include "engine/engine.h"
@@ -44,9 +44,10 @@ static bool ask_wait(ul_device *d, ul__ask *a, uint64_t wait_ns) {
   return atomic_load(&a->cb->done);
 }
 
-/* Whether the device `a` was asked of is gone: another epoch, or a loss
- * not recovered from yet. Under d->mu. */
-static bool ask_moved(ul_device *d, const ul__ask *a) { return a->epoch != d->epoch || ul__device_loss_pending(d); }
+/* Whether the device asked on epoch `epoch` is gone: another epoch, or a
+ * loss not recovered from yet. Under d->mu. */
+static bool epoch_moved(ul_device *d, uint64_t epoch) { return epoch != d->epoch || ul__device_loss_pending(d); }
+static bool ask_moved(ul_device *d, const ul__ask *a) { return epoch_moved(d, a->epoch); }
 
 /* A work-done asked again after a loss: one native ask per epoch answers
  * every pending work-done of the device (each was asked before the loss,
@@ -249,4 +250,51 @@ ul_status ul__map_end(ul_device *d, uint32_t id, bool device_gone) {
   ul__device_unlock(d);
   ul__error_restore(&keep);
   return UL_OK;
+}
+
+ul_status ul__shader_info_ask(ul_device *d, uint32_t id, const char *wgsl, size_t len,
+                              WGPUCompilationInfoCallbackInfo ci, ul__native_ask *q, bool *asked) {
+  *asked = false;
+  const ul__wgpu *w = d->wgpu;
+  /* The device made usable first (a recorded loss recovered from), so the
+   * messages come from a native device that works. */
+  ul_status s = ul__device_enter_ex(d, false);
+  if (s) return s;
+  q->epoch = d->epoch;
+  ul__obj *o = id ? ul__obj_find(d, id, UL__OBJ_SHADER) : NULL;
+  WGPUShaderModule m = o ? o->native : NULL;
+  bool own = false;
+  if (!m && wgsl && d->device) {
+    /* A module that did not compile keeps no native one: compiled again
+     * here, only for its messages. */
+    WGPUShaderSourceWGSL src = {{NULL, WGPUSType_ShaderSourceWGSL}, {wgsl, len}};
+    WGPUShaderModuleDescriptor sd = {(WGPUChainedStruct *)&src, {NULL, 0}};
+    uint64_t mark = atomic_load(&d->uncaptured_errors);
+    m = w->DeviceCreateShaderModule(d->device, &sd);
+    char ignored[16];
+    ul__device_uncaptured_since(d, mark, ignored, sizeof ignored); /* the caller's scope hears it once, at create */
+    own = true;
+  }
+  q->native = (WGPUFuture){0};
+  if (m) q->native = w->ShaderModuleGetCompilationInfo(m, ci);
+  q->instance = d->instance;
+  if (own && m) w->ShaderModuleRelease(m);
+  ul__device_unlock(d);
+  *asked = m != NULL;
+  return UL_OK;
+}
+
+ul_status ul__native_ask_wait(ul_device *d, const ul__native_ask *q, _Atomic bool *done, uint64_t timeout_ns) {
+  ul__saved_error keep;
+  ul__error_save(&keep);
+  ul_status s = ul__env_wait(d->env, q->instance, q->native, done, timeout_ns);
+  ul__error_restore(&keep);
+  return s;
+}
+
+bool ul__native_ask_moved(ul_device *d, const ul__native_ask *q) {
+  ul__device_lock(d);
+  bool moved = epoch_moved(d, q->epoch);
+  ul__device_unlock(d);
+  return moved;
 }

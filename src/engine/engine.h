@@ -189,6 +189,26 @@ void ul__map_advance(ul_device *d, uint32_t id, ul__ask *a, uint64_t mode, size_
  * the caller (`device_gone`), with nothing written back and the last error
  * kept. */
 ul_status ul__map_end(ul_device *d, uint32_t id, bool device_gone);
+/* An ask whose answer the caller's own callback records: its native
+ * future, the instance to wait on, the epoch of the device asked. */
+typedef struct ul__native_ask {
+  WGPUFuture native;
+  WGPUInstance instance;
+  uint64_t epoch;
+} ul__native_ask;
+/* Asks for the compilation messages of shader `id` (or of `wgsl`, compiled
+ * again only for them when the shader kept no native module) through
+ * `ci`, on a device that works (a recorded loss recovered from first; not
+ * entered). *asked false: there was no module to ask. An error is the
+ * gate's. */
+ul_status ul__shader_info_ask(ul_device *d, uint32_t id, const char *wgsl, size_t len,
+                              WGPUCompilationInfoCallbackInfo ci, ul__native_ask *q, bool *asked);
+/* Waits up to timeout_ns for `done` (set by the ask's callback); the last
+ * error is kept. */
+ul_status ul__native_ask_wait(ul_device *d, const ul__native_ask *q, _Atomic bool *done, uint64_t timeout_ns);
+/* Whether the device asked is gone (lost since, or replaced): its answer
+ * says nothing. Takes d->mu. */
+bool ul__native_ask_moved(ul_device *d, const ul__native_ask *q);
 /* Brackets unlost's own recovery work on `d` (a pending future's re-ask
  * after a loss): a fault schedule does not count its calls as the
  * program's. */

@@ -335,54 +335,24 @@ static info_rec *compile_info_once(ul__wg_device *dv, uint32_t id, const char *w
   info_rec *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   atomic_store(&r->refs, 2);
-  /* The device made usable first (a recorded loss recovered from), so the
-   * messages come from a native device that works. */
-  if (ul__device_enter_ex(d, false)) {
+  WGPUCompilationInfoCallbackInfo ci = {NULL, WGPUCallbackMode_AllowProcessEvents, on_info, r, NULL};
+  ul__native_ask q;
+  bool asked = false;
+  if (ul__shader_info_ask(d, id, wgsl, len, ci, &q, &asked)) {
     free(r);
     return NULL;
   }
-  uint64_t epoch = d->epoch;
-  ul__obj *o = id ? ul__obj_find(d, id, UL__OBJ_SHADER) : NULL;
-  WGPUShaderModule m = o ? o->native : NULL;
-  bool own = false;
-  if (!m && wgsl && d->device) {
-    /* A module that did not compile keeps no native one: compiled again
-     * here, only for its messages. */
-    WGPUShaderSourceWGSL src = {{NULL, WGPUSType_ShaderSourceWGSL}, {wgsl, len}};
-    WGPUShaderModuleDescriptor sd = {(WGPUChainedStruct *)&src, {NULL, 0}};
-    uint64_t mark = atomic_load(&d->uncaptured_errors);
-    m = w->DeviceCreateShaderModule(d->device, &sd);
-    char ignored[16];
-    ul__device_uncaptured_since(d, mark, ignored, sizeof ignored); /* the program's scope hears it once, at create */
-    own = true;
-  }
-  WGPUFuture fu = {0};
-  if (m) {
-    WGPUCompilationInfoCallbackInfo ci = {NULL, WGPUCallbackMode_AllowProcessEvents, on_info, r, NULL};
-    fu = w->ShaderModuleGetCompilationInfo(m, ci);
-  }
-  WGPUInstance inst = d->instance;
-  ul_env *env = d->env;
-  if (own && m) w->ShaderModuleRelease(m);
-  ul__device_unlock(d);
-  if (!m) {
+  if (!asked) {
     r->refs = 1;
     info_unref(r);
     return NULL;
   }
-  ul__saved_error keep;
-  ul__error_save(&keep);
-  ul_status s = ul__env_wait(env, inst, fu, &r->done, 10000000000ull);
-  ul__error_restore(&keep);
-  if (s) { /* never answered: the callback keeps its reference */
+  if (ul__native_ask_wait(d, &q, &r->done, 10000000000ull)) { /* never answered: the callback keeps its reference */
     info_unref(r);
     return NULL;
   }
   /* Lost while it compiled: the answer came from a dead device. */
-  ul__device_lock(d);
-  bool lost = ul__device_loss_pending(d) || d->epoch != epoch;
-  ul__device_unlock(d);
-  if (lost || r->status != WGPUCompilationInfoRequestStatus_Success) {
+  if (ul__native_ask_moved(d, &q) || r->status != WGPUCompilationInfoRequestStatus_Success) {
     info_unref(r);
     *again = true;
     return NULL;
