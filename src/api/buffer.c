@@ -52,7 +52,7 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
                       (unsigned long long)st.st_size,
                       (unsigned long long)(desc->source_offset + desc->size));
   }
-  if ((s = ul__device_enter(d))) return ul__wrap(s, "create buffer");
+  if ((s = ul__engine_enter(d))) return ul__wrap(s, "create buffer");
   ul__buffer_spec spec = {desc->label, desc->size, desc->usage ? desc->usage
                                                                : (UL_BUFFER_STORAGE | UL_BUFFER_COPY_SRC | UL_BUFFER_COPY_DST),
                           desc->restore, desc->source_data, desc->source_path, desc->source_offset,
@@ -61,14 +61,14 @@ ul_status ul_buffer_create_at(ul_device *d, const ul_buffer_desc *desc, ul_buffe
   uint32_t id;
   s = ul__buffer_create(d, &spec, site, &id);
   if (!s) *out = (ul_buffer){id};
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }
 
 ul_status ul_buffer_destroy(ul_device *d, ul_buffer buf) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "destroy buffer: device is NULL");
   if (buf.id == 0) return UL_OK;
-  ul__device_lock(d);
+  ul__engine_lock(d);
   ul__obj *o;
   d->res->lookup_plain = true; /* nothing to put back into what goes */
   ul_status s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "destroy buffer", &o);
@@ -76,7 +76,7 @@ ul_status ul_buffer_destroy(ul_device *d, ul_buffer buf) {
   if (!s) {
     ul__obj_destroy(d, o); /* unmaps a mapped buffer; a pending map is aborted */
   }
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }
 
@@ -94,7 +94,7 @@ static ul_status check_range(const ul__obj *o, uint64_t offset, uint64_t size, c
 ul_status ul_buffer_write(ul_device *d, ul_buffer buf, uint64_t offset, const void *data,
                           uint64_t size) {
   if (!d || (!data && size)) return ul__fail(UL_ERR_INVALID_ARGUMENT, "write buffer: NULL argument");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "write buffer");
   ul__obj *o;
   if ((s = ul__buffer_get(d, buf.id, "write buffer", &o))) goto out;
@@ -116,14 +116,14 @@ ul_status ul_buffer_write(ul_device *d, ul_buffer buf, uint64_t offset, const vo
   }
   s = ul__buffer_write(d, buf.id, offset, data, size);
 out:
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "write buffer") : UL_OK;
 }
 
 ul_status ul_buffer_read(ul_device *d, ul_buffer buf, uint64_t offset, void *dst, uint64_t size,
                          uint32_t timeout_ms) {
   if (!d || (!dst && size)) return ul__fail(UL_ERR_INVALID_ARGUMENT, "read buffer: NULL argument");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "read buffer");
   ul__obj *o;
   if ((s = ul__buffer_get(d, buf.id, "read buffer", &o))) goto out;
@@ -144,7 +144,7 @@ ul_status ul_buffer_read(ul_device *d, ul_buffer buf, uint64_t offset, void *dst
     ul__device_health_read(d, s, ul__now_ns() - t0);
   } while (ul__retry_again(d, &s, &rt));
 out:
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "read buffer") : UL_OK;
 }
 
@@ -152,7 +152,7 @@ ul_status ul_buffer_map(ul_device *d, ul_buffer buf, ul_map_mode mode, uint64_t 
                         uint64_t size, uint32_t timeout_ms, void **ptr) {
   if (!d || !ptr) return ul__fail(UL_ERR_INVALID_ARGUMENT, "map buffer: NULL argument");
   *ptr = NULL;
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "map buffer");
   ul__obj *o;
   if ((s = ul__buffer_get(d, buf.id, "map buffer", &o))) goto out;
@@ -192,25 +192,25 @@ ul_status ul_buffer_map(ul_device *d, ul_buffer buf, ul_map_mode mode, uint64_t 
   o->u.buf.map_mode = mode == UL_MAP_READ ? WGPUMapMode_Read : WGPUMapMode_Write;
   *ptr = p;
 out:
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "map buffer") : UL_OK;
 }
 
 ul_status ul_buffer_unmap(ul_device *d, ul_buffer buf) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "unmap buffer: NULL device");
-  ul_status s = ul__device_enter_ex(d, false);
+  ul_status s = ul__engine_enter_ex(d, false);
   if (s) return ul__wrap(s, "unmap buffer");
   s = ul__buffer_unmap(d, buf.id);
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }
 
 ul_status ul_buffer_size(ul_device *d, ul_buffer buf, uint64_t *size) {
   if (!d || !size) return ul__fail(UL_ERR_INVALID_ARGUMENT, "buffer size: NULL argument");
-  ul__device_lock(d);
+  ul__engine_lock(d);
   ul__obj *o;
   ul_status s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "buffer size", &o);
   *size = s ? 0 : o->u.buf.size;
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }

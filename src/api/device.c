@@ -36,7 +36,7 @@ uint64_t ul_device_recoveries(ul_device *d) { return ul__device_recoveries(d); }
 ul_status ul_device_recover(ul_device *d) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "recover: device is NULL");
   bool was_on_fallback = atomic_load(&d->state) == UL_DEVICE_FALLBACK && !atomic_load(&d->lost);
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return s;
   if (was_on_fallback && d->on_fallback && d->desc.power != UL_POWER_FALLBACK_ONLY) {
     /* Try the preferred adapter once; stay on the fallback if it fails. */
@@ -44,23 +44,23 @@ ul_status ul_device_recover(ul_device *d) {
     if (s) ul__log(UL__LOG_INFO, "%s", ul_last_error());
     s = UL_OK;
   }
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }
 
 ul_status ul_device_adapter_info(ul_device *d, ul_adapter_info *out) {
   if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "adapter info: NULL argument");
-  ul__device_lock(d);
+  ul__engine_lock(d);
   *out = d->info;
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return UL_OK;
 }
 
 ul_status ul_device_limits(ul_device *d, ul_limits *out) {
   if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "limits: NULL argument");
-  ul__device_lock(d);
+  ul__engine_lock(d);
   ul__limits_from_wgpu(&d->limits, out);
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return UL_OK;
 }
 
@@ -71,14 +71,14 @@ ul_status ul_device_force_loss(ul_device *d, const char *message) {
 
 void ul_device_set_recovery_wait(ul_device *d, uint32_t ms) {
   if (!d) return;
-  ul__device_lock(d);
+  ul__engine_lock(d);
   d->recovery_wait_ms = ms;
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
 }
 
 ul_status ul_device_memory_stats(ul_device *d, ul_memory_stats *out) {
   if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "memory stats: NULL argument");
-  ul__device_lock(d);
+  ul__engine_lock(d);
   ul__track_stats st;
   ul__track_get_stats(d->res->tracker, &st);
   memset(out, 0, sizeof *out);
@@ -91,15 +91,15 @@ ul_status ul_device_memory_stats(ul_device *d, ul_memory_stats *out) {
   out->budget_bytes = st.budget_bytes;
   out->churning_sites = st.churning_sites;
   out->log_bytes = ul__oplog_bytes(d);
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return UL_OK;
 }
 
 ul_status ul_device_checkpoint(ul_device *d) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "checkpoint: device is NULL");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "checkpoint");
   s = ul__checkpoint_retry(d);
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }

@@ -10,7 +10,7 @@ ul_status ul_shader_create_at(ul_device *d, const ul_shader_desc *desc, ul_shade
   if (!d || !desc || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create shader: NULL argument");
   if (!desc->wgsl) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create shader '%s': wgsl is NULL",
                                    desc->label ? desc->label : "");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "create shader");
   uint32_t id;
   s = ul__shader_create(d, desc->wgsl, strlen(desc->wgsl), desc->label, site, &id);
@@ -21,7 +21,7 @@ ul_status ul_shader_create_at(ul_device *d, const ul_shader_desc *desc, ul_shade
     snprintf(msg, sizeof msg, "%s", ul_last_error());
     s = ul__fail(UL_ERR_SHADER_COMPILE, "%s", msg);
   }
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }
 
@@ -63,12 +63,12 @@ ul_status ul_bind_group_layout_create_at(ul_device *d, const ul_bind_group_layou
       break;
     }
   }
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "create bind group layout");
   uint32_t id;
   s = ul__bgl_create(d, desc->entry_count, e, desc->label, site, &id);
   if (!s) out->id = id;
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }
 
@@ -85,7 +85,7 @@ ul_status ul_pipeline_layout_create_at(ul_device *d, const ul_pipeline_layout_de
                     desc->group_count, UL_MAX_BIND_GROUPS);
   uint32_t groups[UL_MAX_BIND_GROUPS];
   for (uint32_t i = 0; i < desc->group_count; i++) groups[i] = desc->groups[i].id;
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "create pipeline layout");
   /* unlost.h has no empty slots: each group names a layout. */
   ul__obj *g;
@@ -94,7 +94,7 @@ ul_status ul_pipeline_layout_create_at(ul_device *d, const ul_pipeline_layout_de
   uint32_t id;
   if (!s) s = ul__playout_create(d, desc->group_count, groups, 0, desc->label, site, &id);
   if (!s) out->id = id;
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }
 
@@ -117,7 +117,7 @@ ul_status ul_compute_pipeline_create_at(ul_device *d, const ul_compute_pipeline_
     c[i].key = ul__sv(desc->constants[i].name);
     c[i].value = desc->constants[i].value;
   }
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "create compute pipeline");
   ul__obj *x;
   if (!(s = ul__obj_get(d, desc->shader.id, UL__OBJ_SHADER, "compute pipeline", &x)) && desc->layout.id)
@@ -128,7 +128,7 @@ ul_status ul_compute_pipeline_create_at(ul_device *d, const ul_compute_pipeline_
     s = ul__pipeline_create(d, desc->shader.id, desc->layout.id, entry, strlen(entry), desc->constant_count, c,
                             desc->label, site, &id);
   if (!s) out->id = id;
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }
 
@@ -156,7 +156,7 @@ ul_status ul_bind_group_create_at(ul_device *d, const ul_bind_group_desc *desc, 
     e[i] = (ul__bg_entry){x->binding, x->buffer.id, x->view.id, x->sampler.id, x->offset,
                           x->size ? x->size : WGPU_WHOLE_SIZE};
   }
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "create bind group");
   /* Every handle is checked where the program gave it (only checked: the
    * create below makes what is not made yet, losses recovered from). */
@@ -175,7 +175,7 @@ ul_status ul_bind_group_create_at(ul_device *d, const ul_bind_group_desc *desc, 
     s = ul__bind_group_create(d, desc->layout.id, desc->layout.id ? 0 : desc->pipeline.id, desc->group,
                               desc->entry_count, e, desc->label, site, &id);
   if (!s) out->id = id;
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }
 

@@ -40,23 +40,23 @@ ul_status ul_texture_create_at(ul_device *d, const ul_texture_desc *desc, ul_tex
                                const ul_site *site) {
   if (out) out->id = 0;
   if (!d || !desc || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create texture: NULL argument");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "create texture");
   s = texture_new(d, desc, out, site);
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "create texture '%s'", desc->label ? desc->label : "") : UL_OK;
 }
 
 ul_status ul_texture_destroy(ul_device *d, ul_texture tex) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "destroy texture: device is NULL");
   if (!tex.id) return UL_OK;
-  ul__device_lock(d);
+  ul__engine_lock(d);
   ul__obj *o;
   d->res->lookup_plain = true; /* nothing to put back into what goes */
   ul_status s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "destroy texture", &o);
   d->res->lookup_plain = false;
   if (!s) ul__texture_destroy(d, o);
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }
 
@@ -80,7 +80,7 @@ ul_status ul_texture_write(ul_device *d, ul_texture tex, uint32_t x, uint32_t y,
                            uint32_t w, uint32_t h, uint32_t depth, const void *data, uint64_t size,
                            uint32_t bytes_per_row) {
   if (!d || !data) return ul__fail(UL_ERR_INVALID_ARGUMENT, "write texture: NULL argument");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "write texture");
   ul__obj *o;
   if (!(s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "write texture", &o)) && !(s = ul__obj_use(d, o)) &&
@@ -88,7 +88,7 @@ ul_status ul_texture_write(ul_device *d, ul_texture tex, uint32_t x, uint32_t y,
     uint32_t region[UL__TR_WORDS] = {x, y, z, w, h, depth, bytes_per_row, 0, 0, 0};
     s = ul__texture_write(d, tex.id, region, data, size, "write texture");
   }
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "write texture") : UL_OK;
 }
 
@@ -96,7 +96,7 @@ ul_status ul_texture_read(ul_device *d, ul_texture tex, uint32_t x, uint32_t y, 
                           uint32_t w, uint32_t h, uint32_t depth, void *dst, uint64_t size,
                           uint32_t timeout_ms) {
   if (!d || !dst) return ul__fail(UL_ERR_INVALID_ARGUMENT, "read texture: NULL argument");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "read texture");
   ul__obj *o;
   uint32_t tight = 0;
@@ -114,7 +114,7 @@ ul_status ul_texture_read(ul_device *d, ul_texture tex, uint32_t x, uint32_t y, 
     s = ul__texture_read_region(d, o, x, y, z, w, h, depth, dst, ul__timeout_ns(timeout_ms));
   } while (ul__retry_again(d, &s, &rt));
 out:
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "read texture") : UL_OK;
 }
 
@@ -122,7 +122,7 @@ ul_status ul_texture_view_create_at(ul_device *d, const ul_texture_view_desc *de
                                     ul_texture_view *out, const ul_site *site) {
   if (out) out->id = 0;
   if (!d || !desc || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create texture view: NULL argument");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "create texture view");
   ul__obj *t;
   if (!(s = ul__obj_get(d, desc->texture.id, UL__OBJ_TEXTURE, "create texture view", &t))) {
@@ -142,7 +142,7 @@ ul_status ul_texture_view_create_at(ul_device *d, const ul_texture_view_desc *de
     s = ul__view_create(d, desc->texture.id, &vd, desc->label, site, &id);
     if (!s) out->id = id;
   }
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "create texture view") : UL_OK;
 }
 
@@ -156,7 +156,7 @@ ul_status ul_sampler_create_at(ul_device *d, const ul_sampler_desc *desc, ul_sam
   if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create sampler: NULL argument");
   ul_sampler_desc zero = {0};
   if (!desc) desc = &zero;
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "create sampler");
   WGPUSamplerDescriptor x = {0};
   uint32_t am = desc->repeat ? WGPUAddressMode_Repeat : WGPUAddressMode_ClampToEdge;
@@ -169,7 +169,7 @@ ul_status ul_sampler_create_at(ul_device *d, const ul_sampler_desc *desc, ul_sam
   uint32_t id;
   s = ul__sampler_create(d, &x, desc->label, site, &id);
   if (!s) out->id = id;
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "create sampler") : UL_OK;
 }
 

@@ -11,6 +11,20 @@
 
 #include <sys/stat.h>
 
+/* ---- a door's way in and out (src/engine/entry.c) ---- */
+/* Enters device `d` for a call: locks it and makes it usable (a recorded
+ * loss processed, recovery run when needed); on failure it is unlocked
+ * again and the status says why (ul__device_enter). `gate` false skips the
+ * breaker (waiting for work already submitted is always allowed). */
+ul_status ul__engine_enter(ul_device *d);
+ul_status ul__engine_enter_ex(ul_device *d, bool gate);
+/* Locks `d` without recovery (a destroy, reads of state); unlocks after
+ * an enter or a lock, delivering queued events with no lock held. */
+void ul__engine_lock(ul_device *d);
+void ul__engine_unlock(ul_device *d);
+/* Whether a loss of `d` was recorded and not processed yet. */
+bool ul__engine_loss_pending(ul_device *d);
+
 /* Finishes a create whose descriptor was copied into `o` (pending): the
  * native object with retries, the tracker's record; frees `o` on failure
  * (src/engine/objects.c). Under d->mu. */

@@ -65,7 +65,7 @@ void ul__wg_report(ul__wg_device *dv, ul_status s, const char *what) {
    * no status for "not done": going on would leave the program with
    * objects and results that silently lack this call, so the device is
    * lost for good instead, and the message says why. */
-  if (s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(dv->ud)) {
+  if (s == UL_ERR_DEVICE_LOST && ul__engine_loss_pending(dv->ud)) {
     char why[1200];
     snprintf(why, sizeof why, "%s: lost again before each try of it could complete: %s", what, msg);
     ul__wg_device_lose(dv, WGPUDeviceLostReason_Unknown, why);
@@ -122,13 +122,13 @@ static void lose(ul__wg_device *dv, uint32_t reason, const char *message, void *
 
 bool ul__wg_enter(ul__wg_device *dv, const char *what) {
   if (atomic_load(&dv->lost)) return false;
-  ul_status s = ul__device_enter(dv->ud);
+  ul_status s = ul__engine_enter(dv->ud);
   if (!s) return true;
   ul__wg_report(dv, s, what);
   return false;
 }
 
-void ul__wg_leave(ul__wg_device *dv) { ul__device_unlock(dv->ud); }
+void ul__wg_leave(ul__wg_device *dv) { ul__engine_unlock(dv->ud); }
 
 /* ---- the end of a device ---- */
 
@@ -267,9 +267,9 @@ UL__WG_EXPORT WGPUStatus wgpuDeviceGetAdapterInfo(WGPUDevice device, WGPUAdapter
   ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, "wgpuDeviceGetAdapterInfo");
   if (!dv || !info) return WGPUStatus_Error;
   ul_device *d = dv->ud;
-  ul__device_lock(d);
+  ul__engine_lock(d);
   WGPUStatus st = ul__wg_info_copy(&d->env->lib.procs, d->adapter, info);
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return st;
 }
 

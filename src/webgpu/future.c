@@ -182,7 +182,7 @@ static bool advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns) {
     /* A loss not yet processed is processed now: it ends in a recovery,
      * or in the device lost to the program (which resolves this). */
     ul__wg_device *dv = f->object;
-    if (dv && !atomic_load(&dv->lost) && ul__device_loss_pending(dv->ud) && ul__wg_enter(dv, "wait"))
+    if (dv && !atomic_load(&dv->lost) && ul__engine_loss_pending(dv->ud) && ul__wg_enter(dv, "wait"))
       ul__wg_leave(dv);
     return f->ready;
   }
