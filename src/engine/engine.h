@@ -24,6 +24,11 @@ void ul__engine_lock(ul_device *d);
 void ul__engine_unlock(ul_device *d);
 /* Whether a loss of `d` was recorded and not processed yet. */
 bool ul__engine_loss_pending(ul_device *d);
+/* An environment with the defaults (ul_env_create(NULL)), its end, and its
+ * fault schedule's counts (ul_env_chaos_counts). */
+ul_status ul__engine_env_create(ul_env **out);
+ul_status ul__engine_env_destroy(ul_env *env);
+ul_status ul__engine_chaos_counts(ul_env *env, uint64_t *calls, uint64_t *injected);
 
 /* Finishes a create whose descriptor was copied into `o` (pending): the
  * native object with retries, the tracker's record; frees `o` on failure
@@ -247,6 +252,11 @@ void ul__device_destroy_native(ul_device *d);
 /* The limits of `d`'s native device, as the implementation reported them.
  * Takes d->mu. */
 WGPULimits ul__device_limits_native(ul_device *d);
+/* The native adapter the engine's first device of `env` with `power` gets
+ * (FALLBACK_ONLY: the CPU instance's when the main one has none), and
+ * *instance the instance it came from; UL_ERR_NO_ADAPTER when only Dawn's
+ * Null backend answers (unless the environment allows it). */
+ul_status ul__adapter_for(ul_env *env, ul_power_preference power, WGPUAdapter *adapter, WGPUInstance *instance);
 /* The recoveries device `d` went through (0 for NULL). */
 uint64_t ul__device_recoveries(ul_device *d);
 /* Loses device `d` through the implementation (ul_device_force_loss's

@@ -1,7 +1,7 @@
 /* A device's life for both doors: create (a native device, then the
  * registry, the log and the health monitor on it), destroy, the count of
  * its recoveries, a forced loss, the caller's end of its native device,
- * its limits. They drive
+ * its limits; the native adapter a first device gets. They drive
  * core (the native device), res (the registry) and recover (the gate and
  * the moves). */
 #include "engine/engine.h"
@@ -239,4 +239,19 @@ WGPULimits ul__device_limits_native(ul_device *d) {
   WGPULimits l = d->limits;
   ul__device_unlock(d);
   return l;
+}
+
+ul_status ul__adapter_for(ul_env *env, ul_power_preference power, WGPUAdapter *adapter, WGPUInstance *instance) {
+  uint32_t wp = power == UL_POWER_LOW_POWER ? WGPUPowerPreference_LowPower : WGPUPowerPreference_HighPerformance;
+  WGPUInstance ni = env->instance;
+  ul_status s = ul__request_adapter(env, ni, wp, power == UL_POWER_FALLBACK_ONLY, 10000000000ull, adapter);
+  if (s && power == UL_POWER_FALLBACK_ONLY && (ni = ul__env_cpu_instance(env)))
+    s = ul__request_adapter(env, ni, wp, false, 10000000000ull, adapter);
+  if (!s) {
+    ul_adapter_info ai;
+    if (!ul__adapter_describe(env, *adapter, &ai) && ai.backend == UL_BACKEND_NULL && !env->allow_null_backend)
+      s = ul__fail(UL_ERR_NO_ADAPTER, "only Dawn's Null backend is available, which computes nothing");
+  }
+  *instance = ni;
+  return s;
 }
