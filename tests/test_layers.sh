@@ -8,14 +8,35 @@
 # variable one file of src/ uses that another file defines (read from the
 # built objects with nm: the reference a declaration in a lower header can
 # hide from the include check) must be of the same folder or one below.
-# Then the check tests itself: an added upward include, and an added upward
-# call, must each make it fail.
+# Then the doors: a file of a front door (api: unlost.h, webgpu: webgpu.h)
+# may use only symbols of engine/ (the engine's front), base (src/base/ and
+# the top of src/), wgpu/ and its own folder -- unless the (file, symbol)
+# is listed in tests/door_debt.txt, what the doors still take from below
+# the engine (a listed use that no longer exists fails too, so the list
+# only shrinks). Then the check tests itself: an added upward include, an
+# added upward call, a call between the doors and a door's call into core
+# must each make it fail, as must a debt line paid but still listed.
 #   test_layers.sh SOURCE_DIR [BUILD_DIR] [--no-self-test]
 set -u
 root=${1:?usage: test_layers.sh SOURCE_DIR [BUILD_DIR]}
 objdir=${2:-}
 self_test=${3:-}
 [ "$objdir" = --no-self-test ] && { self_test=$objdir; objdir=; }
+
+# debt_paid FILE SEEN WHAT: each line of the debt list FILE that is not
+# among the SEEN lines is paid and must go; prints those, returns 1 if any.
+debt_paid() {
+  local file=$1 seen=$2 what=$3 line bad=0
+  [ -f "$file" ] || return 0
+  while IFS= read -r line; do
+    [ -z "$line" ] || [[ $line == \#* ]] && continue
+    if ! grep -qxF "$line" <<< "$seen"; then
+      echo "$what debt paid: '$line' no longer exists; remove it from tests/${file##*/}"
+      bad=1
+    fi
+  done < "$file"
+  return $bad
+}
 
 check() { # check ROOT -> prints violations, returns 1 if any
   local r=$1 bad=0
@@ -69,21 +90,13 @@ $key"
     echo "layer violation: $key ($why)"
     bad=1
   done <<< "$edges"
-  if [ -f "$debt_file" ]; then
-    while IFS= read -r line; do
-      [ -z "$line" ] || [[ $line == \#* ]] && continue
-      if ! grep -qxF "$line" <<< "$seen"; then
-        echo "layer debt paid: '$line' no longer exists; remove it from tests/layer_debt.txt"
-        bad=1
-      fi
-    done < "$debt_file"
-  fi
+  debt_paid "$debt_file" "$seen" layer || bad=1
   return $bad
 }
 
 # The folder of a source path relative to src/ ("core/native.c" -> core,
-# "internal.h" -> base).
-folder_of() { case $1 in */*) echo "${1%%/*}" ;; *) echo base ;; esac; }
+# "internal.h" -> base), in REPLY (no subshell: it runs for every edge).
+folder_of() { case $1 in */*) REPLY=${1%%/*} ;; *) REPLY=base ;; esac; }
 
 # check_calls ROOT EDGES: EDGES lines "user.c definer.c symbol" (paths under
 # src/); prints violations, returns 1 if any.
@@ -101,8 +114,8 @@ check_calls() {
   while read -r user def sym; do
     [ -z "$user" ] && continue
     local a b
-    a=$(folder_of "$user")
-    b=$(folder_of "$def")
+    folder_of "$user"; a=$REPLY
+    folder_of "$def"; b=$REPLY
     [ "$a" = "$b" ] && continue
     if [ -z "${rank[$a]+x}" ] || [ -z "${rank[$b]+x}" ]; then
       echo "call violation: src/$user uses $sym of src/$def (a folder not in src/LAYERS)"; bad=1; continue
@@ -112,6 +125,37 @@ check_calls() {
       bad=1
     fi
   done <<< "$edges"
+  return $bad
+}
+
+# check_doors ROOT EDGES: a door's file uses only symbols of engine/, base,
+# wgpu/ and its own folder, or one listed in tests/door_debt.txt ("file
+# symbol", paths under src/); prints violations and paid debt, returns 1 if
+# any.
+doors="api webgpu"
+check_doors() {
+  local r=$1 edges=$2 bad=0 seen="" user def sym line
+  local debt_file="$r/tests/door_debt.txt"
+  declare -A listed=()
+  if [ -f "$debt_file" ]; then
+    while IFS= read -r line; do listed[$line]=1; done < "$debt_file"
+  fi
+  while read -r user def sym; do
+    [ -z "$user" ] && continue
+    local a b
+    folder_of "$user"; a=$REPLY
+    folder_of "$def"; b=$REPLY
+    [[ " $doors " == *" $a "* ]] || continue
+    case $b in "$a" | engine | base | wgpu) continue ;; esac
+    if [ -n "${listed[$user $sym]+x}" ]; then
+      seen="$seen
+$user $sym"
+      continue
+    fi
+    echo "door violation: src/$user uses $sym of src/$def (a door uses engine/, base, wgpu/ and its own folder)"
+    bad=1
+  done <<< "$edges"
+  debt_paid "$debt_file" "$seen" door || bad=1
   return $bad
 }
 
@@ -155,12 +199,36 @@ if [ -n "$objdir" ]; then
   check_calls "$root" "$edges"
   if [ $? -ne 0 ]; then echo "FAIL: the layer check found the calls above going up or sideways"; exit 1; fi
   echo "ok   calls: $(wc -l <<< "$edges") uses of one file's symbols by another go down src/LAYERS"
+  check_doors "$root" "$edges"
+  if [ $? -ne 0 ]; then echo "FAIL: the door check found the uses above"; exit 1; fi
+  for door in $doors; do
+    echo "ok   doors: src/$door/ uses only engine/, base, wgpu/ and itself, with $(grep -c "^$door/" "$root/tests/door_debt.txt") uses listed in tests/door_debt.txt"
+  done
   if [ "$self_test" != --no-self-test ]; then
     if check_calls "$root" "$edges
 core/native.c recover/vitals.c ul__device_health_loss" > /dev/null; then
       echo "FAIL: an upward call (core -> recover) was not caught"; exit 1
     fi
     echo "ok   self-test: an added upward call (src/core/native.c -> src/recover/vitals.c) fails the check"
+    if check_calls "$root" "$edges
+webgpu/device.c api/device.c ul_device_destroy" > /dev/null; then
+      echo "FAIL: a call between the doors (webgpu -> api) was not caught"; exit 1
+    fi
+    echo "ok   self-test: an added call between the doors (src/webgpu/device.c -> src/api/device.c) fails the check"
+    out=$(check_doors "$root" "$edges
+webgpu/queue.c core/transfer.c ul__queue_submit")
+    if [ $? -eq 0 ] || ! grep -q "door violation: src/webgpu/queue.c uses ul__queue_submit" <<< "$out"; then
+      echo "FAIL: a door's call into core (webgpu -> core) was not caught"; exit 1
+    fi
+    echo "ok   self-test: an added call from a door into core fails the check:"
+    echo "       $out"
+    first=$(grep -v '^#' "$root/tests/door_debt.txt" | grep -m1 .)
+    if [ -n "$first" ]; then
+      if check_doors "$root" "$(grep -v "^${first%% *} [^ ]* ${first#* }\$" <<< "$edges")" > /dev/null; then
+        echo "FAIL: a door debt line paid but still listed ($first) was not caught"; exit 1
+      fi
+      echo "ok   self-test: a door debt line paid but still listed ('$first') fails the check"
+    fi
   fi
 fi
 

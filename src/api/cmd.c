@@ -1,119 +1,14 @@
-/* ul_cmd_submit: check, enter, room in the log, encode with retries, log,
- * submit. The list's recording is src/exec/cmd.c. */
-#include "api/api.h"
-#include "exec/oplog.h"
-#include "recover/recover.h"
-
-/* Contents still to put back after a rebuild go behind a submission,
- * unless it needed some of its own (`restored`: restored_total when it
- * began): its result first, the first use after a recovery is not made to
- * wait for what it does not read. */
-static void stream_behind(ul_device *d, uint64_t restored) {
-  if (d->restore_pending && atomic_load(&d->restored_total) == restored)
-    ul__restore_stream(d, ul__opt_number(UL__OPT_RESTORE_STREAM_MB) << 20);
-}
+/* ul_cmd_submit: check, enter, submit (src/engine/submit.c), leave. The
+ * list's recording is src/exec/commands.c. */
+#include "engine/engine.h"
 
 ul_status ul_cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
   if (serial) *serial = 0;
   if (!d || !c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "submit: NULL argument");
   if (c->device != d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "submit: the command list belongs to another device");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "submit");
-  const uint64_t restored = atomic_load(&d->restored_total);
-  const char *what = c->label ? c->label : "";
-  bool first_use = ul__cmd_first_use(d, c);
-  /* Room in the log first (a checkpoint may recover): the encode below
-   * must be of the device the work is submitted to. */
-  if ((s = ul__checkpoint_make_room(d, sizeof(ul__op) * c->count))) {
-    ul__device_unlock(d);
-    return ul__wrap(s, "submit '%s'", what);
-  }
-  WGPUCommandBuffer cb = NULL;
-  ul__retry rt = UL__RETRY_SCOPES;
-  do {
-    s = ul__cmd_encode_list(d, c, &cb);
-  } while (ul__retry_again(d, &s, &rt));
-  if (!s) {
-    /* Logged before it is submitted: a loss from here on is replayed. Work
-     * that could not be logged is not submitted. */
-    s = ul__oplog_submit(d, c->ops, c->count);
-    if (!s) {
-      /* Noted first: a loss during the submit names it. */
-      ul__flight_begin(d, d->submit_serial + 1, c->label, c->site_file, c->site_line, ul__cmd_pipelines(d, c));
-      uint64_t ser = ul__queue_submit(d, cb);
-      ul__device_health_submitted(d, ser, first_use);
-      if (serial) *serial = ser;
-    }
-    d->wgpu->CommandBufferRelease(cb);
-  }
-  if (!s) stream_behind(d, restored);
-  ul__device_unlock(d);
-  return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;
-}
-
-ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char *label, const ul_site *site,
-                         WGPUCommandBuffer prepared, uint64_t prepared_epoch, uint64_t *serial) {
-  if (serial) *serial = 0;
-  const uint64_t restored = atomic_load(&d->restored_total);
-  const char *what = label ? label : "";
-  bool first_use = ul__ops_first_use(d, ops, n);
-  /* Room in the log first (a checkpoint may recover, and then what was
-   * encoded ahead is of a lost device). */
-  ul_status s = ul__checkpoint_make_room(d, sizeof(ul__op) * n);
-  if (s) return ul__wrap(s, "submit '%s'", what);
-  WGPUCommandBuffer cb = NULL;
-  bool own = true, encoded = false;
-  if (prepared && prepared_epoch == d->epoch && !ul__device_loss_pending(d)) {
-    /* Encoded at Finish on this very device: checked again (an object may
-     * have been destroyed since; contents a rebuild left for their first
-     * use come back), then submitted as it is. */
-    encoded = true;
-    if (!(s = ul__cmd_check(d, ops, n))) {
-      cb = prepared;
-      own = false;
-      ul__cmd_mark_written(d, ops, n);
-    } else if (s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(d)) {
-      encoded = false; /* lost meanwhile: encoded again below, after the recovery */
-      s = UL_OK;
-    }
-  }
-  if (!encoded) {
-    ul__retry rt = UL__RETRY_SCOPES;
-    do {
-      uint64_t errors = atomic_load(&d->uncaptured_errors);
-      s = ul__cmd_encode(d, ops, n, label, &cb);
-      char why[256];
-      if (!s && !ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why))
-        s = ul__fail(UL_ERR_VALIDATION, "the implementation rejected the commands: %s", why);
-      if (!s && ul__device_loss_pending(d)) s = ul__fail(UL_ERR_DEVICE_LOST, "lost while encoding");
-      if (s && cb) {
-        d->wgpu->CommandBufferRelease(cb);
-        cb = NULL;
-      }
-    } while (ul__retry_again(d, &s, &rt));
-  }
-  if (!s) {
-    /* Logged before it is submitted: a loss from here on is replayed. */
-    s = ul__oplog_submit(d, ops, n);
-    if (!s) {
-      char pipes[128];
-      ul__ops_pipelines(d, ops, n, pipes, sizeof pipes);
-      ul__flight_begin(d, d->submit_serial + 1, label, site ? site->file : NULL, site ? site->line : 0, pipes);
-      uint64_t errors = atomic_load(&d->uncaptured_errors);
-      uint64_t ser = ul__queue_submit(d, cb);
-      char why[256];
-      if (!ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why)) {
-        /* Refused by the implementation (a buffer still mapped, say):
-         * nothing ran, so nothing may come back with a replay. */
-        ul__oplog_unsubmit(d);
-        s = ul__fail(UL_ERR_VALIDATION, "the implementation refused the submission: %s", why);
-      } else {
-        ul__device_health_submitted(d, ser, first_use);
-        if (serial) *serial = ser;
-      }
-    }
-  }
-  if (cb && own) d->wgpu->CommandBufferRelease(cb);
-  if (!s) stream_behind(d, restored);
-  return s ? ul__wrap(s, "submit '%s'", what) : UL_OK;
+  s = ul__cmd_submit(d, c, serial);
+  ul__engine_unlock(d);
+  return s;
 }

@@ -1,10 +1,10 @@
 /* The public waits for submitted work: ul_device_wait, ul_device_wait_idle. */
-#include "api/api.h"
+#include "engine/engine.h"
 #include "exec/oplog.h"
 
 ul_status ul_device_wait(ul_device *d, uint64_t serial, uint32_t timeout_ms) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "wait: device is NULL");
-  ul_status s = ul__device_enter_ex(d, false);
+  ul_status s = ul__engine_enter_ex(d, false);
   if (s) return ul__wrap(s, "wait");
   if (serial > d->submit_serial) {
     s = ul__fail(UL_ERR_INVALID_ARGUMENT, "wait: serial %llu was never submitted",
@@ -17,7 +17,7 @@ ul_status ul_device_wait(ul_device *d, uint64_t serial, uint32_t timeout_ms) {
       s = ul__queue_wait_idle(d, tmo);
     } while (ul__retry_again(d, &s, &rt));
   }
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "wait") : UL_OK;
 }
 

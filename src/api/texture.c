@@ -1,94 +1,7 @@
-/* The public texture, view and sampler calls: create (with retries),
- * destroy, write (logged under LOG, copied under SHADOW), read. The
- * texture below them is src/res/texture.c. */
-#include "api/api.h"
-#include "exec/oplog.h"
-
-ul_status ul__texture_create(ul_device *d, const WGPUTextureDescriptor *nd, ul_restore restore, const char *label,
-                             const ul_site *site, uint32_t *out) {
-  *out = 0;
-  /* What would make the estimate below absurd, before anything is made. */
-  if (!nd->usage) return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture usage is None");
-  if (!nd->size.width || !nd->size.height || !nd->size.depthOrArrayLayers || !nd->mipLevelCount ||
-      nd->mipLevelCount > 32)
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture of %ux%ux%u with %u levels: a size of 0 or more than 32 levels",
-                    nd->size.width, nd->size.height, nd->size.depthOrArrayLayers, nd->mipLevelCount);
-  ul__format_info fmt;
-  if (!ul__format_info_of(nd->format, &fmt))
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "texture format 0x%x is not one this implementation knows",
-                    (unsigned)nd->format);
-  if (restore == UL_RESTORE_SHADOW && (!fmt.copyable || fmt.bw != 1 || nd->mipLevelCount > 1))
-    return ul__fail(UL_ERR_INVALID_ARGUMENT, "a SHADOW texture needs one level of an uncompressed, copyable format");
-  /* Estimate: blocks of all levels (a level halves each dimension). */
-  uint64_t bytes = 0;
-  uint32_t bw = fmt.bw ? fmt.bw : 1, bh = fmt.bh ? fmt.bh : 1;
-  uint64_t per_block = fmt.block_bytes ? fmt.block_bytes : 4;
-  uint64_t w = nd->size.width, h = nd->size.height ? nd->size.height : 1, dd = nd->size.depthOrArrayLayers;
-  for (uint32_t l = 0; l < nd->mipLevelCount; l++) {
-    bytes += (w + bw - 1) / bw * ((h + bh - 1) / bh) * dd * per_block * (nd->sampleCount > 1 ? nd->sampleCount : 1);
-    w = UL__MAX(w / 2, 1);
-    h = UL__MAX(h / 2, 1);
-    if (nd->dimension == WGPUTextureDimension_3D) dd = UL__MAX(dd / 2, 1);
-  }
-  ul__obj *o = NULL;
-  ul_status s = ul__obj_new(d, UL__OBJ_TEXTURE, label, site, &o);
-  if (s) return s;
-  o->pending = true;
-  ul__texture_data *t = &o->u.tex;
-  t->nd = *nd;
-  t->nd.nextInChain = NULL;
-  t->nd.label = (WGPUStringView){NULL, 0};
-  t->nd.viewFormats = NULL;
-  t->fmt = fmt;
-  t->restore = restore;
-  t->bytes = bytes;
-  /* Restore needs both copies, when the format allows them at all. */
-  if (fmt.copyable && nd->sampleCount <= 1) t->nd.usage |= WGPUTextureUsage_CopySrc | WGPUTextureUsage_CopyDst;
-  if (nd->viewFormatCount) {
-    uint32_t *vf = malloc(sizeof *vf * nd->viewFormatCount);
-    if (!vf) {
-      ul__obj_free(d, o);
-      return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
-    }
-    memcpy(vf, nd->viewFormats, sizeof *vf * nd->viewFormatCount);
-    t->nd.viewFormats = vf;
-  }
-  if (restore == UL_RESTORE_SHADOW) {
-    uint64_t level0 = ul__texture_level_bytes(o, 0);
-    if (level0 > d->limits.maxBufferSize) {
-      ul__obj_free(d, o);
-      return ul__fail(UL_ERR_INVALID_ARGUMENT, "a SHADOW texture of %llu bytes is larger than the device's "
-                      "maxBufferSize %llu", (unsigned long long)level0, (unsigned long long)d->limits.maxBufferSize);
-    }
-    t->shadow = calloc(1, (size_t)level0);
-    if (!t->shadow) {
-      ul__obj_free(d, o);
-      return ul__fail(UL_ERR_OUT_OF_MEMORY, "no host memory for the shadow copy");
-    }
-  }
-  ul__track_desc td = {.kind = UL__TRACK_TEXTURE, .size = bytes, .size_estimated = true,
-                       .label = o->label, .owner = o->id};
-  if (site) td.site = (ul__track_site){site->file, site->line, site->func};
-  if ((s = ul__track_reserve(d->res->tracker, &td))) {
-    ul__obj_free(d, o);
-    return s;
-  }
-  td.reserved = true;
-  ul__retry rt = UL__RETRY_SCOPES;
-  do {
-    s = ul__obj_create_native(d, o);
-  } while (ul__retry_again(d, &s, &rt));
-  if (!s) s = ul__track_alloc(d->res->tracker, &td, &o->track_id);
-  else ul__track_unreserve(d->res->tracker, bytes);
-  if (s) {
-    ul__obj_release_native(d, o);
-    ul__obj_free(d, o);
-    return s;
-  }
-  o->pending = false;
-  *out = o->id;
-  return UL_OK;
-}
+/* The public texture, view and sampler calls: create (the engine's,
+ * src/engine/objects.c), destroy, write (logged under LOG, copied under
+ * SHADOW), read. The texture below them is src/res/texture_restore.c. */
+#include "engine/engine.h"
 
 /* unlost.h's texture: its defaults and rules, then the native descriptor. */
 static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_texture *out,
@@ -127,41 +40,23 @@ ul_status ul_texture_create_at(ul_device *d, const ul_texture_desc *desc, ul_tex
                                const ul_site *site) {
   if (out) out->id = 0;
   if (!d || !desc || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create texture: NULL argument");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "create texture");
   s = texture_new(d, desc, out, site);
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "create texture '%s'", desc->label ? desc->label : "") : UL_OK;
-}
-
-/* Views of `t` die with it (WebGPU: a destroyed texture's views are invalid). */
-static void destroy_views_of(ul_device *d, uint32_t texture_id) {
-  ul__res *r = d->res;
-  for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++) {
-    ul__obj *v = r->slots[i];
-    if (v && v->kind == UL__OBJ_VIEW && !v->destroyed && v->u.view.texture == texture_id)
-      ul__obj_destroy(d, v);
-  }
-}
-
-void ul__texture_destroy(ul_device *d, ul__obj *t) {
-  destroy_views_of(d, t->id);
-  ul__obj_destroy(d, t);
 }
 
 ul_status ul_texture_destroy(ul_device *d, ul_texture tex) {
   if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "destroy texture: device is NULL");
   if (!tex.id) return UL_OK;
-  ul__device_lock(d);
+  ul__engine_lock(d);
   ul__obj *o;
   d->res->lookup_plain = true; /* nothing to put back into what goes */
   ul_status s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "destroy texture", &o);
   d->res->lookup_plain = false;
-  if (!s) {
-    destroy_views_of(d, tex.id);
-    ul__obj_destroy(d, o);
-  }
-  ul__device_unlock(d);
+  if (!s) ul__texture_destroy(d, o);
+  ul__engine_unlock(d);
   return s;
 }
 
@@ -185,33 +80,15 @@ ul_status ul_texture_write(ul_device *d, ul_texture tex, uint32_t x, uint32_t y,
                            uint32_t w, uint32_t h, uint32_t depth, const void *data, uint64_t size,
                            uint32_t bytes_per_row) {
   if (!d || !data) return ul__fail(UL_ERR_INVALID_ARGUMENT, "write texture: NULL argument");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "write texture");
   ul__obj *o;
   if (!(s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "write texture", &o)) && !(s = ul__obj_use(d, o)) &&
       !(s = check_region(o, x, y, z, w, h, depth, size, &bytes_per_row))) {
-    /* LOG: recorded first (room made first), so a loss from here on is
-     * replayed; SHADOW: the host copy. */
-    if (o->u.tex.restore == UL_RESTORE_LOG) {
-      uint32_t region[UL__TR_WORDS] = {x, y, z, w, h, depth, bytes_per_row, 0, 0, 0};
-      if (!(s = ul__checkpoint_make_room(d, size)) &&
-          !(s = ul__obj_get(d, tex.id, UL__OBJ_TEXTURE, "write texture", &o)))
-        s = ul__oplog_write_texture(d, o, region, data, size);
-    }
-    if (!s && o->u.tex.shadow) {
-      const WGPUExtent3D *sz = &o->u.tex.nd.size;
-      uint32_t tb = o->u.tex.fmt.block_bytes;
-      for (uint32_t k = 0; k < depth; k++)
-        for (uint32_t j = 0; j < h; j++)
-          memcpy(o->u.tex.shadow + (((uint64_t)(z + k) * sz->height + y + j) * sz->width + x) * tb,
-                 (const uint8_t *)data + ((uint64_t)k * h + j) * bytes_per_row, (size_t)w * tb);
-    }
-    uint32_t r[UL__TR_WORDS] = {x, y, z, w, h, depth, bytes_per_row, 0, 0, 0};
-    if (!s) s = ul__texture_write_region(d, o, r, data, size);
-    /* The write is kept (log or shadow): recovery puts it back. */
-    if (!s && ul__device_loss_pending(d)) s = ul__device_recover_locked(d);
+    uint32_t region[UL__TR_WORDS] = {x, y, z, w, h, depth, bytes_per_row, 0, 0, 0};
+    s = ul__texture_write(d, tex.id, region, data, size, "write texture");
   }
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "write texture") : UL_OK;
 }
 
@@ -219,7 +96,7 @@ ul_status ul_texture_read(ul_device *d, ul_texture tex, uint32_t x, uint32_t y, 
                           uint32_t w, uint32_t h, uint32_t depth, void *dst, uint64_t size,
                           uint32_t timeout_ms) {
   if (!d || !dst) return ul__fail(UL_ERR_INVALID_ARGUMENT, "read texture: NULL argument");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "read texture");
   ul__obj *o;
   uint32_t tight = 0;
@@ -237,31 +114,15 @@ ul_status ul_texture_read(ul_device *d, ul_texture tex, uint32_t x, uint32_t y, 
     s = ul__texture_read_region(d, o, x, y, z, w, h, depth, dst, ul__timeout_ns(timeout_ms));
   } while (ul__retry_again(d, &s, &rt));
 out:
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "read texture") : UL_OK;
-}
-
-ul_status ul__view_create(ul_device *d, uint32_t texture, const WGPUTextureViewDescriptor *nd, const char *label,
-                          const ul_site *site, uint32_t *out) {
-  *out = 0;
-  ul__obj *t, *o = NULL;
-  ul_status s = ul__obj_get(d, texture, UL__OBJ_TEXTURE, "create texture view", &t);
-  if (!s && !(s = ul__obj_new(d, UL__OBJ_VIEW, label, site, &o))) {
-    o->pending = true;
-    o->u.view.texture = texture;
-    o->u.view.nd = *nd;
-    o->u.view.nd.nextInChain = NULL;
-    o->u.view.nd.label = (WGPUStringView){NULL, 0};
-    s = ul__obj_finish(d, o, out);
-  }
-  return s;
 }
 
 ul_status ul_texture_view_create_at(ul_device *d, const ul_texture_view_desc *desc,
                                     ul_texture_view *out, const ul_site *site) {
   if (out) out->id = 0;
   if (!d || !desc || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create texture view: NULL argument");
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "create texture view");
   ul__obj *t;
   if (!(s = ul__obj_get(d, desc->texture.id, UL__OBJ_TEXTURE, "create texture view", &t))) {
@@ -281,27 +142,12 @@ ul_status ul_texture_view_create_at(ul_device *d, const ul_texture_view_desc *de
     s = ul__view_create(d, desc->texture.id, &vd, desc->label, site, &id);
     if (!s) out->id = id;
   }
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "create texture view") : UL_OK;
 }
 
 ul_status ul_texture_view_destroy(ul_device *d, ul_texture_view v) {
   return ul__destroy_simple(d, v.id, UL__OBJ_VIEW, "destroy texture view");
-}
-
-ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, const char *label, const ul_site *site,
-                             uint32_t *out) {
-  *out = 0;
-  ul__obj *o = NULL;
-  ul_status s = ul__obj_new(d, UL__OBJ_SAMPLER, label, site, &o);
-  if (!s) {
-    o->pending = true;
-    o->u.smp.nd = *nd;
-    o->u.smp.nd.nextInChain = NULL;
-    o->u.smp.nd.label = (WGPUStringView){NULL, 0};
-    s = ul__obj_finish(d, o, out);
-  }
-  return s;
 }
 
 ul_status ul_sampler_create_at(ul_device *d, const ul_sampler_desc *desc, ul_sampler *out,
@@ -310,7 +156,7 @@ ul_status ul_sampler_create_at(ul_device *d, const ul_sampler_desc *desc, ul_sam
   if (!d || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "create sampler: NULL argument");
   ul_sampler_desc zero = {0};
   if (!desc) desc = &zero;
-  ul_status s = ul__device_enter(d);
+  ul_status s = ul__engine_enter(d);
   if (s) return ul__wrap(s, "create sampler");
   WGPUSamplerDescriptor x = {0};
   uint32_t am = desc->repeat ? WGPUAddressMode_Repeat : WGPUAddressMode_ClampToEdge;
@@ -323,7 +169,7 @@ ul_status ul_sampler_create_at(ul_device *d, const ul_sampler_desc *desc, ul_sam
   uint32_t id;
   s = ul__sampler_create(d, &x, desc->label, site, &id);
   if (!s) out->id = id;
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s ? ul__wrap(s, "create sampler") : UL_OK;
 }
 

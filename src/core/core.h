@@ -159,7 +159,7 @@ struct ul_device {
   uint64_t rebuild_origin_ns;
   uint64_t entry_epoch; /* the epoch the last call entered (ul__device_enter) */
   /* Sixteenths of the log's bound at which a checkpoint to make room last
-   * failed (src/api/checkpoint.c), under mu. */
+   * failed (src/engine/commit.c), under mu. */
   uint32_t log_soft_tried;
 
   struct ul__native_ctx *native_ctx; /* callback context of `device` */

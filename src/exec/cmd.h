@@ -97,9 +97,9 @@ uint32_t ul__cmd_drop_lost(ul_device *d, ul__op *ops, uint32_t n);
  * cause in the log. Under d->mu. */
 void ul__cmd_mark_written_lost(ul_device *d, const ul__op *ops, uint32_t n, const char *why);
 
-/* For the submit (src/api/cmd.c): whether the list dispatches a pipeline
- * for the first time (its compile is kept out of latency windows), and one
- * try of its encode -- from the encode cache when it holds -- refused with
+/* For the submit (src/engine/submit.c): whether the list dispatches a
+ * pipeline for the first time (its compile is kept out of latency windows),
+ * and one try of its encode -- from the encode cache when it holds -- refused with
  * UL_ERR_VALIDATION when the implementation rejects it and
  * UL_ERR_DEVICE_LOST when the device was lost meanwhile (*out NULL then). */
 bool ul__cmd_first_use(ul_device *d, ul_cmd *c);

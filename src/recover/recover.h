@@ -36,8 +36,8 @@ uint32_t ul__checkpoint_kept(ul_device *d);
 ul_status ul__recover_declare_hung(ul_device *d, uint64_t serial, const char *message);
 
 /* ---- the gate, the retry policy and the moves (gate.c) ----
- * The public calls (src/api/) pass the gate and run their work under the
- * retry policy; nothing below this layer calls either. */
+ * The engine (src/engine/) and the doors through it pass the gate and run
+ * their work under the retry policy; nothing below this layer calls either. */
 /* Locks the device and makes it usable: processes a recorded loss and runs
  * recovery when needed. On failure the device is unlocked again and the
  * status says why (UL_ERR_DEVICE_FAILED, UL_ERR_TIMEOUT, ...). */

@@ -1,4 +1,4 @@
-/* Buffers below the public calls (src/api/buffer.c): the native buffer,
+/* Buffers below the engine (src/engine/buffers.c): the native buffer,
  * upload and download, and the restore after a loss by policy. */
 #include "core/prefill.h"
 #include "core/transfer.h"

@@ -1,5 +1,6 @@
-/* Textures, texture views and samplers below the public calls
- * (src/api/texture.c): formats, native creation, region copies, restore. */
+/* Textures, texture views and samplers below the engine's creates
+ * (src/engine/objects.c) and the public calls (src/api/texture.c):
+ * formats, native creation, region copies, restore. */
 #include "res/obj.h"
 
 typedef struct format_info {

@@ -125,40 +125,14 @@ UL__WG_EXPORT void wgpuBufferAddRef(WGPUBuffer buffer) {
   if (b) ul__wg_addref(b);
 }
 
+/* Ends the engine's mapping of b (the native one included). */
+static ul_status engine_unmap(ul__wg_buffer *b) {
+  return ul__map_end(b->h.dev->ud, b->h.id, atomic_load(&b->h.dev->lost));
+}
+
 /* Ends a mapping (Unmap, Destroy, a last Release): what the program wrote
  * into a mapping at creation goes to the engine as a write; a pending map
  * is answered Aborted. */
-/* Ends the engine's mapping of b (the native one included). */
-static ul_status engine_unmap(ul__wg_buffer *b) {
-  ul__wg_device *dv = b->h.dev;
-  ul_device *d = dv->ud;
-  ul_status s = UL_OK;
-  if (!atomic_load(&dv->lost) && !ul__device_enter_ex(d, false)) {
-    ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
-    if (o && o->u.buf.mapped) s = ul__buffer_unmap(d, b->h.id);
-    else if (o && o->native) d->wgpu->BufferUnmap(o->native); /* a native map still on its way */
-    ul__buffer_map_forget(o);
-    ul__device_unlock(d);
-    return s;
-  }
-  /* The device is gone for the program: the engine's mapping ends with
-   * its buffer. */
-  ul__saved_error keep;
-  ul__error_save(&keep);
-  ul__device_lock(d);
-  ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
-  if (o && o->native && !o->u.buf.map_old) d->wgpu->BufferUnmap(o->native);
-  ul__buffer_map_forget(o);
-  if (o && o->u.buf.mapped) {
-    ul__buffer_drop_kept_map(d, o);
-    o->u.buf.mapped = false;
-    o->u.buf.map_ptr = NULL;
-  }
-  ul__device_unlock(d);
-  ul__error_restore(&keep);
-  return UL_OK;
-}
-
 static void end_mapping(ul__wg_buffer *b, const char *why, bool write_back) {
   ul__wg_device *dv = b->h.dev;
   pthread_mutex_lock(&b->mu);
@@ -237,12 +211,7 @@ UL__WG_EXPORT void wgpuBufferDestroy(WGPUBuffer buffer) {
   ul__wg_buffer *b = ul__wg_check(buffer, UL__WG_BUFFER, "wgpuBufferDestroy");
   if (!b || atomic_exchange(&b->h.destroyed, true)) return;
   end_mapping(b, "Buffer was destroyed before mapping was resolved.", false);
-  if (!b->h.id) return;
-  ul_device *d = b->h.dev->ud;
-  ul__device_lock(d);
-  ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
-  if (o && !o->destroyed) ul__obj_destroy(d, o);
-  ul__device_unlock(d);
+  if (b->h.id) ul__destroy_by_id(b->h.dev->ud, b->h.id, UL__OBJ_BUFFER, false);
 }
 
 UL__WG_EXPORT void wgpuBufferUnmap(WGPUBuffer buffer) {
@@ -378,140 +347,45 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
   ul__wg_buffer *b = (ul__wg_buffer *)f->target;
   ul__wg_device *dv = f->dev;
   if (!b || !dv) return f->ready;
-  ul_device *d = dv->ud;
   pthread_mutex_lock(&b->mu);
   bool mine = b->map_state == UL__WG_PENDING && b->pending == f->id;
   pthread_mutex_unlock(&b->mu);
   if (!mine) return f->ready; /* unmapped or destroyed meanwhile: answered there */
-  if (!f->started) {
-    /* On the current device: a loss recorded meanwhile is recovered from
-     * first (the replay refills the buffer). Asked again after a loss, it
-     * is recovery work: no program call (ul__device_enter_quiet), and its
-     * calls are not counted as the program's. */
-    bool reask = f->asked;
-    ul_status s = atomic_load(&dv->lost) ? UL_ERR_DEVICE_FAILED
-                  : reask                ? ul__device_enter_quiet(d)
-                                         : ul__device_enter_ex(d, false);
-    if (s) {
-      char msg[512];
-      snprintf(msg, sizeof msg, "%s", ul_last_error());
-      ul__wg_report(dv, s, "wgpuBufferMapAsync");
-      pthread_mutex_lock(&b->mu);
-      if (b->pending == f->id) b->map_state = UL__WG_UNMAPPED, b->pending = 0;
-      pthread_mutex_unlock(&b->mu);
-      ul__wg_future_resolve(in, f, s == UL_ERR_DEVICE_FAILED ? WGPUMapAsyncStatus_Aborted : WGPUMapAsyncStatus_Error,
-                            0, NULL, msg);
-      return true;
-    }
-    ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
-    if (o && ul__obj_contents(d, o) == UL_ERR_DEVICE_LOST) {
-      /* Lost while its contents were put back: started again after the
-       * recovery, at the next wait or event processing. */
-      ul__device_unlock(d);
-      return f->ready;
-    }
-    if (!o || o->state == UL__OBJ_LOST) {
-      char msg[512];
-      snprintf(msg, sizeof msg, "map of buffer '%s': its contents were lost in a device loss%s",
-               o && o->label ? o->label : "", o ? ul__obj_lost_why(o) : "");
-      ul__device_unlock(d);
-      pthread_mutex_lock(&b->mu);
-      if (b->pending == f->id) b->map_state = UL__WG_UNMAPPED, b->pending = 0;
-      pthread_mutex_unlock(&b->mu);
-      ul__wg_error(dv, WGPUErrorType_Internal, "%s", msg);
-      ul__wg_future_resolve(in, f, WGPUMapAsyncStatus_Error, 0, NULL, msg);
-      return true;
-    }
-    if (f->cb) ul__cb_unref(f->cb);
-    f->cb = NULL;
-    if (reask) ul__wg_recovery_work(d, true);
-    f->native = ul__map_start(d, o->native, f->map_mode, f->map_offset, f->map_size,
-                              WGPUCallbackMode_AllowProcessEvents, &f->cb);
-    if (reask) ul__wg_recovery_work(d, false);
-    f->epoch = d->epoch;
-    f->started = true;
-    f->asked = true;
-    ul__buffer_map_note(d, o, f->cb, f->native, f->map_offset, f->map_size);
-    ul__device_unlock(d);
-    if (!f->cb) {
-      pthread_mutex_lock(&b->mu);
-      if (b->pending == f->id) b->map_state = UL__WG_UNMAPPED, b->pending = 0;
-      pthread_mutex_unlock(&b->mu);
-      ul__wg_future_resolve(in, f, WGPUMapAsyncStatus_Error, 0, NULL, "out of host memory");
-      return true;
-    }
+  ul__map_outcome m;
+  if (!f->ask.started && atomic_load(&dv->lost)) {
+    m.step = UL__MAP_REFUSED;
+    m.s = UL_ERR_DEVICE_FAILED;
+  } else {
+    ul__map_advance(dv->ud, b->h.id, &f->ask, f->map_mode, f->map_offset, f->map_size, wait_ns, &m);
   }
-  if (!atomic_load(&f->cb->done)) {
-    /* Started on a device that was lost since: its answer may never come
-     * (see ul__wg_work_done_advance); started again after the recovery. */
-    ul__device_lock(d);
-    bool moved = f->epoch != d->epoch || ul__device_loss_pending(d);
-    if (moved) {
-      ul__obj *mo = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
-      ul__buffer_map_forget(mo);
-      f->started = false;
-    }
-    ul__device_unlock(d);
-    if (moved) return false;
-    if (wait_ns) {
-      ul__saved_error keep;
-      ul__error_save(&keep);
-      ul__env_wait(d->env, d->instance, f->native, &f->cb->done, wait_ns);
-      ul__error_restore(&keep);
-    } else {
-      ul__wg_pump(d->env, d->instance);
-    }
-    if (!atomic_load(&f->cb->done)) return false;
-  }
-  ul__device_lock(d);
-  ul__obj *o = ul__obj_find(d, b->h.id, UL__OBJ_BUFFER);
-  ul__buffer_map_forget(o); /* ended (or made again below) */
-  bool again = !o || f->epoch != d->epoch || ul__device_loss_pending(d);
-  if (!again && f->cb->status != WGPUMapAsyncStatus_Success && ul__map_says_lost(d, f->cb)) again = true;
-  if (again) {
-    /* Lost (or recovered by another thread) meanwhile: nothing of this map
-     * counts; the next advance recovers and maps the rebuilt buffer. */
-    if (o && o->native && f->epoch == d->epoch && f->cb->status == WGPUMapAsyncStatus_Success)
-      d->wgpu->BufferUnmap(o->native);
-    f->started = false;
-    ul__device_unlock(d);
-    return false;
-  }
-  if (f->cb->status != WGPUMapAsyncStatus_Success) {
-    char msg[sizeof f->cb->message];
-    snprintf(msg, sizeof msg, "%s", f->cb->message);
-    uint32_t status = f->cb->status;
-    ul__device_unlock(d);
+  if (m.step == UL__MAP_PENDING) return false;
+  if (m.step == UL__MAP_MAPPED) {
+    void *p = m.ptr;
     pthread_mutex_lock(&b->mu);
-    if (b->pending == f->id) b->map_state = UL__WG_UNMAPPED, b->pending = 0;
+    if (b->pending == f->id) { /* Mapped at its callback (ul__wg_map_told) */
+      b->map_mode = f->map_mode;
+      b->map_offset = f->map_offset;
+      b->map_size = f->map_size;
+      b->map_base = p;
+    }
     pthread_mutex_unlock(&b->mu);
-    ul__wg_future_resolve(in, f, status, 0, NULL, msg);
+    ul__wg_future_resolve(in, f, p || !f->map_size ? WGPUMapAsyncStatus_Success : WGPUMapAsyncStatus_Error, 0,
+                          NULL, p || !f->map_size ? "" : "no mapped range");
     return true;
   }
-  void *p = f->map_mode == WGPUMapMode_Read
-                ? (void *)(uintptr_t)d->wgpu->BufferGetConstMappedRange(o->native, f->map_offset, f->map_size)
-                : d->wgpu->BufferGetMappedRange(o->native, f->map_offset, f->map_size);
-  if (p || !f->map_size) {
-    /* A read delivered: the device makes progress (the stall bound). */
-    ul__device_progress(d);
-    o->u.buf.mapped = true;
-    o->u.buf.map_ptr = p;
-    o->u.buf.map_offset = f->map_offset;
-    o->u.buf.map_size = f->map_size;
-    o->u.buf.map_mode = (uint32_t)f->map_mode;
-  } else {
-    d->wgpu->BufferUnmap(o->native);
+  uint32_t status = m.status;
+  if (m.step == UL__MAP_REFUSED) {
+    snprintf(m.message, sizeof m.message, "%s", ul_last_error());
+    ul__wg_report(dv, m.s, "wgpuBufferMapAsync");
+    status = m.s == UL_ERR_DEVICE_FAILED ? WGPUMapAsyncStatus_Aborted : WGPUMapAsyncStatus_Error;
   }
-  ul__device_unlock(d);
   pthread_mutex_lock(&b->mu);
-  if (b->pending == f->id) { /* Mapped at its callback (ul__wg_map_told) */
-    b->map_mode = f->map_mode;
-    b->map_offset = f->map_offset;
-    b->map_size = f->map_size;
-    b->map_base = p;
-  }
+  if (b->pending == f->id) b->map_state = UL__WG_UNMAPPED, b->pending = 0;
   pthread_mutex_unlock(&b->mu);
-  ul__wg_future_resolve(in, f, p || !f->map_size ? WGPUMapAsyncStatus_Success : WGPUMapAsyncStatus_Error, 0, NULL,
-                        p || !f->map_size ? "" : "no mapped range");
+  if (m.step == UL__MAP_LOST) {
+    ul__wg_error(dv, WGPUErrorType_Internal, "%s", m.message);
+    status = WGPUMapAsyncStatus_Error;
+  }
+  ul__wg_future_resolve(in, f, status, 0, NULL, m.message);
   return true;
 }

@@ -65,7 +65,7 @@ void ul__wg_report(ul__wg_device *dv, ul_status s, const char *what) {
    * no status for "not done": going on would leave the program with
    * objects and results that silently lack this call, so the device is
    * lost for good instead, and the message says why. */
-  if (s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(dv->ud)) {
+  if (s == UL_ERR_DEVICE_LOST && ul__engine_loss_pending(dv->ud)) {
     char why[1200];
     snprintf(why, sizeof why, "%s: lost again before each try of it could complete: %s", what, msg);
     ul__wg_device_lose(dv, WGPUDeviceLostReason_Unknown, why);
@@ -122,13 +122,13 @@ static void lose(ul__wg_device *dv, uint32_t reason, const char *message, void *
 
 bool ul__wg_enter(ul__wg_device *dv, const char *what) {
   if (atomic_load(&dv->lost)) return false;
-  ul_status s = ul__device_enter(dv->ud);
+  ul_status s = ul__engine_enter(dv->ud);
   if (!s) return true;
   ul__wg_report(dv, s, what);
   return false;
 }
 
-void ul__wg_leave(ul__wg_device *dv) { ul__device_unlock(dv->ud); }
+void ul__wg_leave(ul__wg_device *dv) { ul__engine_unlock(dv->ud); }
 
 /* ---- the end of a device ---- */
 
@@ -146,12 +146,11 @@ void ul__wg_device_free(ul__wg_device *dv) {
     if (x->kind == UL__WGF_LOST && x->object == dv) x->object = NULL;
   pthread_mutex_unlock(&in->mu);
   if (dv->queue) ul__wg_unhold(dv->queue);
-  if (dv->redo_cb) ul__cb_unref(dv->redo_cb);
-  dv->redo_cb = NULL;
+  ul__work_redo_clear(&dv->redo);
   if (dv->ud) {
     bool failed = atomic_load(&dv->lost) && dv->lost_reason != WGPUDeviceLostReason_Destroyed;
-    ul__wg_device_gone(dv, ul_device_recoveries(dv->ud), failed);
-    ul_status s = ul_device_destroy(dv->ud);
+    ul__wg_device_gone(dv, ul__device_recoveries(dv->ud), failed);
+    ul_status s = ul__device_destroy(dv->ud);
     if (s && s != UL_ERR_BUSY) ul__log(UL__LOG_WARN, "webgpu.h device: %s", ul_last_error());
     if (s == UL_ERR_BUSY) ul__wg_count_leaked();
   }
@@ -185,10 +184,7 @@ UL__WG_EXPORT void wgpuDeviceDestroy(WGPUDevice device) {
   /* The program ends its device: the native one goes (its loss says
    * "destroyed", which the engine never recovers), and the program hears
    * of it as of a loss with the reason Destroyed. */
-  ul_device *d = dv->ud;
-  ul__device_lock(d);
-  if (d->device) d->wgpu->DeviceDestroy(d->device);
-  ul__device_unlock(d);
+  ul__device_destroy_native(dv->ud);
   ul__wg_device_lose(dv, WGPUDeviceLostReason_Destroyed, "the device was destroyed by the program");
 }
 
@@ -271,9 +267,9 @@ UL__WG_EXPORT WGPUStatus wgpuDeviceGetAdapterInfo(WGPUDevice device, WGPUAdapter
   ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, "wgpuDeviceGetAdapterInfo");
   if (!dv || !info) return WGPUStatus_Error;
   ul_device *d = dv->ud;
-  ul__device_lock(d);
+  ul__engine_lock(d);
   WGPUStatus st = ul__wg_info_copy(&d->env->lib.procs, d->adapter, info);
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return st;
 }
 
@@ -356,7 +352,7 @@ UL__WG_EXPORT void wgpuDeviceForceLoss(WGPUDevice device, WGPUDeviceLostReason t
   char msg[256];
   ul__sv_copy(message, msg, sizeof msg);
   UL__UNUSED(type);
-  if (ul_device_force_loss(dv->ud, msg[0] ? msg : "forced by the program (wgpuDeviceForceLoss)"))
+  if (ul__device_force_loss(dv->ud, msg[0] ? msg : "forced by the program (wgpuDeviceForceLoss)"))
     ul__log(UL__LOG_INFO, "wgpuDeviceForceLoss: %s", ul_last_error());
 }
 

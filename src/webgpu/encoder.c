@@ -18,12 +18,7 @@ void ul__wg_encoder_free(ul__wg_encoder *e) {
 }
 
 void ul__wg_cmdbuf_free(ul__wg_cmdbuf *c) {
-  if (c->native) {
-    ul_device *d = c->h.dev->ud;
-    ul__device_lock(d);
-    ul__native_cmdbuf_release(d, c->native, c->native_device);
-    ul__device_unlock(d);
-  }
+  ul__ops_prepared_release(c->h.dev->ud, &c->prep);
   free(c->ops);
   free(c->label);
   free(c->error);
@@ -519,24 +514,8 @@ UL__WG_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder enco
     return (WGPUCommandBuffer)c;
   }
   if (!ul__wg_enter(dv, what)) return (WGPUCommandBuffer)c; /* lost to the program: an inert buffer */
-  ul_device *d = dv->ud;
-  uint64_t errors = atomic_load(&d->uncaptured_errors);
-  WGPUCommandBuffer cb = NULL;
-  ul_status s = ul__cmd_encode(d, c->ops, c->count, c->label, &cb);
+  ul_status s = ul__ops_prepare(dv->ud, c->ops, c->count, c->label, &c->prep);
   char why[512] = "";
-  if (!s && !ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why)) {
-    s = ul__fail(UL_ERR_VALIDATION, "%s", why);
-  }
-  if (!s && !ul__device_loss_pending(d)) {
-    c->native = cb;
-    c->epoch = d->epoch;
-    c->native_device = d->device;
-    cb = NULL;
-  }
-  if (cb) d->wgpu->CommandBufferRelease(cb);
-  /* A loss meanwhile is not the program's error: the buffer is encoded
-   * again at its submit. */
-  if (s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(d)) s = UL_OK;
   if (s) snprintf(why, sizeof why, "%s", ul_last_error());
   ul__wg_leave(dv);
   if (s) {

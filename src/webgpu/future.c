@@ -9,11 +9,6 @@
  * its callback ran; an id below the next one that is not found is a
  * future that completed. */
 #include "webgpu/wg.h"
-#include "chaos/chaos.h"
-
-void ul__wg_recovery_work(ul_device *d, bool on) {
-  if (d->env->chaos) ul__chaos_recovering(d->env->chaos, on);
-}
 
 WGPUFuture ul__wg_future_id(const ul__wg_future *f) { return (WGPUFuture){f ? f->id : 0}; }
 
@@ -66,10 +61,7 @@ static void unlink_free(ul__wg_instance *in, ul__wg_future *f) {
  * the device is returned, for the caller to let go of with no lock held
  * (its last reference frees it, which takes in->mu). */
 static ul__wg_device *drop_native(ul__wg_future *f) {
-  if (f->cb) {
-    ul__cb_unref(f->cb);
-    f->cb = NULL;
-  }
+  ul__ask_clear(&f->ask);
   ul__wg_device *dv = f->dev;
   f->dev = NULL;
   return dv;
@@ -190,7 +182,7 @@ static bool advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns) {
     /* A loss not yet processed is processed now: it ends in a recovery,
      * or in the device lost to the program (which resolves this). */
     ul__wg_device *dv = f->object;
-    if (dv && !atomic_load(&dv->lost) && ul__device_loss_pending(dv->ud) && ul__wg_enter(dv, "wait"))
+    if (dv && !atomic_load(&dv->lost) && ul__engine_loss_pending(dv->ud) && ul__wg_enter(dv, "wait"))
       ul__wg_leave(dv);
     return f->ready;
   }
@@ -233,21 +225,8 @@ static void advance_id(ul__wg_instance *in, uint64_t id, uint64_t wait_ns) {
   release(in, f, true);
 }
 
-/* The implementation's events are pumped at most once per
- * UL__WG_PUMP_NS, however fast a program polls: a poll loop costs the
- * implementation nothing, and a fault schedule that counts calls counts
- * time spent polling as little. */
-#define UL__WG_PUMP_NS 250000ull
-static _Atomic uint64_t g_last_pump;
-
-void ul__wg_pump(ul_env *env, WGPUInstance inst) {
-  uint64_t now = ul__now_ns(), last = atomic_load(&g_last_pump);
-  if (now - last < UL__WG_PUMP_NS || !atomic_compare_exchange_strong(&g_last_pump, &last, now)) return;
-  env->wgpu->InstanceProcessEvents(inst);
-}
-
 void ul__wg_progress(ul__wg_instance *in, bool spontaneous_only) {
-  ul__wg_pump(in->env, in->env->instance);
+  ul__pump(in->env, in->env->instance);
   uint64_t ids[256];
   uint32_t n = pending_ids(in, ids, UL__COUNT_OF(ids));
   for (uint32_t i = 0; i < n; i++) advance_id(in, ids[i], 0);

@@ -5,7 +5,6 @@
  * a device request makes an engine device, which asks for a new native
  * adapter and device at every recovery with the program's features,
  * limits and toggles. */
-#include "core/adapter.h"
 #include "webgpu/wg.h"
 
 #include <errno.h>
@@ -56,12 +55,12 @@ static void chaos_report_line(ul_env *env, char *line, size_t cap) {
   uint64_t calls = 0, injected = 0;
   ul__saved_error keep;
   ul__error_save(&keep);
-  ul_env_chaos_counts(env, &calls, &injected);
+  ul__engine_chaos_counts(env, &calls, &injected);
   ul__error_restore(&keep);
   pthread_mutex_lock(&g_live_mu);
   uint64_t recoveries = atomic_load(&g_recoveries), failed = atomic_load(&g_failed);
   for (ul__wg_device *dv = g_live; dv; dv = dv->live_next) {
-    recoveries += ul_device_recoveries(dv->ud);
+    recoveries += ul__device_recoveries(dv->ud);
     failed += atomic_load(&dv->lost) && dv->lost_reason != WGPUDeviceLostReason_Destroyed;
   }
   pthread_mutex_unlock(&g_live_mu);
@@ -106,7 +105,7 @@ static ul_status env_get(ul_env **out) {
   static bool exit_hook;
   pthread_mutex_lock(&g_env_mu);
   ul_status s = UL_OK;
-  if (!g_env && !(s = ul_env_create(NULL, &g_env))) {
+  if (!g_env && !(s = ul__engine_env_create(&g_env))) {
     g_env->wgpu = ul__wg_guard(g_env->wgpu);
     g_env_reported = false;
     if (!exit_hook && ul__opt_text(UL__OPT_CHAOS_REPORT)) exit_hook = atexit(chaos_report_at_exit) == 0;
@@ -123,7 +122,7 @@ static void env_put(void) {
   if (--g_env_users == 0) {
     if (ul__opt_text(UL__OPT_CHAOS_REPORT) && !g_env_reported) chaos_report_line(g_env, line, sizeof line);
     g_env_reported = true;
-    ul_env_destroy(g_env);
+    ul__engine_env_destroy(g_env);
     g_env = NULL;
   }
   pthread_mutex_unlock(&g_env_mu);
@@ -302,17 +301,8 @@ UL__WG_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance, const
                                                                  : UL_POWER_HIGH_PERFORMANCE;
   /* The native adapter that answers the program's questions: the one the
    * engine's first device will get. */
-  ul_env *env = in->env;
-  uint32_t power = a->power == UL_POWER_LOW_POWER ? WGPUPowerPreference_LowPower : WGPUPowerPreference_HighPerformance;
-  WGPUInstance ni = env->instance;
-  ul_status s = ul__request_adapter(env, ni, power, a->power == UL_POWER_FALLBACK_ONLY, 10000000000ull, &a->native);
-  if (s && a->power == UL_POWER_FALLBACK_ONLY && (ni = ul__env_cpu_instance(env)))
-    s = ul__request_adapter(env, ni, power, false, 10000000000ull, &a->native);
-  if (!s) {
-    ul_adapter_info ai;
-    if (!ul__adapter_describe(env, a->native, &ai) && ai.backend == UL_BACKEND_NULL && !env->allow_null_backend)
-      s = ul__fail(UL_ERR_NO_ADAPTER, "only Dawn's Null backend is available, which computes nothing");
-  }
+  WGPUInstance ni = NULL;
+  ul_status s = ul__adapter_for(in->env, a->power, &a->native, &ni);
   if (s) {
     char msg[512];
     snprintf(msg, sizeof msg, "%s", ul_last_error());
@@ -489,9 +479,7 @@ static ul__wg_device *make_device(ul__wg_adapter *a, const WGPUDeviceDescriptor 
     memcpy(dv->features, dd.requiredFeatures, sizeof *dv->features * dd.requiredFeatureCount);
     dv->features_count = (uint32_t)dd.requiredFeatureCount;
   }
-  ul__device_lock(dv->ud);
-  dv->limits = dv->ud->limits;
-  ul__device_unlock(dv->ud);
+  dv->limits = ul__device_limits_native(dv->ud);
   clamp_limits(&dv->limits);
   dv->limits.nextInChain = NULL;
   live_add(dv);

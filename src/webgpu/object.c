@@ -159,11 +159,7 @@ static void engine_destroy(ul__wg_obj *o) {
   if (!o->id || !o->dev) return;
   if (o->kind == UL__WG_BGL) k = ((ul__wg_bgl *)o)->pipeline ? UL__OBJ_PIPELINE_BGL : UL__OBJ_BGL;
   else if (!engine_kind(o->kind, &k)) return;
-  ul_device *d = o->dev->ud;
-  ul__device_lock(d);
-  ul__obj *e = ul__obj_find(d, o->id, k);
-  if (e && !e->destroyed) ul__obj_destroy(d, e);
-  ul__device_unlock(d);
+  ul__destroy_by_id(o->dev->ud, o->id, k, false);
   o->id = 0;
 }
 

@@ -71,8 +71,8 @@ UL__WG_EXPORT ul_status ul_wgpu_buffer_set_restore(WGPUBuffer buffer, const ul_w
   ul__wg_device *dv = b->h.dev;
   if (atomic_load(&dv->lost)) return ul__fail(UL_ERR_DEVICE_FAILED, "set restore policy: the device is lost");
   ul_device *d = dv->ud;
-  if ((s = ul__device_enter(d))) return s;
+  if ((s = ul__engine_enter(d))) return s;
   s = ul__buffer_set_policy(d, b->h.id, &spec);
-  ul__device_unlock(d);
+  ul__engine_unlock(d);
   return s;
 }

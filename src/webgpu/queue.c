@@ -68,21 +68,7 @@ UL__WG_EXPORT void wgpuQueueSubmit(WGPUQueue queue, size_t commandCount, const W
   for (size_t i = 0; i < commandCount && !s; i++) {
     ul__wg_cmdbuf *c = (ul__wg_cmdbuf *)commands[i];
     c->submitted = true;
-    s = ul__ops_submit(dv->ud, c->ops, c->count, c->label, &c->site, c->native, c->epoch, NULL);
-    /* The engine gives up on a call after a few recoveries in a row; the
-     * program has no status to hear that from, so the submission is made
-     * again on the device after the next recovery, until it goes through
-     * or the device fails for good (the stall bound ends a device whose
-     * recoveries never let a call through). Contents a loss took are
-     * another matter: no loss is then pending, and the error stands. */
-    for (int again = 0; s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(dv->ud) && again < 16; again++) {
-      if ((s = ul__device_recover_locked(dv->ud))) break;
-      s = ul__ops_submit(dv->ud, c->ops, c->count, c->label, &c->site, c->native, c->epoch, NULL);
-    }
-    if (c->native) {
-      ul__native_cmdbuf_release(dv->ud, c->native, c->native_device);
-      c->native = NULL;
-    }
+    s = ul__ops_submit_through(dv->ud, c->ops, c->count, c->label, &c->site, &c->prep);
   }
   ul__wg_leave(dv);
   if (s) ul__wg_report(dv, s, what);
@@ -149,21 +135,7 @@ UL__WG_EXPORT void wgpuQueueWriteTexture(WGPUQueue queue, const WGPUTexelCopyTex
   const uint8_t *bytes = (const uint8_t *)data + dataLayout->offset;
   uint64_t n = dataSize - dataLayout->offset;
   if (!ul__wg_enter(dv, what)) return;
-  ul_device *d = dv->ud;
-  /* Recorded first (room made first): a loss from here on is replayed. */
-  ul__obj *o;
-  ul_status s = ul__checkpoint_make_room(d, n);
-  if (!s) s = ul__obj_get(d, t->h.id, UL__OBJ_TEXTURE, what, &o);
-  if (!s) s = ul__obj_use(d, o); /* a part written into contents still to come back: they come first */
-  if (!s) s = ul__oplog_write_texture(d, o, region, bytes, n);
-  if (!s) {
-    uint64_t errors = atomic_load(&d->uncaptured_errors);
-    s = ul__texture_write_region(d, o, region, bytes, n);
-    char why[512];
-    if (!s && !ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why))
-      s = ul__fail(UL_ERR_VALIDATION, "%s", why);
-  }
-  if (!s && ul__device_loss_pending(d)) s = ul__device_recover_locked(d);
+  ul_status s = ul__texture_write(dv->ud, t->h.id, region, bytes, n, what);
   ul__wg_leave(dv);
   if (s) ul__wg_report(dv, s, what);
 }
@@ -188,95 +160,19 @@ UL__WG_EXPORT WGPUFuture wgpuQueueOnSubmittedWorkDone(WGPUQueue queue, WGPUQueue
   return id;
 }
 
-/* A work-done re-asked after a loss: one native ask per epoch answers every
- * pending future of the device (each was asked before the loss, so all its
- * work is in the replay, which comes before the ask). Recovery work, not
- * the program's: its calls are not counted as the program's (a fault
- * schedule), and its entry is no progress (the stall bound). Under d->mu. */
-static ul__cb *reask_work_done(ul__wg_device *dv, WGPUFuture *native) {
-  ul_device *d = dv->ud;
-  if (!dv->redo_cb || dv->redo_epoch != d->epoch) {
-    ul__cb *cb = ul__cb_new();
-    if (!cb) return NULL;
-    WGPUQueueWorkDoneCallbackInfo ci = {NULL, WGPUCallbackMode_AllowProcessEvents, ul__cb_on_status, cb, NULL};
-    ul__wg_recovery_work(d, true);
-    WGPUFuture nf = d->wgpu->QueueOnSubmittedWorkDone(d->queue, ci);
-    ul__wg_recovery_work(d, false);
-    if (dv->redo_cb) ul__cb_unref(dv->redo_cb);
-    dv->redo_cb = cb; /* the device's reference (the callback has the other) */
-    dv->redo_native = nf;
-    dv->redo_epoch = d->epoch;
-  }
-  atomic_fetch_add(&dv->redo_cb->refs, 1); /* the future's */
-  *native = dv->redo_native;
-  return dv->redo_cb;
-}
-
 bool ul__wg_work_done_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns) {
   ul__wg_device *dv = f->dev;
   if (!dv) return f->ready;
-  ul_device *d = dv->ud;
-  if (!f->started) {
-    bool reask = f->asked;
-    ul_status s = atomic_load(&dv->lost) ? UL_ERR_DEVICE_FAILED
-                  : reask                ? ul__device_enter_quiet(d)
-                                         : ul__device_enter_ex(d, false);
-    if (s) {
-      ul__wg_report(dv, s, "wgpuQueueOnSubmittedWorkDone");
-      ul__wg_future_resolve(in, f, WGPUQueueWorkDoneStatus_Success, 0, NULL, "");
-      return true;
-    }
-    if (f->cb) ul__cb_unref(f->cb);
-    f->cb = NULL;
-    if (reask) {
-      f->cb = reask_work_done(dv, &f->native);
-    } else if ((f->cb = ul__cb_new())) {
-      WGPUQueueWorkDoneCallbackInfo ci = {NULL, WGPUCallbackMode_AllowProcessEvents, ul__cb_on_status, f->cb, NULL};
-      f->native = d->wgpu->QueueOnSubmittedWorkDone(d->queue, ci);
-    }
-    if (!f->cb) {
-      ul__device_unlock(d);
-      ul__wg_future_resolve(in, f, WGPUQueueWorkDoneStatus_Error, 0, NULL, "out of host memory");
-      return true;
-    }
-    f->epoch = d->epoch;
-    f->started = true;
-    f->asked = true;
-    ul__device_unlock(d);
+  bool done = false;
+  ul_status s = !f->ask.started && atomic_load(&dv->lost)
+                    ? UL_ERR_DEVICE_FAILED
+                    : ul__work_done_advance(dv->ud, &f->ask, &dv->redo, wait_ns, &done);
+  if (s == UL_ERR_OUT_OF_MEMORY) {
+    ul__wg_future_resolve(in, f, WGPUQueueWorkDoneStatus_Error, 0, NULL, "out of host memory");
+    return true;
   }
-  if (!atomic_load(&f->cb->done)) {
-    /* Asked of a device that was lost since: its answer may never come
-     * (the lost device's events can go with it: ggml under loss-every=40
-     * waited for one for good). Asked again on the recovered device. */
-    ul__device_lock(d);
-    bool moved = f->epoch != d->epoch || ul__device_loss_pending(d);
-    ul__device_unlock(d);
-    if (moved) {
-      f->started = false;
-      return false;
-    }
-    if (wait_ns) {
-      ul__saved_error keep;
-      ul__error_save(&keep);
-      ul__env_wait(d->env, d->instance, f->native, &f->cb->done, wait_ns);
-      ul__error_restore(&keep);
-    } else {
-      ul__wg_pump(d->env, d->instance);
-    }
-    if (!atomic_load(&f->cb->done)) return false;
-  }
-  /* Done on the device it was asked of, with that device still there
-   * (a completion seen after a loss is not proof that the work ran). */
-  ul__device_lock(d);
-  bool again = f->epoch != d->epoch || ul__device_loss_pending(d);
-  /* The program sees its callback's answer: work got through (the stall
-   * bound). */
-  if (!again) ul__device_progress(d);
-  ul__device_unlock(d);
-  if (again) {
-    f->started = false;
-    return false;
-  }
+  if (s) ul__wg_report(dv, s, "wgpuQueueOnSubmittedWorkDone");
+  if (!s && !done) return false;
   ul__wg_future_resolve(in, f, WGPUQueueWorkDoneStatus_Success, 0, NULL, "");
   return true;
 }

@@ -87,11 +87,7 @@ UL__WG_EXPORT void wgpuTextureRelease(WGPUTexture texture) {
 UL__WG_EXPORT void wgpuTextureDestroy(WGPUTexture texture) {
   ul__wg_texture *t = ul__wg_check(texture, UL__WG_TEXTURE, "wgpuTextureDestroy");
   if (!t || atomic_exchange(&t->h.destroyed, true) || !t->h.id) return;
-  ul_device *d = t->h.dev->ud;
-  ul__device_lock(d);
-  ul__obj *o = ul__obj_find(d, t->h.id, UL__OBJ_TEXTURE);
-  if (o && !o->destroyed) ul__texture_destroy(d, o);
-  ul__device_unlock(d);
+  ul__destroy_by_id(t->h.dev->ud, t->h.id, UL__OBJ_TEXTURE, true);
 }
 
 UL__WG_EXPORT void wgpuTextureSetLabel(WGPUTexture texture, WGPUStringView label) {
@@ -339,54 +335,24 @@ static info_rec *compile_info_once(ul__wg_device *dv, uint32_t id, const char *w
   info_rec *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   atomic_store(&r->refs, 2);
-  /* The device made usable first (a recorded loss recovered from), so the
-   * messages come from a native device that works. */
-  if (ul__device_enter_ex(d, false)) {
+  WGPUCompilationInfoCallbackInfo ci = {NULL, WGPUCallbackMode_AllowProcessEvents, on_info, r, NULL};
+  ul__native_ask q;
+  bool asked = false;
+  if (ul__shader_info_ask(d, id, wgsl, len, ci, &q, &asked)) {
     free(r);
     return NULL;
   }
-  uint64_t epoch = d->epoch;
-  ul__obj *o = id ? ul__obj_find(d, id, UL__OBJ_SHADER) : NULL;
-  WGPUShaderModule m = o ? o->native : NULL;
-  bool own = false;
-  if (!m && wgsl && d->device) {
-    /* A module that did not compile keeps no native one: compiled again
-     * here, only for its messages. */
-    WGPUShaderSourceWGSL src = {{NULL, WGPUSType_ShaderSourceWGSL}, {wgsl, len}};
-    WGPUShaderModuleDescriptor sd = {(WGPUChainedStruct *)&src, {NULL, 0}};
-    uint64_t mark = atomic_load(&d->uncaptured_errors);
-    m = w->DeviceCreateShaderModule(d->device, &sd);
-    char ignored[16];
-    ul__device_uncaptured_since(d, mark, ignored, sizeof ignored); /* the program's scope hears it once, at create */
-    own = true;
-  }
-  WGPUFuture fu = {0};
-  if (m) {
-    WGPUCompilationInfoCallbackInfo ci = {NULL, WGPUCallbackMode_AllowProcessEvents, on_info, r, NULL};
-    fu = w->ShaderModuleGetCompilationInfo(m, ci);
-  }
-  WGPUInstance inst = d->instance;
-  ul_env *env = d->env;
-  if (own && m) w->ShaderModuleRelease(m);
-  ul__device_unlock(d);
-  if (!m) {
+  if (!asked) {
     r->refs = 1;
     info_unref(r);
     return NULL;
   }
-  ul__saved_error keep;
-  ul__error_save(&keep);
-  ul_status s = ul__env_wait(env, inst, fu, &r->done, 10000000000ull);
-  ul__error_restore(&keep);
-  if (s) { /* never answered: the callback keeps its reference */
+  if (ul__native_ask_wait(d, &q, &r->done, 10000000000ull)) { /* never answered: the callback keeps its reference */
     info_unref(r);
     return NULL;
   }
   /* Lost while it compiled: the answer came from a dead device. */
-  ul__device_lock(d);
-  bool lost = ul__device_loss_pending(d) || d->epoch != epoch;
-  ul__device_unlock(d);
-  if (lost || r->status != WGPUCompilationInfoRequestStatus_Success) {
+  if (ul__native_ask_moved(d, &q) || r->status != WGPUCompilationInfoRequestStatus_Success) {
     info_unref(r);
     *again = true;
     return NULL;
@@ -795,11 +761,7 @@ UL__WG_EXPORT void wgpuQuerySetRelease(WGPUQuerySet querySet) {
 UL__WG_EXPORT void wgpuQuerySetDestroy(WGPUQuerySet querySet) {
   ul__wg_query_set *q = ul__wg_check(querySet, UL__WG_QUERY_SET, "wgpuQuerySetDestroy");
   if (!q || atomic_exchange(&q->h.destroyed, true) || !q->h.id) return;
-  ul_device *d = q->h.dev->ud;
-  ul__device_lock(d);
-  ul__obj *o = ul__obj_find(d, q->h.id, UL__OBJ_QUERY_SET);
-  if (o && !o->destroyed) ul__obj_destroy(d, o);
-  ul__device_unlock(d);
+  ul__destroy_by_id(q->h.dev->ud, q->h.id, UL__OBJ_QUERY_SET, false);
 }
 
 UL__WG_EXPORT void wgpuQuerySetSetLabel(WGPUQuerySet querySet, WGPUStringView label) {

@@ -8,7 +8,7 @@
 #ifndef UL_WEBGPU_WG_H
 #define UL_WEBGPU_WG_H
 
-#include "api/api.h"
+#include "engine/engine.h"
 #include "exec/oplog.h"
 #include "wgpu/wgpu_api.h"
 #include "unlost_webgpu.h"
@@ -85,12 +85,7 @@ struct ul__wg_future {
   /* What is in flight for it on a native device (maps, work done). */
   struct ul__wg_device *dev; /* held (inner) while pending */
   ul__wg_obj *target;      /* the buffer of a map (held) */
-  ul__cb *cb;
-  WGPUFuture native;
-  uint64_t epoch;          /* of the native device `cb` belongs to */
-  bool started;
-  bool asked;              /* asked of a device once: a new ask is a re-ask
-                            * after a loss (recovery work, not a program call) */
+  ul__ask ask;             /* the engine's ask of the native device */
   uint64_t map_mode;
   size_t map_offset, map_size;
 };
@@ -137,10 +132,8 @@ typedef struct ul__wg_device {
   WGPUUncapturedErrorCallbackInfo error_cb;
   uint64_t lost_future;      /* the future of the lost callback (WGPUDevice GetLostFuture) */
   /* The work-done asked again after the last recovery, shared by every
-   * pending work-done future (queue.c; under the engine device's lock). */
-  ul__cb *redo_cb;
-  WGPUFuture redo_native;
-  uint64_t redo_epoch;
+   * pending work-done future (under the engine device's lock). */
+  ul__work_redo redo;
   _Atomic bool lost;         /* the program has been told (it destroyed it, or unlost gave up) */
   uint32_t lost_reason;      /* the reason it was told */
   uint32_t features_count;
@@ -259,9 +252,7 @@ struct ul__wg_cmdbuf {
   char *label;
   char *error;             /* invalid: why (submitting it is an error of error_type) */
   uint32_t error_type;     /* WGPUErrorType: Validation, or Internal for contents a loss took */
-  WGPUCommandBuffer native; /* encoded at Finish on `epoch` (NULL: encode at submit) */
-  uint64_t epoch;
-  WGPUDevice native_device; /* the native device it was encoded on */
+  ul__prepared prep; /* encoded at Finish (empty: encode at submit) */
   bool submitted;
   ul_site site;
 };
@@ -368,10 +359,6 @@ void ul__wg_future_let_go(ul__wg_instance *in, ul__wg_future *f);
 /* Drops a hold taken under in->mu (f->holds++) by a thread that uses a
  * future outside the lock; `f` may be gone after. */
 void ul__wg_future_unhold(ul__wg_instance *in, ul__wg_future *f);
-/* Brackets unlost's own recovery work on `d` (a pending future's re-ask
- * after a loss): a fault schedule does not count its calls as the
- * program's. */
-void ul__wg_recovery_work(ul_device *d, bool on);
 /* Its outcome: status, message (copied), object. Callbacks of futures
  * that allow it run at once. */
 void ul__wg_future_resolve(ul__wg_instance *in, ul__wg_future *f, uint32_t status, uint32_t type, void *object,
@@ -380,9 +367,6 @@ void ul__wg_future_resolve(ul__wg_instance *in, ul__wg_future *f, uint32_t statu
  * callbacks that ProcessEvents may run (AllowProcessEvents, or only
  * AllowSpontaneous when `spontaneous_only`). */
 void ul__wg_progress(ul__wg_instance *in, bool spontaneous_only);
-/* Lets the implementation run its callbacks (ProcessEvents), at most
- * every 250 us. */
-void ul__wg_pump(ul_env *env, WGPUInstance inst);
 /* Answers the pending futures of `dv` (its loss): maps and work done. */
 void ul__wg_futures_fail_device(ul__wg_instance *in, ul__wg_device *dv, const char *why);
 /* Frees every future (instance release). */

@@ -1,8 +1,8 @@
-/* Checkpoints for the public calls: the transaction (src/recover/checkpoint.c)
+/* Checkpoints for both doors: the transaction (src/recover/snapshot.c)
  * under its retry policy, and making room in the operation log before a
  * call logs more (a checkpoint when the log nears its bound; a refusal,
  * UL_ERR_LOG_FULL, when it is at its bound and no checkpoint could commit). */
-#include "api/api.h"
+#include "engine/engine.h"
 #include "exec/oplog.h"
 
 /* A checkpoint is resumable, so it goes on through losses as long as its
