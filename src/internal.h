@@ -68,6 +68,11 @@ struct timespec ul__deadline(clockid_t clock, uint64_t ns);
  * (`continuous`) or just the next one. n < 0 disarms. */
 void *ul__malloc(size_t size);
 void *ul__realloc(void *p, size_t size);
+/* Room for one more of an array's elements: `p` holding n of *cap, each
+ * `size` bytes. Returns p when there is room, else p grown to twice its
+ * capacity (`first` when it has none) with *cap updated, or NULL when out
+ * of host memory (p and *cap unchanged). */
+void *ul__grow(void *p, uint32_t n, uint32_t *cap, size_t size, uint32_t first);
 void ul__malloc_fail_after(long n, bool continuous);
 /* Allocations the seam refused so far. */
 uint64_t ul__malloc_failures(void);

@@ -63,13 +63,9 @@ ul_status ul_buffer_pool_acquire(ul_buffer_pool *p, uint64_t size, ul_buffer *ou
       return UL_OK;
     }
   }
-  if (p->count == p->cap) {
-    uint32_t ncap = p->cap ? p->cap * 2 : 16;
-    pool_entry *n = realloc(p->e, sizeof *n * ncap);
-    if (!n) return ul__fail(UL_ERR_OUT_OF_MEMORY, "pool acquire: out of host memory");
-    p->e = n;
-    p->cap = ncap;
-  }
+  pool_entry *grown = ul__grow(p->e, p->count, &p->cap, sizeof *p->e, 16);
+  if (!grown) return ul__fail(UL_ERR_OUT_OF_MEMORY, "pool acquire: out of host memory");
+  p->e = grown;
   ul_buffer_desc bd = {.label = p->label, .size = cs, .usage = p->desc.usage, .restore = p->desc.restore};
   ul_status s = ul_buffer_create_at(p->device, &bd, out, &(const ul_site){__FILE__, __LINE__, p->label});
   if (s) return ul__wrap(s, "pool '%s' acquire %llu bytes", p->label, (unsigned long long)size);

@@ -20,6 +20,15 @@ static bool should_fail(void) {
 void *ul__malloc(size_t size) { return should_fail() ? NULL : malloc(size ? size : 1); }
 void *ul__realloc(void *p, size_t size) { return should_fail() ? NULL : realloc(p, size ? size : 1); }
 
+void *ul__grow(void *p, uint32_t n, uint32_t *cap, size_t size, uint32_t first) {
+  if (n < *cap) return p;
+  uint32_t ncap = *cap ? *cap * 2 : first;
+  if (ncap <= *cap || (size_t)ncap > SIZE_MAX / size) return NULL;
+  void *q = ul__realloc(p, size * ncap);
+  if (q) *cap = ncap;
+  return q;
+}
+
 void ul__malloc_fail_after(long n, bool continuous) {
   atomic_store(&g_continuous, continuous);
   atomic_store(&g_countdown, n);

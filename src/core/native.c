@@ -392,18 +392,12 @@ void ul__native_cmdbuf_release(ul_device *d, WGPUCommandBuffer cb, WGPUDevice on
     pthread_mutex_lock(&env->rel_mu);
     for (async_release *j = env->async_jobs; j; j = j->next) {
       if (j->device != on || j->destroyed) continue;
-      bool kept = true;
-      if (j->nafter == j->cap_after) {
-        uint32_t ncap = j->cap_after ? j->cap_after * 2 : 8;
-        WGPUCommandBuffer *a = realloc(j->after, sizeof *a * ncap);
-        if (a) {
-          j->after = a;
-          j->cap_after = ncap;
-        } else {
-          kept = false;
-        }
+      WGPUCommandBuffer *grown = ul__grow(j->after, j->nafter, &j->cap_after, sizeof *j->after, 8);
+      bool kept = grown != NULL;
+      if (kept) {
+        j->after = grown;
+        j->after[j->nafter++] = cb;
       }
-      if (kept) j->after[j->nafter++] = cb;
       pthread_mutex_unlock(&env->rel_mu);
       /* No memory to hand it over: kept for good (a release now could
        * corrupt the implementation's heap). */

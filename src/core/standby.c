@@ -457,14 +457,8 @@ void ul__standby_source_add(ul_device *d, uint32_t id, const char *label, uint64
     return;
   }
   pthread_mutex_lock(&sb->mu);
-  if (sb->nsources == sb->sources_cap) {
-    uint32_t cap = sb->sources_cap ? sb->sources_cap * 2 : 8;
-    ul__prefill_src *grown = realloc(sb->sources, cap * sizeof *grown);
-    if (grown) {
-      sb->sources = grown;
-      sb->sources_cap = cap;
-    }
-  }
+  ul__prefill_src *grown = ul__grow(sb->sources, sb->nsources, &sb->sources_cap, sizeof *sb->sources, 8);
+  if (grown) sb->sources = grown;
   bool topup = false;
   if (sb->nsources < sb->sources_cap) {
     sb->sources[sb->nsources++] = src;

@@ -56,13 +56,9 @@ void ul_cmd_reset(ul_cmd *c) {
 
 
 static ul_status push(ul_cmd *c, const ul__op *op) {
-  if (c->count == c->cap) {
-    uint32_t ncap = c->cap ? c->cap * 2 : 16;
-    ul__op *n = realloc(c->ops, sizeof *n * ncap);
-    if (!n) return ul__fail(UL_ERR_OUT_OF_MEMORY, "record: out of host memory");
-    c->ops = n;
-    c->cap = ncap;
-  }
+  ul__op *grown = ul__grow(c->ops, c->count, &c->cap, sizeof *c->ops, 16);
+  if (!grown) return ul__fail(UL_ERR_OUT_OF_MEMORY, "record: out of host memory");
+  c->ops = grown;
   c->ops[c->count++] = *op;
   c->version++;
   return UL_OK;

@@ -87,13 +87,9 @@ static ul_status append(ul__oplog *l, ul__entry e, uint64_t bytes) {
                     "the operation log is full (%u entries, %.1f MiB; its bound: %u entries, %.0f MiB) and no "
                     "checkpoint could commit to empty it; nothing was lost and this call did nothing",
                     l->count, (double)l->bytes / 1048576.0, l->max_entries, (double)l->max_bytes / 1048576.0);
-  if (l->count == l->cap) {
-    uint32_t ncap = l->cap ? l->cap * 2 : 64;
-    ul__entry *n = ul__realloc(l->e, sizeof *n * ncap);
-    if (!n) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
-    l->e = n;
-    l->cap = ncap;
-  }
+  ul__entry *grown = ul__grow(l->e, l->count, &l->cap, sizeof *l->e, 64);
+  if (!grown) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
+  l->e = grown;
   l->e[l->count++] = e;
   l->bytes += bytes + sizeof e;
   return UL_OK;

@@ -148,13 +148,9 @@ static void drop_stale(ul_device *d, ul__ckpt *k) {
 }
 
 static ul_status keep(ul__ckpt *k, ul__obj *o, uint32_t at, uint8_t *data) {
-  if (k->n == k->cap) {
-    uint32_t ncap = k->cap ? k->cap * 2 : 16;
-    kept_copy *n = realloc(k->c, sizeof *n * ncap);
-    if (!n) return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
-    k->c = n;
-    k->cap = ncap;
-  }
+  kept_copy *grown = ul__grow(k->c, k->n, &k->cap, sizeof *k->c, 16);
+  if (!grown) return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+  k->c = grown;
   k->c[k->n++] = (kept_copy){o, o->kind, o->id, at, data};
   return UL_OK;
 }

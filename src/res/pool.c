@@ -236,16 +236,12 @@ void ul__obj_free(ul_device *d, ul__obj *o) {
 void ul__obj_note_changed(ul_device *d, ul__obj *o) {
   ul__res *r = d->res;
   if (!o || o->noted || r->noted_all) return;
-  if (r->nnoted == r->cap_noted) {
-    uint32_t ncap = r->cap_noted ? r->cap_noted * 2 : 64;
-    uint32_t *n = ul__realloc(r->noted, sizeof *n * ncap);
-    if (!n) { /* the next checkpoint looks at every object */
-      r->noted_all = true;
-      return;
-    }
-    r->noted = n;
-    r->cap_noted = ncap;
+  uint32_t *grown = ul__grow(r->noted, r->nnoted, &r->cap_noted, sizeof *r->noted, 64);
+  if (!grown) { /* the next checkpoint looks at every object */
+    r->noted_all = true;
+    return;
   }
+  r->noted = grown;
   r->noted[r->nnoted++] = o->id;
   o->noted = true;
 }

@@ -171,13 +171,9 @@ static uint32_t site_intern_slow(ul__tracker *tr, const ul__track_site *s, unsig
         e->site.function == s->function && e->kind == kind)
       return v - 1;
   }
-  if (tr->nsites == tr->sites_cap) {
-    uint32_t ncap = tr->sites_cap ? tr->sites_cap * 2 : 64;
-    ul__track_site_ent *n = realloc(tr->sites, ncap * sizeof *n);
-    if (!n) return UL__TRACK_NONE;
-    tr->sites = n;
-    tr->sites_cap = ncap;
-  }
+  ul__track_site_ent *grown = ul__grow(tr->sites, tr->nsites, &tr->sites_cap, sizeof *tr->sites, 64);
+  if (!grown) return UL__TRACK_NONE;
+  tr->sites = grown;
   uint32_t e = tr->nsites++;
   memset(&tr->sites[e], 0, sizeof tr->sites[e]);
   tr->sites[e].site = *s;
@@ -187,13 +183,9 @@ static uint32_t site_intern_slow(ul__tracker *tr, const ul__track_site *s, unsig
 }
 
 static uint32_t label_add_entry(ul__tracker *tr, char *owned, uint64_t h) {
-  if (tr->nlabels == tr->labels_cap) {
-    uint32_t ncap = tr->labels_cap ? tr->labels_cap * 2 : 64;
-    ul__track_label_ent *n = realloc(tr->labels, ncap * sizeof *n);
-    if (!n) return UL__TRACK_NONE;
-    tr->labels = n;
-    tr->labels_cap = ncap;
-  }
+  ul__track_label_ent *grown = ul__grow(tr->labels, tr->nlabels, &tr->labels_cap, sizeof *tr->labels, 64);
+  if (!grown) return UL__TRACK_NONE;
+  tr->labels = grown;
   uint32_t e = tr->nlabels++;
   memset(&tr->labels[e], 0, sizeof tr->labels[e]);
   tr->labels[e].label = owned;
