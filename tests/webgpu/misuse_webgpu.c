@@ -2343,12 +2343,12 @@ static const mcase k_cases[] = {
      "a 0-byte buffer binds; texture usage 0 accepted; WGPU_WHOLE_MAP_SIZE measured from the mapping"},
     {"huge_mapped_at_creation", case_huge_mapped_at_creation, NULL,
      "ASan allocation-size-too-big: host copy allocated before the size is checked (buffer.c)"},
-    {"texture_huge_mip_count", case_texture_huge_mip_count, NULL, "the engine walks every mip level before validating (api/texture.c)"},
+    {"texture_huge_mip_count", case_texture_huge_mip_count, NULL, "the engine walks every mip level before validating (engine/objects.c)"},
     {"error_buffer_mapped", case_error_buffer_mapped, NULL, "an invalid buffer mapped at creation has no mapping (buffer.c)"},
     {"lost_destroyed", case_lost_destroyed, NULL, "a buffer mapped at creation on a lost device has no mapping (buffer.c)"},
     {"lost_final", case_lost_final, "UNLOST_RECOVERY=0", NULL},
     {"force_loss_recovered", case_force_loss_recovered, NULL,
-     "a submit the implementation refused is logged and replayed by the next recovery (api/cmd.c)"},
+     "a submit the implementation refused is logged and replayed by the next recovery (engine/submit.c)"},
     {"state_misuse", case_state_misuse, NULL,
      "maps complete before their callback (Unmap then gets Success; buffer.c); a mapped buffer in a submit and one "
      "command buffer twice in a submit are no error (the latter runs twice: queue.c); a view of a destroyed "
