@@ -211,13 +211,13 @@ core/native.c recover/vitals.c ul__device_health_loss" > /dev/null; then
     fi
     echo "ok   self-test: an added upward call (src/core/native.c -> src/recover/vitals.c) fails the check"
     if check_calls "$root" "$edges
-webgpu/device.c api/device.c ul_device_destroy" > /dev/null; then
+webgpu/wgpu_device.c api/device.c ul_device_destroy" > /dev/null; then
       echo "FAIL: a call between the doors (webgpu -> api) was not caught"; exit 1
     fi
-    echo "ok   self-test: an added call between the doors (src/webgpu/device.c -> src/api/device.c) fails the check"
+    echo "ok   self-test: an added call between the doors (src/webgpu/wgpu_device.c -> src/api/device.c) fails the check"
     out=$(check_doors "$root" "$edges
-webgpu/queue.c core/transfer.c ul__queue_submit")
-    if [ $? -eq 0 ] || ! grep -q "door violation: src/webgpu/queue.c uses ul__queue_submit" <<< "$out"; then
+webgpu/wgpu_queue.c core/transfer.c ul__queue_submit")
+    if [ $? -eq 0 ] || ! grep -q "door violation: src/webgpu/wgpu_queue.c uses ul__queue_submit" <<< "$out"; then
       echo "FAIL: a door's call into core (webgpu -> core) was not caught"; exit 1
     fi
     echo "ok   self-test: an added call from a door into core fails the check:"

@@ -112,7 +112,7 @@ typedef struct ul__wg_adapter {
   bool consumed;           /* a device was made from it */
 } ul__wg_adapter;
 
-/* ---- devices (device.c) ---- */
+/* ---- devices (wgpu_device.c) ---- */
 typedef struct ul__wg_scope {
   uint32_t filter;         /* WGPUErrorFilter */
   uint32_t type;           /* the first error caught (WGPUErrorType_NoError: none) */
@@ -303,7 +303,7 @@ void ul__wg_note_entry(void);
 /* The env's table wrapped so (one per process: the env is shared). */
 const ul__wgpu *ul__wg_guard(const ul__wgpu *inner);
 
-/* ---- errors and the device's state (device.c) ---- */
+/* ---- errors and the device's state (wgpu_device.c) ---- */
 /* Reports an error of `type` (WGPUErrorType) to the innermost error scope
  * whose filter takes it, or else to the uncaptured-error callback (run on
  * this thread, no lock held). Nothing once the device is lost to the
@@ -373,7 +373,7 @@ void ul__wg_futures_fail_device(ul__wg_instance *in, ul__wg_device *dv, const ch
 void ul__wg_futures_free(ul__wg_instance *in);
 WGPUFuture ul__wg_future_id(const ul__wg_future *f);
 
-/* ---- buffers (buffer.c) ---- */
+/* ---- buffers (wgpu_buffer.c) ---- */
 void ul__wg_buffer_free(ul__wg_buffer *b);
 /* The map of a future (future.c drives it): started, checked, finished. */
 bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns);
