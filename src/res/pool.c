@@ -212,8 +212,20 @@ static void release_parents(ul_device *d, ul__obj *o) {
 static void contents_done(ul_device *d, ul__obj *o);
 static ul_status make_unmade(ul_device *d, ul__obj *o);
 
+/* Takes a freed object's id out of the noted list: its slot's next object
+ * may come round to the same id (the generation has 8 bits), and an id
+ * listed twice would be committed twice by a checkpoint. */
+static void forget_noted(ul__res *r, uint32_t id) {
+  for (uint32_t i = 0; i < r->nnoted; i++) {
+    if (r->noted[i] != id) continue;
+    r->noted[i] = r->noted[--r->nnoted];
+    return;
+  }
+}
+
 void ul__obj_free(ul_device *d, ul__obj *o) {
   ul__res *r = d->res;
+  if (o->noted) forget_noted(r, o->id);
   if (o->unrestored) contents_done(d, o);
   r->destroys++;
   uint32_t slot = o->id & SLOT_MASK;
