@@ -7,6 +7,8 @@
  * compares with the same computation done on the CPU. */
 #include "chaos/chaos.h"
 #include "core/core.h"
+#include "exec/oplog.h"
+#include "recover/recover.h"
 #include "ul_test.h"
 
 #include <pthread.h>
@@ -58,6 +60,10 @@ typedef struct pp {
   char path[64];
 } pp;
 
+/* How the uniform is restored: SHADOW, or LOG (then host-written: where
+ * its bytes came from). */
+static ul_restore g_params_restore = UL_RESTORE_SHADOW;
+
 static ul_status pp_open(pp *t, ul_env *env, const char *chaos, bool health) {
   memset(t, 0, sizeof *t);
   snprintf(t->path, sizeof t->path, "/tmp/unlost-test-tx-%d.bin", (int)getpid());
@@ -77,7 +83,7 @@ static ul_status pp_open(pp *t, ul_env *env, const char *chaos, bool health) {
   if (!s) s = ul_buffer_create(t->dev, &(ul_buffer_desc){.label = "a", .size = N * 4, .initial_data = a0}, &t->a);
   if (!s) s = ul_buffer_create(t->dev, &(ul_buffer_desc){.label = "b", .size = N * 4}, &t->b);
   if (!s) s = ul_buffer_create(t->dev, &(ul_buffer_desc){.label = "params", .size = 16,
-      .usage = UL_BUFFER_UNIFORM | UL_BUFFER_COPY_DST, .restore = UL_RESTORE_SHADOW}, &t->params);
+      .usage = UL_BUFFER_UNIFORM | UL_BUFFER_COPY_DST, .restore = g_params_restore}, &t->params);
   if (!s) s = ul_buffer_create(t->dev, &(ul_buffer_desc){.label = "k", .size = N * 4,
       .restore = UL_RESTORE_SOURCE, .source_path = t->path}, &t->k);
   if (!s) s = ul_shader_create(t->dev, &(ul_shader_desc){.wgsl = step_wgsl}, &t->sh);
@@ -581,8 +587,200 @@ static void test_host_allocation_fails_at_every_point(void) {
   ASSERT_GT(points, 4);
 }
 
+/* 12. Checkpoints that do not stall the queue (UNLOST_CHECKPOINT_ASYNC, on
+ * by default): ASYNC_STEPS steps and no explicit checkpoint, so that the
+ * log's quarter starts them and they commit while the steps go on, with a
+ * read every 24 steps in flight across them. One run; 0 when its data and
+ * every read equal the CPU's, 1 when wrong, 2 on an error. */
+enum { ASYNC_STEPS = 560 };
+
+typedef struct async_out {
+  uint64_t calls, injected, checkpoints, async_checkpoints;
+} async_out;
+
+static int async_run(ul_env *env, const char *spec, async_out *out) {
+  pp t;
+  if (pp_open(&t, env, NULL, false)) return 2;
+  ul__chaos_reschedule(env->chaos, spec);
+  ul__chaos_reset_counters(env->chaos);
+  hist h;
+  memset(&h, 0, sizeof h);
+  uint32_t want[16][4], ca[N], cb[N], ga[N], gb[N];
+  for (uint32_t i = 0; i < N; i++) {
+    ca[i] = i + 1;
+    cb[i] = 0;
+  }
+  int nreads = 0;
+  ul_status s = UL_OK;
+  for (uint32_t k = 1; k <= ASYNC_STEPS && !s; k++) {
+    s = pp_step(&t, k, 0);
+    if (k % 2) cpu_step(ca, cb, k, 0);
+    else cpu_step(cb, ca, k, 0);
+    if (!s && k % 24 == 0 && nreads < 16) {
+      s = ul_buffer_read_async(t.dev, k % 2 ? t.b : t.a, 0, h.data[nreads], 16, on_hist, &h);
+      memcpy(want[nreads++], k % 2 ? cb : ca, 16);
+    }
+    if (!s && k % 10 == 0) ul_device_poll(t.dev);
+    /* The queue never lags far behind (lavapipe on a busy machine can run
+     * hundreds of submissions late): each checkpoint's copies arrive
+     * before the log reaches the bound where a checkpoint waits. */
+    if (!s && k % 64 == 0) s = ul_device_wait_idle(t.dev, 0);
+  }
+  for (int spin = 0; !s && h.delivered < nreads && spin < 1000; spin++) {
+    ul_device_poll(t.dev);
+    if (h.delivered < nreads) s = ul_device_wait_idle(t.dev, 0);
+  }
+  /* A checkpoint that waits, then a loss: what it commits must hold
+   * everything, also what changed after an asynchronous one's place and
+   * not since. */
+  if (!s) s = ul_device_checkpoint(t.dev);
+  if (!s) {
+    ul_status f = ul_device_force_loss(t.dev, "test: after the last checkpoint");
+    if (f != UL_ERR_BUSY) s = f; /* busy: an injected loss is there already */
+  }
+  if (!s) s = read_both(&t, ga, gb);
+  out->calls = ul__chaos_calls(env->chaos);
+  out->injected = ul__chaos_injected(env->chaos);
+  out->checkpoints = ul__oplog_checkpoints(t.dev);
+  out->async_checkpoints = ul__oplog_checkpoints_async(t.dev);
+  ul__chaos_reschedule(env->chaos, "seed=1");
+  int r = 0;
+  if (s || h.status || h.delivered != nreads) {
+    r = 2;
+  } else {
+    if (memcmp(ga, ca, sizeof ga) || memcmp(gb, cb, sizeof gb)) r = 1;
+    for (int i = 0; i < nreads; i++)
+      if (h.order[i] != i || memcmp(h.data[i], want[i], 16)) r = 1;
+  }
+  if (r == 2 && !s) s = h.status ? h.status : UL_ERR_INTERNAL;
+  if (r == 2) printf("  %s: %s: %s\n", spec, ul_status_name(s), ul_last_error());
+  pp_close(&t, false);
+  return r;
+}
+
+static void async_sweep(ul_restore params, uint64_t stride) {
+  g_params_restore = params;
+  ul_env *env;
+  ASSERT_OK(ul_env_create(&(ul_env_desc){.chaos = "seed=1"}, &env));
+  async_out o0;
+  ASSERT_EQ(async_run(env, "seed=1", &o0), 0);
+  /* Fault-free: asynchronous checkpoints committed, none waited. */
+  printf("  uniform %s: %llu calls, %llu checkpoints (%llu asynchronous)\n", params == UL_RESTORE_SHADOW ? "SHADOW" : "LOG",
+         (unsigned long long)o0.calls, (unsigned long long)o0.checkpoints, (unsigned long long)o0.async_checkpoints);
+  ASSERT_GE(o0.async_checkpoints, 2);
+  ASSERT_EQ(o0.checkpoints, o0.async_checkpoints + 1); /* and the explicit one */
+  int wrong = 0, errors = 0, points = 0, applicable = 0;
+  uint64_t injected = 0;
+  for (uint64_t at = 1 + (uint64_t)params % stride; at <= o0.calls; at += stride) {
+    char spec[64];
+    snprintf(spec, sizeof spec, "loss@%llu", (unsigned long long)at);
+    async_out o;
+    int r = async_run(env, spec, &o);
+    points++;
+    applicable += o.injected > 0;
+    injected += o.injected;
+    if (r == 1 && !wrong) printf("  first wrong at %s\n", spec);
+    wrong += r == 1;
+    errors += r == 2;
+  }
+  /* Two losses: the second at every 3rd call after the first. */
+  for (uint64_t at = o0.calls / 3; at <= o0.calls / 3 + 40 * stride; at += stride) {
+    for (uint64_t j = 1; j <= 30; j += 3) {
+      char spec[64];
+      snprintf(spec, sizeof spec, "loss@%llu,loss@%llu", (unsigned long long)at, (unsigned long long)(at + j));
+      async_out o;
+      int r = async_run(env, spec, &o);
+      points++;
+      applicable += o.injected > 0;
+      injected += o.injected;
+      if (r == 1 && !wrong) printf("  first wrong at %s\n", spec);
+      wrong += r == 1;
+      errors += r == 2;
+    }
+  }
+  printf("  %d points (%d with a loss, %llu injected), %d wrong, %d errors\n", points, applicable,
+         (unsigned long long)injected, wrong, errors);
+  ASSERT_OK(ul_env_destroy(env));
+  g_params_restore = UL_RESTORE_SHADOW;
+  ASSERT_GE(applicable, points * 9 / 10);
+  ASSERT_EQ(wrong, 0);
+  ASSERT_EQ(errors, 0);
+}
+
+/* 13. What changed after an asynchronous checkpoint's place stays to be
+ * checkpointed: steps until one is under way, one more step (b changes
+ * after its place), its commit, then a checkpoint that waits and a loss.
+ * b must come back as the CPU has it, not as of the place; and a loss at
+ * every call of the same (every 3rd; every call under make test-full's
+ * sanitizers is not needed: the sweep is over one short program). */
+static int later_run(ul_env *env, const char *spec, uint64_t *calls, uint64_t *injected, bool *saw) {
+  pp t;
+  if (pp_open(&t, env, NULL, false)) return 2;
+  ul__chaos_reschedule(env->chaos, spec);
+  ul__chaos_reset_counters(env->chaos);
+  ul_status s = UL_OK;
+  uint32_t k = 0;
+  *saw = false;
+  while (!s && k < 400 && !(*saw = ul__checkpoint_async_pending(t.dev))) s = pp_step(&t, ++k, 0);
+  if (!s) s = pp_step(&t, ++k, 0);
+  if (!s) s = ul_device_wait_idle(t.dev, 0);
+  /* Its commit comes at the next call that logs (the map has ended). */
+  uint32_t zero[4] = {0};
+  ul_buffer scratch = {0};
+  if (!s) s = ul_buffer_create(t.dev, &(ul_buffer_desc){.label = "scratch", .size = 16}, &scratch);
+  if (!s) s = ul_buffer_write(t.dev, scratch, 0, zero, sizeof zero);
+  if (!s) s = ul_device_checkpoint(t.dev);
+  if (!s) {
+    ul_status f = ul_device_force_loss(t.dev, "test: after the checkpoint");
+    if (f != UL_ERR_BUSY) s = f; /* busy: an injected loss is there already */
+  }
+  uint32_t wa[N], wb[N], ga[N], gb[N];
+  cpu_run(k, 0, wa, wb);
+  if (!s) s = read_both(&t, ga, gb);
+  *calls = ul__chaos_calls(env->chaos);
+  *injected = ul__chaos_injected(env->chaos);
+  ul__chaos_reschedule(env->chaos, "seed=1");
+  int r = s ? 2 : memcmp(ga, wa, sizeof ga) || memcmp(gb, wb, sizeof gb) ? 1 : 0;
+  if (r == 2) printf("  %s: %s: %s\n", spec, ul_status_name(s), ul_last_error());
+  if (scratch.id) ul_buffer_destroy(t.dev, scratch);
+  pp_close(&t, false);
+  return r;
+}
+
+static void test_async_checkpoint_keeps_later_changes(void) {
+  ul_env *env;
+  ASSERT_OK(ul_env_create(&(ul_env_desc){.chaos = "seed=1"}, &env));
+  uint64_t calls, injected;
+  bool saw;
+  ASSERT_EQ(later_run(env, "seed=1", &calls, &injected, &saw), 0);
+  ASSERT_TRUE(saw);
+  int wrong = 0, errors = 0, applicable = 0, points = 0;
+  for (uint64_t at = 1; at <= calls; at += 3) {
+    char spec[64];
+    snprintf(spec, sizeof spec, "loss@%llu", (unsigned long long)at);
+    int r = later_run(env, spec, &calls, &injected, &saw);
+    points++;
+    applicable += injected > 0;
+    if (r == 1 && !wrong) printf("  first wrong at %s\n", spec);
+    wrong += r == 1;
+    errors += r == 2;
+  }
+  printf("  %d points (%d with a loss), %d wrong, %d errors\n", points, applicable, wrong, errors);
+  ASSERT_OK(ul_env_destroy(env));
+  ASSERT_GE(applicable, points * 9 / 10);
+  ASSERT_EQ(wrong, 0);
+  ASSERT_EQ(errors, 0);
+}
+
+static void test_async_checkpoints_under_losses(void) {
+  async_sweep(UL_RESTORE_SHADOW, 97);
+  async_sweep(UL_RESTORE_LOG, 89);
+}
+
 int main(void) {
   ul_test_watchdog(600);
+  RUN_TEST(test_async_checkpoint_keeps_later_changes);
+  RUN_TEST(test_async_checkpoints_under_losses);
   RUN_TEST(test_loss_at_every_call_of_checkpoints);
   RUN_TEST(test_host_allocation_fails_at_every_point);
   RUN_TEST(test_long_stencil_with_repeated_losses);

@@ -332,12 +332,16 @@ static result summarize(double *raw, double *layer, int reps) {
 static void usage(FILE *f) {
   fprintf(f, "usage: unlost bench webgpu [--json] [--dispatches N (default 10000)] [--ggml N (default 2000)]\n"
              "                           [--uploads N (default 1024)] [--objects N (default 20000)]\n"
-             "                           [--reps R (3..64, default 11)]\n");
+             "                           [--reps R (3..64, default 11)]\n"
+             "       unlost-bench-webgpu --profile dispatch|ggml [--raw] [--reps R]: one pattern, one way (through\n"
+             "                           the layer, or Dawn directly with --raw), for a profiler\n");
 }
 
 int main(int argc, char **argv) {
   bool json = false;
   int n = 10000, ng = 2000, nu = 1024, nobj = 20000, reps = 11;
+  const char *profile = NULL;
+  bool profile_raw = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = true;
     else if (!strcmp(argv[i], "--dispatches") && i + 1 < argc) n = atoi(argv[++i]);
@@ -345,6 +349,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--uploads") && i + 1 < argc) nu = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--objects") && i + 1 < argc) nobj = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--profile") && i + 1 < argc) profile = argv[++i];
+    else if (!strcmp(argv[i], "--raw")) profile_raw = true;
     else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       usage(stdout);
       return 0;
@@ -353,7 +359,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (n < 1 || ng < 1 || nu < 1 || nobj < 0 || reps < 3 || reps > 64) {
+  if (n < 1 || ng < 1 || nu < 1 || nobj < 0 || reps < 3 || reps > 64 ||
+      (profile && strcmp(profile, "dispatch") && strcmp(profile, "ggml"))) {
     usage(stderr);
     return 2;
   }
@@ -364,6 +371,20 @@ int main(int argc, char **argv) {
     return 1;
   }
   api_layer(&layer);
+  if (profile) { /* one way, one pattern, nothing else in the process's profile */
+    rig r;
+    if (!rig_open(&r, profile_raw ? &raw : &layer, why, sizeof why)) {
+      fprintf(stderr, "unlost bench webgpu: %s\n", why);
+      return 1;
+    }
+    double t = 0;
+    for (int i = 0; i < reps; i++)
+      t += !strcmp(profile, "ggml") ? ggml_pattern(&r, ng, 8) : dispatch_frames(&r, n, 100);
+    printf("%s, %s: %d repetitions, %.3f ms each\n", profile, profile_raw ? "raw" : "through unlost-webgpu", reps,
+           t / reps);
+    rig_close(&r);
+    return atomic_load(&g_errors) ? 1 : 0;
+  }
   rig rr, rl;
   if (!rig_open(&rr, &raw, why, sizeof why) || !rig_open(&rl, &layer, why, sizeof why)) {
     fprintf(stderr, "unlost bench webgpu: %s\n", why);

@@ -25,6 +25,10 @@ static const opt_info options[UL__OPT_COUNT] = {
                         "where a device writes its JSON report when destroyed"},
     [UL__OPT_BACKTRACES] = {"UNLOST_BACKTRACES", OPT_FLAG, 0, 0, 0,
                             "set: every device captures creation backtraces (read at device create)"},
+    [UL__OPT_CHECKPOINT_ASYNC] = {"UNLOST_CHECKPOINT_ASYNC", OPT_NUMBER, 0, 1, 1,
+                                  "1: checkpoints start from a quarter of the operation log's bound and commit once "
+                                  "their copies arrive, while the program goes on; 0: every checkpoint waits for the "
+                                  "queue (read at device create)"},
     [UL__OPT_LOG_MAX_MB] = {"UNLOST_LOG_MAX_MB", OPT_NUMBER, 1, 1u << 20, 64,
                             "operation log size that forces a checkpoint, MiB (read at device create)"},
     [UL__OPT_FILL_THREADS] = {"UNLOST_FILL_THREADS", OPT_NUMBER, 1, 16, 0,

@@ -161,6 +161,7 @@ struct ul_device {
   /* Sixteenths of the log's bound at which a checkpoint to make room last
    * failed (src/engine/commit.c), under mu. */
   uint32_t log_soft_tried;
+  bool no_async_checkpoints; /* UNLOST_CHECKPOINT_ASYNC=0 at its create */
 
   struct ul__native_ctx *native_ctx; /* callback context of `device` */
   struct ul__res *res;         /* resource registry (src/res) */

@@ -43,15 +43,57 @@ ul_status ul__checkpoint_retry(ul_device *d) {
  * (again each further sixteenth while checkpoints fail), so that a failed
  * checkpoint still leaves room; at the bound a call that would grow the
  * log is refused with UL_ERR_LOG_FULL unless a checkpoint commits. */
+/* Sixteenths of the log's bound reached, by entries or bytes, whichever
+ * more. */
+static uint32_t log_level(ul_device *d, ul__oplog_fill *f) {
+  ul__oplog_usage(d, f);
+  uint64_t eb = (uint64_t)f->entries * 16, bb = f->bytes * 16;
+  return (uint32_t)UL__MAX(f->max_entries ? eb / f->max_entries : 0, f->max_bytes ? bb / f->max_bytes : 0);
+}
+
+/* The asynchronous checkpoint (src/recover/snapshot.c) starts from a
+ * quarter of the bound and commits when its copies have arrived, which
+ * makes room without stalling the queue; the synchronous one below is for
+ * when it could not keep up (or could not run: textures changed). */
+#define UL__LOG_ASYNC_LEVEL 4
+#define UL__LOG_SYNC_LEVEL 12
+
+static void checkpoint_async(ul_device *d, uint32_t level) {
+  if (ul__checkpoint_async_pending(d)) {
+    if (!ul__checkpoint_async_settle(d, 0)) {
+      ul__pump(d->env, d->instance); /* its map ends only when events are processed */
+      if (!ul__checkpoint_async_settle(d, 0)) return;
+    }
+    ul__device_progress(d);
+    d->log_soft_tried = 0;
+    return;
+  }
+  if (level < UL__LOG_ASYNC_LEVEL || ul__device_loss_pending(d)) return;
+  ul__saved_error keep;
+  ul__error_save(&keep);
+  ul_status s = ul__checkpoint_async_start(d);
+  if (s) ul__log(UL__LOG_DEBUG, "device '%s': no asynchronous checkpoint: %s", d->label, ul_last_error());
+  ul__error_restore(&keep);
+}
+
 ul_status ul__checkpoint_make_room(ul_device *d, uint64_t bytes) {
   if (d->recovering || d->res->rebuilding) return UL_OK;
   ul__oplog_fill f;
-  ul__oplog_usage(d, &f);
+  uint32_t level = log_level(d, &f);
+  if (!d->no_async_checkpoints) {
+    checkpoint_async(d, level);
+    level = log_level(d, &f);
+  }
   bool hard = ul__oplog_would_exceed(d, bytes);
-  uint64_t eb = (uint64_t)f.entries * 16, bb = f.bytes * 16;
-  /* Sixteenths of the bound reached, by entries or bytes, whichever more. */
-  uint32_t level = (uint32_t)UL__MAX(f.max_entries ? eb / f.max_entries : 0, f.max_bytes ? bb / f.max_bytes : 0);
-  if (!hard && (level < 12 || level <= d->log_soft_tried)) return UL_OK;
+  if (!hard && (level < UL__LOG_SYNC_LEVEL || level <= d->log_soft_tried)) return UL_OK;
+  /* The one under way, waited for: it may make room enough. */
+  if (ul__checkpoint_async_pending(d) && ul__checkpoint_async_settle(d, 2000000000ull)) {
+    ul__device_progress(d);
+    d->log_soft_tried = 0;
+    level = log_level(d, &f);
+    hard = ul__oplog_would_exceed(d, bytes);
+    if (!hard && level < UL__LOG_SYNC_LEVEL) return UL_OK;
+  }
   ul_status s = ul__checkpoint_retry(d);
   if (!s) return UL_OK;
   d->log_soft_tried = level;

@@ -33,9 +33,13 @@ typedef struct ul__oplog {
   uint64_t max_bytes;      /* checkpoint when the log holds more */
   uint32_t max_entries;
   uint64_t checkpoints;
+  uint64_t partial;        /* of them, commits of asynchronous checkpoints (a prefix dropped) */
   /* One more each time the log is emptied: a bind group or pipeline whose
    * log_gen is this one was named by an entry since. */
   uint64_t gen;
+  /* The oldest generation an entry still in the log may have marked: a
+   * prefix dropped (ul__oplog_truncate_before) raises it. */
+  uint64_t low_gen;
   bool replaying;
   /* The checkpoint under way (src/recover/snapshot.c owns it): copies
    * taken at a place in this log, kept across losses while valid. */
@@ -47,21 +51,33 @@ ul_status ul__oplog_create(ul_device *d) {
   if (!l) return ul__fail(UL_ERR_OUT_OF_MEMORY, "operation log: out of host memory");
   l->max_bytes = ul__opt_number(UL__OPT_LOG_MAX_MB) << 20;
   l->max_entries = 1024;
-  l->gen = 1;
+  l->gen = l->low_gen = 1;
   d->res->log = l;
   d->res->still_needed = ul__oplog_names;
   return UL_OK;
 }
 
-static void truncate_log(ul__oplog *l) {
-  for (uint32_t i = 0; i < l->count; i++) {
-    if (l->e[i].kind == UL__ENTRY_WRITE_FILE) ul__src_file_unref(((file_write *)l->e[i].data)->file);
-    if (l->e[i].kind == UL__ENTRY_WRITE) ul__chunk_unref(l->e[i].data);
-    else free(l->e[i].data);
+static uint64_t entry_free(ul__entry *e) {
+  uint64_t bytes = sizeof *e;
+  if (e->kind == UL__ENTRY_WRITE_FILE) {
+    ul__src_file_unref(((file_write *)e->data)->file);
+    bytes += sizeof(file_write);
+  } else if (e->kind == UL__ENTRY_SUBMIT) {
+    bytes += sizeof(ul__op) * e->size;
+  } else if (e->kind != UL__ENTRY_READ) {
+    bytes += e->size;
   }
+  if (e->kind == UL__ENTRY_WRITE) ul__chunk_unref(e->data);
+  else free(e->data);
+  return bytes;
+}
+
+static void truncate_log(ul__oplog *l) {
+  for (uint32_t i = 0; i < l->count; i++) entry_free(&l->e[i]);
   l->count = 0;
   l->bytes = 0;
   l->gen++;
+  l->low_gen = l->gen;
 }
 
 void ul__oplog_destroy(ul_device *d) {
@@ -189,6 +205,31 @@ void ul__oplog_truncate(ul_device *d) {
   l->checkpoints++;
 }
 
+uint64_t ul__oplog_mark(ul_device *d) { return ++d->res->log->gen; }
+
+void ul__oplog_truncate_before(ul_device *d, uint32_t at, uint64_t mark) {
+  ul__oplog *l = d->res->log;
+  if (at > l->count) at = l->count;
+  uint64_t gone = 0;
+  for (uint32_t i = 0; i < at; i++) gone += entry_free(&l->e[i]);
+  memmove(l->e, l->e + at, sizeof *l->e * (l->count - at));
+  l->count -= at;
+  /* A submission whose ops were dropped (size 0) counted its bytes when
+   * logged: the sum is bounded below. */
+  l->bytes = gone < l->bytes ? l->bytes - gone : 0;
+  if (l->count == 0) l->bytes = 0;
+  l->low_gen = mark;
+  l->checkpoints++;
+  l->partial++;
+}
+
+bool ul__oplog_reads_settled_before(ul_device *d, uint32_t at) {
+  const ul__oplog *l = d->res->log;
+  for (uint32_t i = 0; i < at && i < l->count; i++)
+    if (l->e[i].kind == UL__ENTRY_READ && !ul__read_collect_id(d, l->e[i].offset)) return false;
+  return true;
+}
+
 bool ul__oplog_would_exceed(ul_device *d, uint64_t bytes) { return past_bound(d->res->log, bytes); }
 
 void ul__oplog_usage(ul_device *d, ul__oplog_fill *out) {
@@ -306,7 +347,7 @@ bool ul__oplog_names(ul_device *d, ul__obj *o) {
    * (a buffer made and released between checkpoints costs nothing after).
    * What a named object is built from is kept by its dependents count.
    * Conservative: an entry taken out again leaves the mark. */
-  return o->log_gen == l->gen;
+  return o->log_gen >= l->low_gen;
 }
 
 ul_status ul__oplog_replay(ul_device *d) {
@@ -370,6 +411,8 @@ ul_status ul__oplog_replay(ul_device *d) {
 }
 
 uint64_t ul__oplog_checkpoints(ul_device *d) { return d && d->res && d->res->log ? d->res->log->checkpoints : 0; }
+
+uint64_t ul__oplog_checkpoints_async(ul_device *d) { return d && d->res && d->res->log ? d->res->log->partial : 0; }
 
 uint64_t ul__oplog_bytes(ul_device *d) { return d->res && d->res->log ? d->res->log->bytes : 0; }
 

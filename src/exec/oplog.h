@@ -51,7 +51,8 @@ typedef struct ul__oplog_fill {
   uint64_t bytes, max_bytes;
 } ul__oplog_fill;
 void ul__oplog_usage(ul_device *d, ul__oplog_fill *out);
-/* Entries in the log; positions in it are stable until it is emptied. */
+/* Entries in the log; positions in it are stable until it is emptied or
+ * a prefix of it goes (ul__oplog_truncate_before). */
 uint32_t ul__oplog_count(ul_device *d);
 /* Whether an entry at position `from` or later may change `o` (a write to
  * it, or work that names or binds it: conservatively, any binding). */
@@ -62,8 +63,21 @@ void **ul__oplog_checkpoint_slot(ul_device *d);
 bool ul__oplog_empty(ul_device *d);
 /* Empties the log: the commit of a checkpoint (src/recover/snapshot.c). */
 void ul__oplog_truncate(ul_device *d);
+/* A place in the log for an asynchronous checkpoint: what entries logged
+ * from here on name is told apart from what those before named. Returns
+ * the mark, for ul__oplog_truncate_before. */
+uint64_t ul__oplog_mark(ul_device *d);
+/* Drops the entries before position `at` (the commit of an asynchronous
+ * checkpoint taken there; `mark` is what ul__oplog_mark returned when the
+ * log held `at` entries): the rest move to the front. */
+void ul__oplog_truncate_before(ul_device *d, uint32_t at, uint64_t mark);
+/* Whether every read logged before position `at` has its data (tries to
+ * collect those whose map ended; waits for nothing). */
+bool ul__oplog_reads_settled_before(ul_device *d, uint32_t at);
 uint64_t ul__oplog_bytes(ul_device *d);
 /* Checkpoints committed so far (truncations of the log). */
 uint64_t ul__oplog_checkpoints(ul_device *d);
+/* Of them, asynchronous ones (ul__oplog_truncate_before). */
+uint64_t ul__oplog_checkpoints_async(ul_device *d);
 
 #endif

@@ -8,6 +8,9 @@
  * longer needs the operation log (a checkpoint, under d->mu).
  * UL_ERR_DEVICE_LOST when a read was caught by a loss. */
 ul_status ul__reads_settle(ul_device *d, uint64_t timeout_ns);
+/* Whether read `id` has its data (or is delivered): collects it when its
+ * map ended; waits for nothing (under d->mu). */
+bool ul__read_collect_id(ul_device *d, uint64_t id);
 /* Reads queued whose data has not arrived yet (under d->mu). */
 uint32_t ul__reads_unsettled(ul_device *d);
 /* Starts read `id` again at its place in the replay, unless it is settled

@@ -178,6 +178,13 @@ ul_status ul__reads_settle(ul_device *d, uint64_t timeout_ns) {
   return UL_OK;
 }
 
+bool ul__read_collect_id(ul_device *d, uint64_t id) {
+  ul__reads *rs = reads_of(d, false);
+  for (ul__read *r = rs ? rs->head : NULL; r; r = r->next)
+    if (r->id == id) return read_collect(d, r);
+  return true;
+}
+
 uint32_t ul__reads_unsettled(ul_device *d) {
   ul__reads *rs = reads_of(d, false);
   uint32_t n = 0;

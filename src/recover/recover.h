@@ -25,6 +25,19 @@ ul_status ul__checkpoint_locked(ul_device *d);
  * provably did not change since), so the next attempt reads only what is
  * missing; *progress says whether this one read or committed anything. */
 ul_status ul__checkpoint_attempt(ul_device *d, bool *progress);
+/* An asynchronous checkpoint (snapshot.c): its copies recorded into the
+ * queue where it stands, committed once their map ends while the program
+ * goes on submitting; what it commits is that place in the queue, and the
+ * log's entries before it go. Start: UL_OK when started, or when there is
+ * nothing to do or the synchronous checkpoint is left to do it (textures
+ * changed, more than one staging buffer's worth); a status when it could
+ * not start (nothing changed). */
+ul_status ul__checkpoint_async_start(ul_device *d);
+/* The one under way: committed when its map ended (waiting up to wait_ns
+ * for it; 0: not at all). With wait_ns, it ends either way: true when it
+ * committed, false when it was given up (a loss, a failure). */
+bool ul__checkpoint_async_settle(ul_device *d, uint64_t wait_ns);
+bool ul__checkpoint_async_pending(ul_device *d);
 /* Drops the copies of a checkpoint under way (device destroy). */
 void ul__checkpoint_forget(ul_device *d);
 /* Copies the checkpoint under way keeps now (for tests). */

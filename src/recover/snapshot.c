@@ -31,12 +31,54 @@ typedef struct kept_copy {
   uint8_t *data;
 } kept_copy;
 
+/* What an asynchronous checkpoint takes of one object it looks at. */
+typedef enum pend_how {
+  PEND_NONE = 0, /* nothing (not changed in a way a checkpoint keeps) */
+  PEND_COPY,     /* copied by the GPU into the staging buffer, at `off` */
+  PEND_MAPPED,   /* a MAP_READ buffer: read at the commit, unless it changed since */
+  PEND_PROV,     /* host-written: where its bytes came from (`prov`) */
+  PEND_SHADOW,   /* a host copy: `data` */
+} pend_how;
+
+typedef struct pend {
+  ul__obj *o; /* compared, never read: the object may be gone */
+  uint32_t id;
+  pend_how how;
+  uint64_t off;
+  uint8_t *data;
+  ul__prov prov;
+} pend;
+
+/* The asynchronous checkpoint under way: copies recorded into the queue
+ * at position `at` of the log, committed once their map ends, while the
+ * program goes on. */
+typedef struct ckpt_async {
+  bool on;
+  uint32_t at;        /* the log's length when the copies were submitted */
+  uint64_t mark;      /* ul__oplog_mark then */
+  uint64_t epoch;
+  uint64_t t0;
+  ul__cb *map;        /* the staging buffer's map, or (nothing to copy) the work done */
+  WGPUFuture future;
+  uint64_t total;     /* bytes copied into the staging buffer (0: `map` is the work done) */
+  pend *p;
+  uint32_t n;
+  bool all;           /* every object was listed (ul__obj_noted_take) */
+  uint32_t *cand;     /* the noted list taken: given back if nothing commits */
+  uint32_t nc;
+  WGPUBuffer st;      /* its staging buffer, kept for the next one */
+  uint64_t st_size, st_epoch;
+} ckpt_async;
+
 typedef struct ul__ckpt {
   kept_copy *c;
   uint32_t n, cap;
   uint32_t batch;   /* most objects per batch in the next attempt (0: any) */
   uint64_t epoch_seen;
+  ckpt_async a;
 } ul__ckpt;
+
+static void async_drop(ul_device *d, ul__ckpt *k, bool give_back);
 
 /* The LOG buffers and textures changed since the last checkpoint. */
 static bool takes_part(const ul__obj *o) {
@@ -119,6 +161,11 @@ void ul__checkpoint_forget(ul_device *d) {
   void **slot = ul__oplog_checkpoint_slot(d);
   ul__ckpt *k = *slot;
   if (!k) return;
+  async_drop(d, k, true);
+  if (k->a.st) {
+    d->wgpu->BufferDestroy(k->a.st);
+    d->wgpu->BufferRelease(k->a.st);
+  }
   for (uint32_t i = 0; i < k->n; i++) free(k->c[i].data);
   free(k->c);
   free(k);
@@ -311,6 +358,9 @@ ul_status ul__checkpoint_attempt(ul_device *d, bool *progress) {
   if (d->recovering || d->res->rebuilding)
     return ul__fail(UL_ERR_WRONG_STATE, "checkpoint: device '%s' is recovering (not from a restore callback)",
                     d->label);
+  /* One under way ends first (committed, or given up and its noted list
+   * given back): what follows sees every change since the last commit. */
+  if (ul__checkpoint_async_settle(d, UL__CHECKPOINT_TIMEOUT_NS)) *progress = true;
   if (ul__device_loss_pending(d)) return ul__fail(UL_ERR_DEVICE_LOST, "checkpoint: device '%s' is lost", d->label);
   if (ul__oplog_empty(d)) {
     ul__checkpoint_forget(d);
@@ -421,4 +471,268 @@ uint32_t ul__checkpoint_kept(ul_device *d) {
 ul_status ul__checkpoint_locked(ul_device *d) {
   bool progress;
   return ul__checkpoint_attempt(d, &progress);
+}
+
+/* ---- asynchronous checkpoints ----
+ * A checkpoint that does not stall the queue. At its start (ul__checkpoint_
+ * async_start) it takes the noted list, so that what changes from then on
+ * is noted afresh, records one copy of every changed GPU-written buffer
+ * into its staging buffer at the queue's current end, asks for the map,
+ * and keeps what the host holds as of then (where host-written buffers'
+ * bytes came from, host copies). The program goes on. Once the map has
+ * ended, the commit (ul__checkpoint_async_settle) takes the copies as the
+ * objects' checkpoints as of that place in the queue, and drops the log's
+ * entries before it: those after it stay and are replayed from there. An
+ * object changed after the place stays noted and dirty. A loss before the
+ * commit gives everything up: the last committed checkpoint and the whole
+ * log still hold, and the taken list is noted again. */
+
+static void pend_free(pend *p) {
+  free(p->data);
+  p->data = NULL;
+  ul__prov_clear(&p->prov);
+}
+
+/* Ends the checkpoint under way without committing; with give_back, what
+ * it took of the noted list is noted again. */
+static void async_drop(ul_device *d, ul__ckpt *k, bool give_back) {
+  ckpt_async *a = &k->a;
+  if (!a->on) return;
+  if (a->st) {
+    bool same = a->st_epoch == d->epoch && !ul__device_loss_pending(d);
+    if (a->total && a->map && atomic_load(&a->map->done) && a->map->status == WGPUMapAsyncStatus_Success && same) {
+      d->wgpu->BufferUnmap(a->st);
+    } else if (a->total && (!(a->map && atomic_load(&a->map->done)) || !same)) {
+      /* A map still on its way resolves as aborted; a buffer of a lost
+       * device is not used again. */
+      d->wgpu->BufferDestroy(a->st);
+      d->wgpu->BufferRelease(a->st);
+      a->st = NULL;
+      a->st_size = 0;
+    }
+  }
+  if (a->map) ul__cb_unref(a->map);
+  a->map = NULL;
+  if (give_back && d->res) ul__obj_note_ids(d, a->cand, a->nc, a->all, false);
+  for (uint32_t i = 0; i < a->n; i++) pend_free(&a->p[i]);
+  free(a->p);
+  free(a->cand);
+  a->p = NULL;
+  a->cand = NULL;
+  a->n = a->nc = 0;
+  a->on = false;
+}
+
+bool ul__checkpoint_async_pending(ul_device *d) {
+  const ul__ckpt *k = d->res && d->res->log ? ckpt_of(d, false) : NULL;
+  return k && k->a.on;
+}
+
+/* The staging buffer of at least `size` bytes, on the current device. */
+static ul_status async_staging(ul_device *d, ckpt_async *a, uint64_t size) {
+  const ul__wgpu *w = d->wgpu;
+  if (a->st && (a->st_epoch != d->epoch || a->st_size < size)) {
+    w->BufferDestroy(a->st);
+    w->BufferRelease(a->st);
+    a->st = NULL;
+  }
+  if (a->st) return UL_OK;
+  uint64_t want = UL__MAX(size, 64u << 10);
+  want = (want + 0xffff) & ~0xffffull;
+  WGPUBufferDescriptor bd = {0};
+  bd.label = ul__sv("unlost checkpoint staging");
+  bd.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+  bd.size = want;
+  if (!(a->st = w->DeviceCreateBuffer(d->device, &bd)))
+    return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: no staging buffer of %llu bytes", (unsigned long long)want);
+  a->st_size = want;
+  a->st_epoch = d->epoch;
+  return UL_OK;
+}
+
+/* What to take of `o` at the start, as the synchronous commit would. */
+static pend_how pend_kind(const ul__obj *o) {
+  if (!o || o->kind != UL__OBJ_BUFFER || o->pending) return PEND_NONE;
+  const ul__buffer_data *b = &o->u.buf;
+  if (takes_part(o)) return map_read(o) ? PEND_MAPPED : PEND_COPY;
+  if (b->host_only && b->dirty) return PEND_PROV;
+  if ((b->restore == UL_RESTORE_SHADOW || (b->usage & UL_BUFFER_MAP_WRITE)) && b->checkpoint && b->shadow)
+    return PEND_SHADOW;
+  return PEND_NONE;
+}
+
+ul_status ul__checkpoint_async_start(ul_device *d) {
+  if (d->recovering || d->res->rebuilding || ul__device_loss_pending(d) || ul__oplog_empty(d)) return UL_OK;
+  ul__ckpt *k = ckpt_of(d, true);
+  if (!k) return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+  if (k->a.on) return UL_OK;
+  ul_status s = ul__restore_all(d);
+  if (s) return ul__wrap(s, "checkpoint");
+  if ((s = check_noted(d))) return s;
+  uint32_t *cand, nc;
+  bool all;
+  if (!ul__obj_noted(d, &cand, &nc)) return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+  /* Textures, and more than one staging buffer's worth, are left to the
+   * synchronous checkpoint. */
+  uint64_t total = 0;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < nc; i++) {
+    ul__obj *o = ul__obj_find_any(d, cand[i]);
+    if (o && o->kind == UL__OBJ_TEXTURE && takes_part(o)) total = UINT64_MAX;
+    else if (pend_kind(o) == PEND_COPY) total += (o->u.buf.size + 3) & ~3ull;
+    n += pend_kind(o) != PEND_NONE;
+  }
+  free(cand);
+  if (total > UL__CHECKPOINT_BATCH_BYTES) return UL_OK;
+  ckpt_async *a = &k->a;
+  pend *p = calloc(n ? n : 1, sizeof *p);
+  if (!p || (total && (s = async_staging(d, a, total)))) {
+    free(p);
+    return s ? s : ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+  }
+  if (!ul__obj_noted_take(d, &cand, &nc, &all)) {
+    free(p);
+    return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+  }
+  *a = (ckpt_async){.on = true, .at = ul__oplog_count(d), .mark = ul__oplog_mark(d), .epoch = d->epoch,
+                    .t0 = ul__now_ns(), .p = p, .all = all, .cand = cand, .nc = nc, .st = a->st,
+                    .st_size = a->st_size, .st_epoch = a->st_epoch};
+  const ul__wgpu *w = d->wgpu;
+  WGPUCommandEncoder e = total ? w->DeviceCreateCommandEncoder(d->device, NULL) : NULL;
+  if (total && !e) s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: no command encoder");
+  for (uint32_t i = 0; !s && i < nc; i++) {
+    ul__obj *o = ul__obj_find_any(d, cand[i]);
+    pend_how how = pend_kind(o);
+    if (how == PEND_NONE) continue;
+    pend *q = &a->p[a->n++];
+    *q = (pend){.o = o, .id = o->id, .how = how};
+    const ul__buffer_data *b = &o->u.buf;
+    if (how == PEND_COPY) {
+      uint64_t sz = (b->size + 3) & ~3ull;
+      w->CommandEncoderCopyBufferToBuffer(e, o->native, 0, a->st, a->total, sz);
+      q->off = a->total;
+      a->total += sz;
+    } else if (how == PEND_PROV) {
+      if (!ul__prov_copy(&q->prov, &b->prov)) s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+    } else if (how == PEND_SHADOW) {
+      if (!(q->data = malloc((size_t)b->size))) s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+      else memcpy(q->data, b->shadow, (size_t)b->size);
+    }
+  }
+  if (!s && !e) {
+    /* Nothing to copy: the end of the work before the place, so that
+     * nothing it names leaves the log before it ran. */
+    if (!(a->map = ul__cb_new())) {
+      s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+    } else {
+      WGPUQueueWorkDoneCallbackInfo ci = {NULL, WGPUCallbackMode_AllowProcessEvents, ul__cb_on_status, a->map, NULL};
+      a->future = w->QueueOnSubmittedWorkDone(d->queue, ci);
+    }
+  }
+  if (e) {
+    WGPUCommandBuffer cb = s ? NULL : w->CommandEncoderFinish(e, NULL);
+    w->CommandEncoderRelease(e);
+    if (!s && !cb) s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: no command buffer");
+    if (!s) {
+      ul__queue_submit(d, cb);
+      w->CommandBufferRelease(cb);
+      a->future = ul__map_start(d, a->st, WGPUMapMode_Read, 0, (size_t)a->total, WGPUCallbackMode_AllowProcessEvents,
+                                &a->map);
+      if (!a->map) s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+    }
+  }
+  if (s) {
+    async_drop(d, k, true);
+    return ul__wrap(s, "start a checkpoint");
+  }
+  return UL_OK;
+}
+
+/* The commit: every check first, then the copies taken as the
+ * checkpoint, the log's entries before `at` dropped. false: nothing
+ * changed (and the checkpoint is to be given up). */
+static bool async_commit(ul_device *d, ul__ckpt *k) {
+  ckpt_async *a = &k->a;
+  const ul__wgpu *w = d->wgpu;
+  if (a->epoch != d->epoch || ul__device_loss_pending(d)) return false;
+  const uint32_t success = a->total ? (uint32_t)WGPUMapAsyncStatus_Success : (uint32_t)WGPUQueueWorkDoneStatus_Success;
+  if (!a->map || a->map->status != success || ul__map_says_lost(d, a->map)) return false;
+  if (!ul__oplog_reads_settled_before(d, a->at)) return false;
+  /* Changed after the place: every object, when the list could not grow. */
+  const bool all_after = ul__obj_noted_all(d);
+  const uint8_t *mapped = a->total ? w->BufferGetConstMappedRange(a->st, 0, (size_t)a->total) : NULL;
+  if (a->total && !mapped) return false;
+  /* Everything that can fail first: the host copies of what the GPU copied
+   * and of the MAP_READ buffers. */
+  for (uint32_t i = 0; i < a->n; i++) {
+    pend *q = &a->p[i];
+    ul__obj *o = ul__obj_find_any(d, q->id);
+    if (o != q->o) {
+      q->how = PEND_NONE; /* gone: nothing to keep */
+      continue;
+    }
+    if (q->how == PEND_COPY) {
+      if (!(q->data = malloc(o->u.buf.size ? (size_t)o->u.buf.size : 1))) return false;
+      memcpy(q->data, mapped + q->off, (size_t)o->u.buf.size);
+    } else if (q->how == PEND_MAPPED) {
+      /* Unchanged since the place, its contents now are those of then. */
+      if (all_after || o->noted || !takes_part(o) || !(q->data = malloc((size_t)o->u.buf.size ? (size_t)o->u.buf.size : 1)))
+        return false;
+      if (read_mapped(d, o, q->data) || ul__device_loss_pending(d)) return false;
+    }
+  }
+  uint64_t kept = 0;
+  for (uint32_t i = 0; i < a->n; i++) {
+    pend *q = &a->p[i];
+    if (q->how == PEND_NONE) continue;
+    ul__obj *o = q->o;
+    ul__buffer_data *b = &o->u.buf;
+    const bool after = all_after || o->noted;
+    if (q->how == PEND_COPY || q->how == PEND_MAPPED) {
+      free(b->checkpoint);
+      b->checkpoint = q->data;
+      q->data = NULL;
+      ul__prov_clear(&b->prov_ckpt);
+      kept += b->size;
+    } else if (q->how == PEND_PROV) {
+      ul__prov_clear(&b->prov_ckpt);
+      b->prov_ckpt = q->prov;
+      q->prov = (ul__prov){0};
+    } else if (q->how == PEND_SHADOW) {
+      memcpy(b->checkpoint, q->data, (size_t)b->size);
+    }
+    if (!after) b->dirty = false;
+  }
+  /* Objects the start left alone (being created, say) stay noted. */
+  ul__obj_note_ids(d, a->cand, a->nc, false, true);
+  /* Copies a synchronous attempt kept were taken at places that move now. */
+  for (uint32_t i = 0; i < k->n; i++) free(k->c[i].data);
+  k->n = 0;
+  ul__oplog_truncate_before(d, a->at, a->mark);
+  ul__obj_free_deferred(d);
+  uint64_t t1 = ul__now_ns();
+  ul__timeline_note(d, 0, &(ul__tl_event){.type = UL__TL_CHECKPOINT, .bytes = kept, .dur_ns = t1 - a->t0});
+  return true;
+}
+
+bool ul__checkpoint_async_settle(ul_device *d, uint64_t wait_ns) {
+  ul__ckpt *k = d->res && d->res->log ? ckpt_of(d, false) : NULL;
+  if (!k || !k->a.on) return false;
+  ckpt_async *a = &k->a;
+  if (a->map && !atomic_load(&a->map->done)) {
+    if (!wait_ns) return false;
+    ul__saved_error keep;
+    ul__error_save(&keep);
+    ul_status s = ul__env_wait(d->env, d->instance, a->future, &a->map->done, wait_ns);
+    ul__error_restore(&keep);
+    if (s) {
+      async_drop(d, k, true);
+      return false;
+    }
+  }
+  if (!wait_ns && a->epoch == d->epoch && !ul__device_loss_pending(d) && !ul__oplog_reads_settled_before(d, a->at))
+    return false; /* reads before the place still on their way: later */
+  bool ok = async_commit(d, k);
+  async_drop(d, k, !ok);
+  return ok;
 }

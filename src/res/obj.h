@@ -353,6 +353,16 @@ bool ul__obj_noted(ul_device *d, uint32_t **out, uint32_t *n);
 ul__obj *ul__obj_find_any(ul_device *d, uint32_t id);
 /* After a checkpoint committed: only the objects still dirty stay noted. */
 void ul__obj_noted_settle(ul_device *d);
+/* ul__obj_noted, and the list emptied: what changes from here on is noted
+ * afresh (an asynchronous checkpoint tells the changes after its place in
+ * the queue from those before). *all: every object was listed because one
+ * could not be noted. false when out of memory (nothing emptied). */
+bool ul__obj_noted_take(ul_device *d, uint32_t **out, uint32_t *n, bool *all);
+/* Notes the objects of ids[0..n) again (a taken list given back); with
+ * `only_dirty`, those still changed or being created only. */
+void ul__obj_note_ids(ul_device *d, const uint32_t *ids, uint32_t n, bool all, bool only_dirty);
+/* Whether every object counts as noted (the list could not grow). */
+bool ul__obj_noted_all(ul_device *d);
 /* The quiet lookup for internal use: the object named by `id` (destroyed
  * ones kept for the log included), or NULL; logs nothing. */
 ul__obj *ul__obj_find(ul_device *d, uint32_t id, ul__obj_kind kind);
@@ -363,7 +373,8 @@ void ul__obj_destroy(ul_device *d, ul__obj *o);
 /* Counts `o` among the dependents of what it is built from (after a
  * successful create). */
 void ul__obj_hold_parents(ul_device *d, ul__obj *o);
-/* Frees every object kept for the log (after a checkpoint). */
+/* Frees every object kept for the log that no entry names any more (after
+ * a checkpoint). */
 void ul__obj_free_deferred(ul_device *d);
 /* Releases the native object of `o` (no-op when none). */
 void ul__obj_release_native(ul_device *d, ul__obj *o);

@@ -285,6 +285,34 @@ bool ul__obj_noted(ul_device *d, uint32_t **out, uint32_t *n) {
   return true;
 }
 
+bool ul__obj_noted_take(ul_device *d, uint32_t **out, uint32_t *n, bool *all) {
+  ul__res *r = d->res;
+  *all = r->noted_all;
+  if (!ul__obj_noted(d, out, n)) return false;
+  for (uint32_t i = 0; i < r->nnoted; i++) {
+    ul__obj *o = ul__obj_find_any(d, r->noted[i]);
+    if (o) o->noted = false;
+  }
+  if (r->noted_all)
+    for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++)
+      if (r->slots[i]) r->slots[i]->noted = false;
+  r->nnoted = 0;
+  r->noted_all = false;
+  return true;
+}
+
+bool ul__obj_noted_all(ul_device *d) { return d->res->noted_all; }
+
+static bool still_dirty(const ul__obj *o);
+
+void ul__obj_note_ids(ul_device *d, const uint32_t *ids, uint32_t n, bool all, bool only_dirty) {
+  if (all) d->res->noted_all = true;
+  for (uint32_t i = 0; i < n; i++) {
+    ul__obj *o = ul__obj_find_any(d, ids[i]);
+    if (o && (!only_dirty || still_dirty(o))) ul__obj_note_changed(d, o);
+  }
+}
+
 /* Whether `o` stays noted after a checkpoint: changed still (not taken:
  * out of memory for its record, say), or being created (the checkpoint
  * left it alone). */
@@ -669,7 +697,7 @@ void ul__obj_free_deferred(ul_device *d) {
   ul__res *r = d->res;
   for (uint32_t i = 1; r->deferred && i < r->next_unused && i < r->cap; i++) {
     ul__obj *o = r->slots[i];
-    if (o && o->destroyed && !o->dependents) { /* kept for dependents: they free it */
+    if (o && o->destroyed && !o->dependents && !still_needed(d, o)) { /* kept for dependents: they free it */
       ul__obj_release_native(d, o);
       ul__obj_free(d, o);
     }

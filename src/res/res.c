@@ -19,6 +19,7 @@ ul_status ul__res_create(ul_device *d) {
     return s;
   }
   d->res = r;
+  d->no_async_checkpoints = ul__opt_number(UL__OPT_CHECKPOINT_ASYNC) == 0;
   d->tracker = r->tracker; /* for core's own notes (src/core/events.c) */
   return UL_OK;
 }
