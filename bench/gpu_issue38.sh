@@ -3,16 +3,21 @@
 # `unlost bench webgpu --json` three times (dispatches, ggml's pattern, the
 # 4 KiB upload), then a flat profile of ggml's pattern and of plain
 # dispatches, through the layer and directly (perf, self time by library
-# and symbol). Everything in $OUT/all.log, the JSON and the reports beside it.
+# and symbol). Everything in $OUT/all.log, the JSON and the reports beside it
+# (joined: perf.txt, bench_webgpu_all.json).
 set -uo pipefail
 . "$(dirname "$0")/gpu_env.sh"
 B=build-gpu
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; uname -r; git log --oneline -1; } > "$OUT/all.log" 2>&1
-for i in 1 2 3; do
-  echo "== bench_webgpu $i" >> "$OUT/all.log"
-  timeout 150 $B/unlost bench webgpu --json > "$OUT/bench_webgpu_$i.json" 2>> "$OUT/all.log"
-  echo "rc=$?" >> "$OUT/all.log"
-  grep -E '"(dispatch|ggml|upload_4k_20k)"' "$OUT/bench_webgpu_$i.json" >> "$OUT/all.log"
+# Three runs with asynchronous checkpoints (the default), then three with
+# UNLOST_CHECKPOINT_ASYNC=0 (every checkpoint waits for the queue).
+for a in 1 0; do
+  for i in 1 2 3; do
+    echo "== bench_webgpu async=$a $i" >> "$OUT/all.log"
+    UNLOST_CHECKPOINT_ASYNC=$a timeout 150 $B/unlost bench webgpu --json > "$OUT/bench_webgpu_a${a}_$i.json" 2>> "$OUT/all.log"
+    echo "rc=$?" >> "$OUT/all.log"
+    grep -E '"(dispatch|ggml|upload_4k_20k)"' "$OUT/bench_webgpu_a${a}_$i.json" >> "$OUT/all.log"
+  done
 done
 if [ "${PROFILE:-1}" = 1 ] && command -v perf > /dev/null; then
   for p in ggml dispatch; do
@@ -20,11 +25,13 @@ if [ "${PROFILE:-1}" = 1 ] && command -v perf > /dev/null; then
       flag=; [ $way = raw ] && flag=--raw
       echo "== perf $p $way" >> "$OUT/all.log"
       timeout 100 perf record -F 2999 -o "$OUT/perf_${p}_$way.data" $B/unlost-bench-webgpu --profile $p $flag --reps 15 >> "$OUT/all.log" 2>&1
-      perf report -i "$OUT/perf_${p}_$way.data" --stdio --no-children --sort dso,sym --percent-limit 0.4 2> /dev/null |
-        grep -v '^$' | head -70 > "$OUT/perf_${p}_$way.txt"
-      perf report -i "$OUT/perf_${p}_$way.data" --stdio --no-children --sort dso 2> /dev/null | grep '%' | head -12 >> "$OUT/perf_${p}_$way.txt"
+      perf report -i "$OUT/perf_${p}_$way.data" --stdio --no-children --sort dso 2> /dev/null | grep '%' | head -12 > "$OUT/perf_${p}_$way.txt"
+      perf report -i "$OUT/perf_${p}_$way.data" --stdio --no-children --sort dso,sym --percent-limit 0.3 2> /dev/null |
+        grep '%' | head -80 >> "$OUT/perf_${p}_$way.txt"
       rm -f "$OUT/perf_${p}_$way.data"
     done
   done
 fi
+cat "$OUT"/perf_*.txt > "$OUT/perf.txt" 2> /dev/null && rm -f "$OUT"/perf_*.txt
+for f in "$OUT"/bench_webgpu_a*.json; do echo "// $(basename "$f")"; cat "$f"; done > "$OUT/bench_webgpu_all.json" && rm -f "$OUT"/bench_webgpu_a*.json
 tail -40 "$OUT/all.log"
