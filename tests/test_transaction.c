@@ -32,6 +32,13 @@ static const char *step_wgsl =
 
 enum { N = 256 };
 
+/* Fault sweeps are strided this much more under a sanitizer. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+enum { SWEEP = 4 };
+#else
+enum { SWEEP = 1 };
+#endif
+
 static uint32_t kconst[N];
 
 __attribute__((constructor)) static void kconst_init(void) {
@@ -590,7 +597,8 @@ static void test_host_allocation_fails_at_every_point(void) {
 /* 12. Checkpoints that do not stall the queue (UNLOST_CHECKPOINT_ASYNC, on
  * by default): ASYNC_STEPS steps and no explicit checkpoint, so that the
  * log's quarter starts them and they commit while the steps go on, with a
- * read every 24 steps in flight across them. One run; 0 when its data and
+ * read every 24 steps in flight across them; a loss at every 197th (191st)
+ * call, and pairs of losses. One run; 0 when its data and
  * every read equal the CPU's, 1 when wrong, 2 on an error. */
 enum { ASYNC_STEPS = 560 };
 
@@ -683,9 +691,9 @@ static void async_sweep(ul_restore params, uint64_t stride) {
     wrong += r == 1;
     errors += r == 2;
   }
-  /* Two losses: the second at every 3rd call after the first. */
-  for (uint64_t at = o0.calls / 3; at <= o0.calls / 3 + 40 * stride; at += stride) {
-    for (uint64_t j = 1; j <= 30; j += 3) {
+  /* Two losses: the second at every 6th call after the first. */
+  for (uint64_t at = o0.calls / 3; at <= o0.calls / 3 + 12 * stride; at += stride) {
+    for (uint64_t j = 1; j <= 30; j += 6) {
       char spec[64];
       snprintf(spec, sizeof spec, "loss@%llu,loss@%llu", (unsigned long long)at, (unsigned long long)(at + j));
       async_out o;
@@ -711,8 +719,7 @@ static void async_sweep(ul_restore params, uint64_t stride) {
  * checkpointed: steps until one is under way, one more step (b changes
  * after its place), its commit, then a checkpoint that waits and a loss.
  * b must come back as the CPU has it, not as of the place; and a loss at
- * every call of the same (every 3rd; every call under make test-full's
- * sanitizers is not needed: the sweep is over one short program). */
+ * every 7th call of the same (every 28th under a sanitizer). */
 static int later_run(ul_env *env, const char *spec, uint64_t *calls, uint64_t *injected, bool *saw) {
   pp t;
   if (pp_open(&t, env, NULL, false)) return 2;
@@ -755,7 +762,7 @@ static void test_async_checkpoint_keeps_later_changes(void) {
   ASSERT_EQ(later_run(env, "seed=1", &calls, &injected, &saw), 0);
   ASSERT_TRUE(saw);
   int wrong = 0, errors = 0, applicable = 0, points = 0;
-  for (uint64_t at = 1; at <= calls; at += 3) {
+  for (uint64_t at = 1; at <= calls; at += 7 * SWEEP) {
     char spec[64];
     snprintf(spec, sizeof spec, "loss@%llu", (unsigned long long)at);
     int r = later_run(env, spec, &calls, &injected, &saw);
@@ -773,8 +780,8 @@ static void test_async_checkpoint_keeps_later_changes(void) {
 }
 
 static void test_async_checkpoints_under_losses(void) {
-  async_sweep(UL_RESTORE_SHADOW, 97);
-  async_sweep(UL_RESTORE_LOG, 89);
+  async_sweep(UL_RESTORE_SHADOW, 197 * SWEEP);
+  async_sweep(UL_RESTORE_LOG, 191 * SWEEP);
 }
 
 int main(void) {

@@ -719,6 +719,11 @@ bool ul__checkpoint_async_settle(ul_device *d, uint64_t wait_ns) {
   ul__ckpt *k = d->res && d->res->log ? ckpt_of(d, false) : NULL;
   if (!k || !k->a.on) return false;
   ckpt_async *a = &k->a;
+  if (a->epoch != d->epoch || ul__device_loss_pending(d)) {
+    /* Lost since it started: its map ends only with the lost device. */
+    async_drop(d, k, true);
+    return false;
+  }
   if (a->map && !atomic_load(&a->map->done)) {
     if (!wait_ns) return false;
     ul__saved_error keep;
@@ -730,8 +735,13 @@ bool ul__checkpoint_async_settle(ul_device *d, uint64_t wait_ns) {
       return false;
     }
   }
-  if (!wait_ns && a->epoch == d->epoch && !ul__device_loss_pending(d) && !ul__oplog_reads_settled_before(d, a->at))
-    return false; /* reads before the place still on their way: later */
+  if (!ul__oplog_reads_settled_before(d, a->at)) {
+    if (!wait_ns) return false; /* reads before the place still on their way: later */
+    ul__saved_error keep;
+    ul__error_save(&keep);
+    ul__reads_settle(d, wait_ns); /* what it cannot settle, the commit finds */
+    ul__error_restore(&keep);
+  }
   bool ok = async_commit(d, k);
   async_drop(d, k, !ok);
   return ok;
