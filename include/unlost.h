@@ -933,9 +933,13 @@ UL_API ul_status ul_device_wait_idle(ul_device *device, uint32_t timeout_ms);
  * changed it), so after the recovery only the rest is read; it still
  * commits one point of the queue. The call goes on through losses while its
  * attempts read something new (at most 4 recoveries in a row that read
- * nothing, 64 in all). unlost also checkpoints by itself on every call that
- * adds to the log, once the log holds three quarters of its bound of 64 MiB
- * ($UNLOST_LOG_MAX_MB) or 1024 entries. The log never grows past its bound:
+ * nothing, 64 in all). unlost also checkpoints by itself on the calls that
+ * add to the log: from a quarter of its bound of 64 MiB ($UNLOST_LOG_MAX_MB)
+ * or 1024 entries on, without waiting (the copies are recorded where the
+ * queue stands and commit, with the log's entries before that place, once
+ * they have arrived; $UNLOST_CHECKPOINT_ASYNC=0 turns that off), and from
+ * three quarters on by waiting for the queue, as this call does (an
+ * asynchronous checkpoint under way ends first). The log never grows past its bound:
  * at the bound a call that would add to it (write, submit, asynchronous
  * read, create with initial data) is refused with UL_ERR_LOG_FULL, doing
  * nothing and losing nothing, when no checkpoint could commit; it may be
