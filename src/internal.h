@@ -73,6 +73,10 @@ void *ul__realloc(void *p, size_t size);
  * capacity (`first` when it has none) with *cap updated, or NULL when out
  * of host memory (p and *cap unchanged). */
 void *ul__grow(void *p, uint32_t n, uint32_t *cap, size_t size, uint32_t first);
+/* Whether the next allocation is to fail (the seam's countdown), for
+ * memory unlost reuses instead of allocating: a reuse counts as an
+ * allocation, so that injected failures reach its callers too. */
+bool ul__malloc_should_fail(void);
 void ul__malloc_fail_after(long n, bool continuous);
 /* Allocations the seam refused so far. */
 uint64_t ul__malloc_failures(void);

@@ -333,7 +333,7 @@ static void usage(FILE *f) {
   fprintf(f, "usage: unlost bench webgpu [--json] [--dispatches N (default 10000)] [--ggml N (default 2000)]\n"
              "                           [--uploads N (default 1024)] [--objects N (default 20000)]\n"
              "                           [--reps R (3..64, default 11)]\n"
-             "       unlost-bench-webgpu --profile dispatch|ggml [--raw] [--reps R]: one pattern, one way (through\n"
+             "       unlost-bench-webgpu --profile dispatch|ggml|upload [--raw] [--reps R]: one pattern, one way (through\n"
              "                           the layer, or Dawn directly with --raw), for a profiler\n");
 }
 
@@ -360,7 +360,7 @@ int main(int argc, char **argv) {
     }
   }
   if (n < 1 || ng < 1 || nu < 1 || nobj < 0 || reps < 3 || reps > 64 ||
-      (profile && strcmp(profile, "dispatch") && strcmp(profile, "ggml"))) {
+      (profile && strcmp(profile, "dispatch") && strcmp(profile, "ggml") && strcmp(profile, "upload"))) {
     usage(stderr);
     return 2;
   }
@@ -378,8 +378,16 @@ int main(int argc, char **argv) {
       return 1;
     }
     double t = 0;
+    uint8_t heap[4096];
+    memset(heap, 7, sizeof heap);
+    if (!strcmp(profile, "upload") && !crowd_make(&r, nobj)) {
+      fprintf(stderr, "unlost bench webgpu: out of memory for %d objects\n", nobj);
+      return 1;
+    }
     for (int i = 0; i < reps; i++)
-      t += !strcmp(profile, "ggml") ? ggml_pattern(&r, ng, 8) : dispatch_frames(&r, n, 100);
+      t += !strcmp(profile, "ggml")     ? ggml_pattern(&r, ng, 8)
+           : !strcmp(profile, "upload") ? uploads(&r, heap, nu)
+                                        : dispatch_frames(&r, n, 100);
     printf("%s, %s: %d repetitions, %.3f ms each\n", profile, profile_raw ? "raw" : "through unlost-webgpu", reps,
            t / reps);
     rig_close(&r);

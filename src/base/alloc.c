@@ -17,6 +17,8 @@ static bool should_fail(void) {
   return true;
 }
 
+bool ul__malloc_should_fail(void) { return should_fail(); }
+
 void *ul__malloc(size_t size) { return should_fail() ? NULL : malloc(size ? size : 1); }
 void *ul__realloc(void *p, size_t size) { return should_fail() ? NULL : realloc(p, size ? size : 1); }
 

@@ -41,6 +41,7 @@ typedef struct ul__src_file {
 /* A host copy of written bytes, shared by reference. */
 typedef struct ul__chunk {
   _Atomic int refs;
+  uint32_t cls; /* its size class in the chunk cache (provenance.c), or CHUNK_NO_CLASS */
   uint64_t len;
   uint8_t bytes[];
 } ul__chunk;

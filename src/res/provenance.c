@@ -212,8 +212,73 @@ static void file_unref(ul__src_file *f) {
   }
 }
 
+/* ---- the chunk cache ----
+ * Host copies of writes come and go with the log: every small upload
+ * allocates one and a checkpoint frees hundreds at once. Through malloc
+ * that cost more than the copy (the heap's top was given back to the
+ * kernel and faulted in again, page by page). Freed chunks of up to 64 KiB
+ * are kept by size class (powers of two from 256 bytes), up to
+ * CHUNK_CACHE_BYTES for the process, and reused. */
+#define CHUNK_MIN_SHIFT 8
+#define CHUNK_MAX_SHIFT 16
+#define CHUNK_CLASSES (CHUNK_MAX_SHIFT - CHUNK_MIN_SHIFT + 1)
+#define CHUNK_NO_CLASS UINT32_MAX
+#define CHUNK_CACHE_BYTES (16u << 20)
+
+typedef union cached_chunk {
+  union cached_chunk *next;
+  ul__chunk c;
+} cached_chunk;
+
+static pthread_mutex_t g_chunk_mu = PTHREAD_MUTEX_INITIALIZER;
+static cached_chunk *g_chunk_free[CHUNK_CLASSES];
+static size_t g_chunk_cached; /* bytes, under g_chunk_mu */
+
+static uint32_t chunk_class(size_t bytes) {
+  uint32_t k = CHUNK_MIN_SHIFT;
+  while (k <= CHUNK_MAX_SHIFT && ((size_t)1 << k) < bytes) k++;
+  return k <= CHUNK_MAX_SHIFT ? k - CHUNK_MIN_SHIFT : CHUNK_NO_CLASS;
+}
+
+static ul__chunk *chunk_alloc(size_t bytes) {
+  uint32_t cls = chunk_class(bytes);
+  ul__chunk *c = NULL;
+  if (cls != CHUNK_NO_CLASS) {
+    if (ul__malloc_should_fail()) return NULL;
+    pthread_mutex_lock(&g_chunk_mu);
+    cached_chunk *h = g_chunk_free[cls];
+    if (h) {
+      g_chunk_free[cls] = h->next;
+      g_chunk_cached -= (size_t)1 << (cls + CHUNK_MIN_SHIFT);
+    }
+    pthread_mutex_unlock(&g_chunk_mu);
+    c = h ? &h->c : malloc((size_t)1 << (cls + CHUNK_MIN_SHIFT));
+  } else {
+    c = ul__malloc(bytes);
+  }
+  if (c) c->cls = cls;
+  return c;
+}
+
+static void chunk_free(ul__chunk *c) {
+  if (c->cls != CHUNK_NO_CLASS) {
+    size_t size = (size_t)1 << (c->cls + CHUNK_MIN_SHIFT);
+    pthread_mutex_lock(&g_chunk_mu);
+    if (g_chunk_cached + size <= CHUNK_CACHE_BYTES) {
+      cached_chunk *h = (cached_chunk *)c;
+      uint32_t cls = c->cls;
+      h->next = g_chunk_free[cls];
+      g_chunk_free[cls] = h;
+      g_chunk_cached += size;
+      c = NULL;
+    }
+    pthread_mutex_unlock(&g_chunk_mu);
+  }
+  free(c);
+}
+
 static void chunk_unref(ul__chunk *c) {
-  if (c && atomic_fetch_sub(&c->refs, 1) == 1) free(c);
+  if (c && atomic_fetch_sub(&c->refs, 1) == 1) chunk_free(c);
 }
 
 static void extent_ref(const ul__extent *e) {
@@ -343,7 +408,7 @@ ul_status ul__prov_source(const void *data, uint64_t len, ul__src_file **file, u
 }
 
 ul__chunk *ul__chunk_new(const void *data, uint64_t len) {
-  ul__chunk *c = len > SIZE_MAX - sizeof *c ? NULL : ul__malloc(sizeof *c + (size_t)len);
+  ul__chunk *c = len > SIZE_MAX - sizeof *c ? NULL : chunk_alloc(sizeof *c + (size_t)len);
   if (!c) return NULL;
   atomic_store(&c->refs, 1);
   c->len = len;
