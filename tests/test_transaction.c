@@ -692,7 +692,7 @@ static void async_sweep(ul_restore params, uint64_t stride) {
     errors += r == 2;
   }
   /* Two losses: the second at every 6th call after the first. */
-  for (uint64_t at = o0.calls / 3; at <= o0.calls / 3 + 12 * stride; at += stride) {
+  for (uint64_t at = o0.calls / 3, n = 0; n < 12 / SWEEP && at + 40 < o0.calls; at += stride / SWEEP, n++) {
     for (uint64_t j = 1; j <= 30; j += 6) {
       char spec[64];
       snprintf(spec, sizeof spec, "loss@%llu,loss@%llu", (unsigned long long)at, (unsigned long long)(at + j));
