@@ -240,7 +240,16 @@ ul_status ul__buffer_unmap(ul_device *d, uint32_t id) {
       d->wgpu->BufferUnmap(o->native);
     } else if (b->map_mode == WGPUMapMode_Write) {
       /* Mapped before a loss: the mapping's memory is the lost device's.
-       * What the program wrote through it goes into the rebuilt buffer. */
+       * What the program wrote through it goes into the rebuilt buffer,
+       * and into the log when no host copy has it: a later rebuild (another
+       * loss, a move for health) replays it, as the program was told its
+       * mapping survived. */
+      if (!b->shadow && !(s = ul__checkpoint_make_room(d, b->map_size)) &&
+          !(s = ul__obj_get(d, buf.id, UL__OBJ_BUFFER, "unmap buffer", &o))) {
+        b = &o->u.buf;
+        s = ul__oplog_write(d, o, b->map_offset, b->map_ptr, b->map_size);
+      }
+      if (s) return ul__wrap(s, "unmap buffer '%s'", o && o->label ? o->label : "");
       s = write_kept_mapping(d, buf, &o);
       b = o ? &o->u.buf : NULL;
     }
