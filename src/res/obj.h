@@ -295,6 +295,10 @@ struct ul__res {
   uint8_t *gens;
   uint32_t cap;
   uint32_t *freeq;         /* FIFO of free slots: reuse is spread out */
+  /* Freed records kept for reuse, by kind (pool.c): a program that makes
+   * and releases a bind group per dispatch allocates none. */
+  struct ul__obj *spare_obj[UL__OBJ_KIND_COUNT];
+  uint32_t nspare[UL__OBJ_KIND_COUNT];
   uint32_t fq_head, fq_count, fq_cap;
   uint32_t next_unused;
   uint32_t tag;            /* 1..15, distinguishes devices */
@@ -374,6 +378,8 @@ void ul__obj_destroy(ul_device *d, ul__obj *o);
 /* Counts `o` among the dependents of what it is built from (after a
  * successful create). */
 void ul__obj_hold_parents(ul_device *d, ul__obj *o);
+/* Frees the records kept for reuse (the registry's end). */
+void ul__obj_spares_free(struct ul__res *r);
 /* Frees every object kept for the log that no entry names any more (after
  * a checkpoint). */
 void ul__obj_free_deferred(ul_device *d);

@@ -86,6 +86,14 @@ static ul_status grow(ul__res *r) {
  * largest (a buffer's data is 272 bytes, a bind group's 24: the program's
  * one-per-dispatch bind groups would each carry a buffer's). Nothing reads
  * a member of another kind's (ASan checks it in make sanitize). */
+/* Freed records kept per kind for reuse; none under a sanitizer, which
+ * should see every use after a free. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UL__OBJ_SPARE 0
+#else
+#define UL__OBJ_SPARE 256
+#endif
+
 static size_t obj_size(ul__obj_kind kind) {
   size_t u;
   switch (kind) {
@@ -109,8 +117,14 @@ ul_status ul__obj_new(ul_device *d, ul__obj_kind kind, const char *label, const 
                       ul__obj **out) {
   ul__res *r = d->res;
   *out = NULL;
-  ul__obj *o = calloc(1, obj_size(kind));
-  if (!o) return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+  ul__obj *o = r->spare_obj[kind];
+  if (o) {
+    r->spare_obj[kind] = *(ul__obj **)o;
+    r->nspare[kind]--;
+    memset(o, 0, obj_size(kind));
+  } else if (!(o = calloc(1, obj_size(kind)))) {
+    return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
   if (label) {
     o->label = ul__strdup(label);
     if (!o->label) {
@@ -242,7 +256,25 @@ void ul__obj_free(ul_device *d, ul__obj *o) {
   ul__obj_free_data(o);
   free(o->lost_why);
   free(o->label);
-  free(o);
+  ul__obj_kind k = o->kind;
+  if ((unsigned)k < UL__OBJ_KIND_COUNT && r->nspare[k] < UL__OBJ_SPARE) {
+    *(ul__obj **)o = r->spare_obj[k];
+    r->spare_obj[k] = o;
+    r->nspare[k]++;
+  } else {
+    free(o);
+  }
+}
+
+void ul__obj_spares_free(ul__res *r) {
+  for (int k = 0; k < UL__OBJ_KIND_COUNT; k++) {
+    while (r->spare_obj[k]) {
+      ul__obj *n = *(ul__obj **)r->spare_obj[k];
+      free(r->spare_obj[k]);
+      r->spare_obj[k] = n;
+    }
+    r->nspare[k] = 0;
+  }
 }
 
 void ul__obj_note_changed(ul_device *d, ul__obj *o) {

@@ -223,7 +223,11 @@ static void file_unref(ul__src_file *f) {
 #define CHUNK_MAX_SHIFT 16
 #define CHUNK_CLASSES (CHUNK_MAX_SHIFT - CHUNK_MIN_SHIFT + 1)
 #define CHUNK_NO_CLASS UINT32_MAX
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CHUNK_CACHE_BYTES 0u /* a sanitizer sees every use after a free */
+#else
 #define CHUNK_CACHE_BYTES (16u << 20)
+#endif
 
 typedef union cached_chunk {
   union cached_chunk *next;

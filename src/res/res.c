@@ -79,6 +79,7 @@ ul_status ul__res_destroy(ul_device *d) {
   free(r->noted);
   free(r->gens);
   free(r->freeq);
+  ul__obj_spares_free(r);
   free(r);
   d->res = NULL;
   if (live)
