@@ -30,14 +30,10 @@ function(ul_add_webgpu_program target name impl)
   target_link_libraries(${target} PRIVATE ${impl} m)
   # The decode takes its model and CPU reference from tools/llm's host half,
   # whose errors go through ul_error_set: from libunlost-webgpu when that is
-  # the implementation, else from libunlost (only those few objects; the
-  # program's WebGPU calls still go to ${impl} alone).
+  # the implementation, else from libunlost's few objects that define it
+  # (the program's WebGPU calls still go to ${impl} alone).
   if(name STREQUAL "decode")
-    if(impl STREQUAL "unlost_webgpu")
-      target_link_libraries(${target} PRIVATE unlost_llm_host)
-    else()
-      target_link_libraries(${target} PRIVATE unlost_llm_host unlost_static)
-    endif()
+    target_link_libraries(${target} PRIVATE unlost_llm_host)
   endif()
 endfunction()
 
