@@ -4,13 +4,13 @@
  * (tests/webgpu/wgpu_decode.c, 48 tokens, one submit and one map each) run
  * by `unlost chaos` through libunlost-webgpu with a loss at about 16 call
  * indices spread over its ~4,300 calls, then a few pairs (a second loss
- * inside the recovery of the first) and a 4-second storm. Each run checks its own tokens and
- * logits against the CPU reference (exit 1 otherwise), and the harness
- * compares its digest (every logit read back, and the tokens) with the
- * clean run's, which is first checked against the same program run
- * directly on Dawn, with no unlost in the process. The control
- * (the same losses with UNLOST_RECOVERY=0) must fail the program. About 40 s
- * on two cores. */
+ * inside the recovery of the first) and a 4-second storm. Each run checks
+ * its own tokens and logits against the CPU reference (exit 1 otherwise),
+ * and the harness compares its digest (every logit read back, and the
+ * tokens) with the clean run's, which is first checked against the same
+ * program run directly on Dawn, with no unlost in the process. The control
+ * (the same losses with UNLOST_RECOVERY=0) must fail the program. About
+ * 40 s on two cores. */
 #define CHAOS_WEBGPU_HELPERS_ONLY
 #include "test_chaos_webgpu.c"
 
