@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Issue 38's figures on a machine with an NVIDIA GPU (docs/BENCHMARKS.md):
 # `unlost bench webgpu --json` three times (dispatches, ggml's pattern, the
-# 4 KiB upload), then a flat profile of ggml's pattern and of plain
-# dispatches, through the layer and directly (perf, self time by library
-# and symbol). Everything in $OUT/all.log, the JSON and the reports beside it
-# (joined: perf.txt, bench_webgpu_all.json).
+# 4 KiB upload, the demo model's decode in tokens/s), then a flat profile of
+# ggml's pattern, of plain dispatches and of the decode, through the layer
+# and directly (perf, self time by library and symbol); then the decode as a
+# chaos workload (a loss at 32 points, and the control). Everything in
+# $OUT/all.log, the JSON and the reports beside it (joined: perf.txt,
+# bench_webgpu_all.json).
 set -uo pipefail
 . "$(dirname "$0")/gpu_env.sh"
 B=build-gpu
@@ -14,13 +16,13 @@ B=build-gpu
 for a in 1 0; do
   for i in 1 2 3; do
     echo "== bench_webgpu async=$a $i" >> "$OUT/all.log"
-    UNLOST_CHECKPOINT_ASYNC=$a timeout 150 $B/unlost bench webgpu --json > "$OUT/bench_webgpu_a${a}_$i.json" 2>> "$OUT/all.log"
+    UNLOST_CHECKPOINT_ASYNC=$a timeout 150 $B/unlost bench webgpu --json > "$OUT/bw_a${a}_$i.json" 2>> "$OUT/all.log"
     echo "rc=$?" >> "$OUT/all.log"
-    grep -E '"(dispatch|ggml|upload_4k_20k)"' "$OUT/bench_webgpu_a${a}_$i.json" >> "$OUT/all.log"
+    grep -E '"(dispatch|ggml|upload_4k_20k|decode)"' "$OUT/bw_a${a}_$i.json" >> "$OUT/all.log"
   done
 done
 if [ "${PROFILE:-1}" = 1 ] && command -v perf > /dev/null; then
-  for p in ggml dispatch; do
+  for p in ggml dispatch decode; do
     for way in layer raw; do
       flag=; [ $way = raw ] && flag=--raw
       echo "== perf $p $way" >> "$OUT/all.log"
@@ -32,6 +34,11 @@ if [ "${PROFILE:-1}" = 1 ] && command -v perf > /dev/null; then
     done
   done
 fi
+for c in "" --control; do
+  echo "== chaos webgpu-decode $c" >> "$OUT/all.log"
+  timeout 300 $B/unlost chaos --workload webgpu-decode --points 32 --jobs 4 $c >> "$OUT/all.log" 2>&1
+  echo "rc=$?" >> "$OUT/all.log"
+done
 cat "$OUT"/perf_*.txt > "$OUT/perf.txt" 2> /dev/null && rm -f "$OUT"/perf_*.txt
-for f in "$OUT"/bench_webgpu_a*.json; do echo "// $(basename "$f")"; cat "$f"; done > "$OUT/bench_webgpu_all.json" && rm -f "$OUT"/bench_webgpu_a*.json
+for f in "$OUT"/bw_a*.json; do echo "// $(basename "$f")"; cat "$f"; done > "$OUT/bench_webgpu_all.json" && rm -f "$OUT"/bw_a*.json
 tail -40 "$OUT/all.log"

@@ -28,6 +28,13 @@ function(ul_add_webgpu_program target name impl)
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
   target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
   target_link_libraries(${target} PRIVATE ${impl} m)
+  # The decode takes its model and CPU reference from tools/llm's host half,
+  # whose errors go through ul_error_set: from libunlost-webgpu when that is
+  # the implementation, else from libunlost's few objects that define it
+  # (the program's WebGPU calls still go to ${impl} alone).
+  if(name STREQUAL "decode")
+    target_link_libraries(${target} PRIVATE unlost_llm_host)
+  endif()
 endfunction()
 
 # What every run of these programs gets. Under ASan, LeakSanitizer is off:
