@@ -779,6 +779,86 @@ static void test_async_checkpoint_keeps_later_changes(void) {
   ASSERT_EQ(errors, 0);
 }
 
+/* 14. A program that reads its results back every step (a copy into a
+ * MAP_READ buffer, mapped whole and unmapped): the readback changes after
+ * every checkpoint's place, and the checkpoint takes what the program's
+ * last mapping showed instead of waiting for a map of its own, so the
+ * asynchronous checkpoints still commit (before, none did: each was given
+ * up and the checkpoint that waits took over). Every readback equals the
+ * CPU's, with and without a loss at every 101st call. */
+static int readback_run(ul_env *env, const char *spec, async_out *out) {
+  pp t;
+  if (pp_open(&t, env, NULL, false)) return 2;
+  ul_buffer rb = {0};
+  ul_cmd *copy_a = NULL, *copy_b = NULL;
+  ul_status s = ul_buffer_create(t.dev, &(ul_buffer_desc){.label = "readback", .size = N * 4,
+      .usage = UL_BUFFER_MAP_READ | UL_BUFFER_COPY_DST}, &rb);
+  if (!s) s = ul_cmd_create(t.dev, "copy a", &copy_a);
+  if (!s) s = ul_cmd_copy_buffer(copy_a, t.a, 0, rb, 0, N * 4);
+  if (!s) s = ul_cmd_create(t.dev, "copy b", &copy_b);
+  if (!s) s = ul_cmd_copy_buffer(copy_b, t.b, 0, rb, 0, N * 4);
+  ul__chaos_reschedule(env->chaos, spec);
+  ul__chaos_reset_counters(env->chaos);
+  uint32_t ca[N], cb[N];
+  for (uint32_t i = 0; i < N; i++) {
+    ca[i] = i + 1;
+    cb[i] = 0;
+  }
+  int r = 0;
+  for (uint32_t k = 1; k <= 300 && !s && !r; k++) {
+    s = pp_step(&t, k, 0);
+    if (k % 2) cpu_step(ca, cb, k, 0);
+    else cpu_step(cb, ca, k, 0);
+    if (!s) s = ul_cmd_submit(t.dev, k % 2 ? copy_b : copy_a, NULL);
+    void *p = NULL;
+    if (!s) s = ul_buffer_map(t.dev, rb, UL_MAP_READ, 0, N * 4, 0, &p);
+    if (!s && memcmp(p, k % 2 ? cb : ca, N * 4)) r = 1;
+    if (!s) s = ul_buffer_unmap(t.dev, rb);
+  }
+  out->calls = ul__chaos_calls(env->chaos);
+  out->injected = ul__chaos_injected(env->chaos);
+  out->checkpoints = ul__oplog_checkpoints(t.dev);
+  out->async_checkpoints = ul__oplog_checkpoints_async(t.dev);
+  ul__chaos_reschedule(env->chaos, "seed=1");
+  if (s) {
+    printf("  %s: %s: %s\n", spec, ul_status_name(s), ul_last_error());
+    r = 2;
+  }
+  ul_cmd_destroy(copy_a);
+  ul_cmd_destroy(copy_b);
+  if (rb.id) ul_buffer_destroy(t.dev, rb);
+  pp_close(&t, false);
+  return r;
+}
+
+static void test_async_checkpoints_commit_past_readbacks(void) {
+  ul_env *env;
+  ASSERT_OK(ul_env_create(&(ul_env_desc){.chaos = "seed=1"}, &env));
+  async_out o0;
+  ASSERT_EQ(readback_run(env, "seed=1", &o0), 0);
+  printf("  %llu calls, %llu checkpoints (%llu asynchronous)\n", (unsigned long long)o0.calls,
+         (unsigned long long)o0.checkpoints, (unsigned long long)o0.async_checkpoints);
+  int wrong = 0, errors = 0, applicable = 0, points = 0;
+  for (uint64_t at = 7; at <= o0.calls; at += 101 * SWEEP * SWEEP) {
+    char spec[64];
+    snprintf(spec, sizeof spec, "loss@%llu", (unsigned long long)at);
+    async_out o;
+    int r = readback_run(env, spec, &o);
+    points++;
+    applicable += o.injected > 0;
+    if (r == 1 && !wrong) printf("  first wrong at %s\n", spec);
+    wrong += r == 1;
+    errors += r == 2;
+  }
+  printf("  %d points (%d with a loss), %d wrong, %d errors\n", points, applicable, wrong, errors);
+  ASSERT_OK(ul_env_destroy(env));
+  ASSERT_GE(o0.async_checkpoints, 2);
+  ASSERT_EQ(o0.checkpoints, o0.async_checkpoints);
+  ASSERT_GE(applicable, points * 9 / 10);
+  ASSERT_EQ(wrong, 0);
+  ASSERT_EQ(errors, 0);
+}
+
 static void test_async_checkpoints_under_losses(void) {
   async_sweep(UL_RESTORE_SHADOW, 197 * SWEEP);
   async_sweep(UL_RESTORE_LOG, 191 * SWEEP);
@@ -788,6 +868,7 @@ int main(void) {
   ul_test_watchdog(600);
   RUN_TEST(test_async_checkpoint_keeps_later_changes);
   RUN_TEST(test_async_checkpoints_under_losses);
+  RUN_TEST(test_async_checkpoints_commit_past_readbacks);
   RUN_TEST(test_loss_at_every_call_of_checkpoints);
   RUN_TEST(test_host_allocation_fails_at_every_point);
   RUN_TEST(test_long_stencil_with_repeated_losses);

@@ -237,6 +237,15 @@ ul_status ul__buffer_unmap(ul_device *d, uint32_t id) {
       if (s) return ul__wrap(s, "unmap buffer '%s'", o && o->label ? o->label : "");
     }
     if (!b->map_old) {
+      /* A read mapping of it all: what it shows is the buffer's contents
+       * until the next change, kept for the checkpoints. */
+      if (b->map_mode == WGPUMapMode_Read && b->map_ptr && b->map_offset == 0 && b->map_size >= b->size &&
+          b->size <= UL__READ_COPY_MAX && (b->usage & UL_BUFFER_MAP_READ)) {
+        if (!b->read_copy) b->read_copy = malloc(b->size ? (size_t)b->size : 1);
+        if (b->read_copy) memcpy(b->read_copy, b->map_ptr, (size_t)b->size);
+        b->read_copy_valid = b->read_copy != NULL;
+        b->read_copy_epoch = d->epoch;
+      }
       d->wgpu->BufferUnmap(o->native);
     } else if (b->map_mode == WGPUMapMode_Write) {
       /* Mapped before a loss: the mapping's memory is the lost device's.

@@ -38,6 +38,7 @@ typedef enum pend_how {
   PEND_MAPPED,   /* a MAP_READ buffer: read at the commit, unless it changed since */
   PEND_PROV,     /* host-written: where its bytes came from (`prov`) */
   PEND_SHADOW,   /* a host copy: `data` */
+  PEND_TAKEN,    /* a MAP_READ buffer's contents, taken at the start: `data` */
 } pend_how;
 
 typedef struct pend {
@@ -102,6 +103,11 @@ static ul_status read_mapped(ul_device *d, ul__obj *o, uint8_t *dst) {
   const ul__wgpu *w = d->wgpu;
   ul__buffer_data *b = &o->u.buf;
   const char *label = o->label ? o->label : "";
+  if (b->read_copy_valid && b->read_copy && b->read_copy_epoch == d->epoch) {
+    /* What the program's last map of it all showed, unchanged since. */
+    memcpy(dst, b->read_copy, (size_t)b->size);
+    return UL_OK;
+  }
   if (b->mapped) {
     if (b->map_ptr && b->map_offset == 0 && b->map_size >= b->size) {
       memcpy(dst, b->map_ptr, (size_t)b->size);
@@ -617,6 +623,15 @@ ul_status ul__checkpoint_async_start(ul_device *d) {
     } else if (how == PEND_SHADOW) {
       if (!(q->data = malloc((size_t)b->size))) s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
       else memcpy(q->data, b->shadow, (size_t)b->size);
+    } else if (how == PEND_MAPPED && ((b->read_copy_valid && b->read_copy && b->read_copy_epoch == d->epoch) ||
+                                      (b->mapped && b->map_ptr && b->map_offset == 0 && b->map_size >= b->size))) {
+      /* Its contents as of now are at hand (a map of it all, or what the
+       * last one showed): taken now, so that a change after the place
+       * does not keep the commit back. */
+      if (!(q->data = malloc(b->size ? (size_t)b->size : 1)))
+        s = ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
+      else memcpy(q->data, b->read_copy_valid && b->read_copy_epoch == d->epoch ? b->read_copy : b->map_ptr, (size_t)b->size);
+      q->how = PEND_TAKEN;
     }
   }
   if (!s && !e) {
@@ -688,7 +703,7 @@ static bool async_commit(ul_device *d, ul__ckpt *k) {
     ul__obj *o = q->o;
     ul__buffer_data *b = &o->u.buf;
     const bool after = all_after || o->noted;
-    if (q->how == PEND_COPY || q->how == PEND_MAPPED) {
+    if (q->how == PEND_COPY || q->how == PEND_MAPPED || q->how == PEND_TAKEN) {
       free(b->checkpoint);
       b->checkpoint = q->data;
       q->data = NULL;

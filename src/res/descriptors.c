@@ -161,6 +161,7 @@ void ul__obj_free_data(ul__obj *o) {
     if (o->u.buf.source_map) munmap(o->u.buf.source_map, o->u.buf.source_map_len);
     free(o->u.buf.shadow);
     free(o->u.buf.checkpoint);
+    free(o->u.buf.read_copy);
     break;
   case UL__OBJ_TEXTURE:
     free((void *)o->u.tex.nd.viewFormats);

@@ -62,6 +62,9 @@ typedef struct ul__prov {
   uint64_t bytes;
 } ul__prov;
 
+/* The largest MAP_READ buffer whose last full mapping is kept (read_copy). */
+#define UL__READ_COPY_MAX (4u << 20)
+
 typedef struct ul__buffer_data {
   uint64_t size;
   uint64_t wgpu_usage;
@@ -93,6 +96,13 @@ typedef struct ul__buffer_data {
   void *restore_user;
   uint8_t *shadow;         /* SHADOW: host copy of every write */
   uint8_t *checkpoint;     /* LOG: contents at the last checkpoint (NULL: zeros) */
+  /* MAP_READ: what the program's last mapping of it all showed, taken at
+   * its unmap (up to UL__READ_COPY_MAX bytes); valid until the buffer is
+   * changed again (ul__obj_note_changed): a checkpoint takes it instead of
+   * mapping the buffer. */
+  uint8_t *read_copy;
+  bool read_copy_valid;
+  uint64_t read_copy_epoch; /* taken on this device epoch: valid on it only */
   bool dirty;              /* LOG: changed since the last checkpoint */
   bool mapped;
   void *map_ptr;

@@ -279,6 +279,7 @@ void ul__obj_spares_free(ul__res *r) {
 
 void ul__obj_note_changed(ul_device *d, ul__obj *o) {
   ul__res *r = d->res;
+  if (o && o->kind == UL__OBJ_BUFFER) o->u.buf.read_copy_valid = false; /* no longer what a map showed */
   if (!o || o->noted || r->noted_all) return;
   uint32_t *grown = ul__grow(r->noted, r->nnoted, &r->cap_noted, sizeof *r->noted, 64);
   if (!grown) { /* the next checkpoint looks at every object */
