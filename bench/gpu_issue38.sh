@@ -12,8 +12,9 @@ set -uo pipefail
 B=build-gpu
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; uname -r; git log --oneline -1; } > "$OUT/all.log" 2>&1
 # Three runs with asynchronous checkpoints (the default), then three with
-# UNLOST_CHECKPOINT_ASYNC=0 (every checkpoint waits for the queue).
-for a in 1 0; do
+# UNLOST_CHECKPOINT_ASYNC=0 (every checkpoint waits for the queue); ASYNC_MODES="1"
+# runs the first three only. PROFILE=0 skips perf.
+for a in ${ASYNC_MODES:-1 0}; do
   for i in 1 2 3; do
     echo "== bench_webgpu async=$a $i" >> "$OUT/all.log"
     UNLOST_CHECKPOINT_ASYNC=$a timeout 150 $B/unlost bench webgpu --json > "$OUT/bw_a${a}_$i.json" 2>> "$OUT/all.log"
@@ -36,7 +37,7 @@ if [ "${PROFILE:-1}" = 1 ] && command -v perf > /dev/null; then
 fi
 for c in "" --control; do
   echo "== chaos webgpu-decode $c" >> "$OUT/all.log"
-  timeout 300 $B/unlost chaos --workload webgpu-decode --points 32 --jobs 4 $c >> "$OUT/all.log" 2>&1
+  timeout 300 $B/unlost chaos --workload webgpu-decode --points ${CHAOS_POINTS:-32} --jobs 8 $c >> "$OUT/all.log" 2>&1
   echo "rc=$?" >> "$OUT/all.log"
 done
 cat "$OUT"/perf_*.txt > "$OUT/perf.txt" 2> /dev/null && rm -f "$OUT"/perf_*.txt
