@@ -504,10 +504,9 @@ UL__WG_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder enco
   /* The commands and what they hold move to the command buffer. */
   c->ops = e->ops;
   c->count = e->count;
-  c->holds = e->holds;
+  ul__wg_holds_move(&c->holds, &e->holds);
   e->ops = NULL;
   e->count = e->cap = 0;
-  memset(&e->holds, 0, sizeof e->holds);
   if (e->error) {
     c->error = ul__strdup(e->error);
     ul__wg_error(dv, WGPUErrorType_Validation, "%s: %s", what, e->error);

@@ -26,20 +26,54 @@ static pthread_mutex_t g_quarantine_mu = PTHREAD_MUTEX_INITIALIZER;
 static void *g_quarantine[UL__WG_QUARANTINE];
 static uint32_t g_quarantine_next;
 
+/* What leaves the quarantine is kept for the next object of its kind and
+ * size (a program that makes a bind group per dispatch allocates none),
+ * up to UL__WG_SPARE of a kind; none under a sanitizer, which should see
+ * every use after a free. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UL__WG_SPARE 0
+#else
+#define UL__WG_SPARE 64
+#endif
+#define UL__WG_KINDS 32
+static ul__wg_obj *g_spare[UL__WG_KINDS]; /* linked through their first word, under g_quarantine_mu */
+static uint32_t g_nspare[UL__WG_KINDS];
+
 void ul__wg_quarantine(void *p) {
   ul__wg_obj *o = p;
   o->magic = UL__WG_DEAD;
   pthread_mutex_lock(&g_quarantine_mu);
-  void *old = g_quarantine[g_quarantine_next];
+  ul__wg_obj *old = g_quarantine[g_quarantine_next];
   g_quarantine[g_quarantine_next] = o;
   g_quarantine_next = (g_quarantine_next + 1) % UL__WG_QUARANTINE;
+  if (old && old->size8 && old->kind < UL__WG_KINDS && g_nspare[old->kind] < UL__WG_SPARE) {
+    uint32_t k = old->kind;
+    *(ul__wg_obj **)old = g_spare[k];
+    g_spare[k] = old;
+    g_nspare[k]++;
+    old = NULL;
+  }
   pthread_mutex_unlock(&g_quarantine_mu);
   free(old);
 }
 
 void *ul__wg_new(ul__wg_kind kind, size_t size, ul__wg_device *dev) {
-  ul__wg_obj *o = calloc(1, size);
-  if (!o) return NULL;
+  ul__wg_obj *o = NULL;
+  uint16_t size8 = size % 8 == 0 && size / 8 < UINT16_MAX ? (uint16_t)(size / 8) : 0;
+  if ((uint32_t)kind < UL__WG_KINDS && size8) {
+    pthread_mutex_lock(&g_quarantine_mu);
+    ul__wg_obj *s = g_spare[kind];
+    /* The first word links the list: the size is read from the second. */
+    if (s && ((const ul__wg_obj *)s)->size8 == size8) {
+      g_spare[kind] = *(ul__wg_obj **)s;
+      g_nspare[kind]--;
+      o = s;
+    }
+    pthread_mutex_unlock(&g_quarantine_mu);
+    if (o) memset(o, 0, size);
+  }
+  if (!o && !(o = calloc(1, size))) return NULL;
+  o->size8 = size8;
   o->magic = UL__WG_MAGIC;
   o->kind = kind;
   atomic_store(&o->refs, 1);
@@ -119,10 +153,16 @@ void ul__wg_unhold(void *p) {
 
 bool ul__wg_holds_add(ul__wg_holds *h, void *o) {
   if (!o) return true;
+  if (!h->objs) {
+    h->objs = h->inl;
+    h->cap = UL__WG_HOLDS_INLINE;
+  }
   if (h->count == h->cap) {
-    uint32_t ncap = h->cap ? h->cap * 2 : 8;
-    ul__wg_obj **n = realloc(h->objs, sizeof *n * ncap);
+    uint32_t ncap = h->cap * 2;
+    bool inl = h->objs == h->inl;
+    ul__wg_obj **n = realloc(inl ? NULL : h->objs, sizeof *n * ncap);
     if (!n) return false;
+    if (inl) memcpy(n, h->inl, sizeof *n * h->count);
     h->objs = n;
     h->cap = ncap;
   }
@@ -133,8 +173,14 @@ bool ul__wg_holds_add(ul__wg_holds *h, void *o) {
 
 void ul__wg_holds_clear(ul__wg_holds *h) {
   for (uint32_t i = 0; i < h->count; i++) ul__wg_unhold(h->objs[i]);
-  free(h->objs);
+  if (h->objs != h->inl) free(h->objs);
   memset(h, 0, sizeof *h);
+}
+
+void ul__wg_holds_move(ul__wg_holds *dst, ul__wg_holds *src) {
+  *dst = *src;
+  if (src->objs == src->inl) dst->objs = dst->inl;
+  memset(src, 0, sizeof *src);
 }
 
 /* The engine's kind of a layer object with an engine object. */

@@ -55,6 +55,7 @@ typedef struct ul__wg_obj {
   struct ul__wg_device *dev; /* its device (holds one inner reference), or NULL */
   uint32_t id;             /* its engine object; 0: an error object (its create failed) */
   _Atomic bool destroyed;  /* Destroy was called (buffers, textures, query sets, devices) */
+  uint16_t size8;          /* its allocation's size in 8-byte units (0: larger), for reuse */
 } ul__wg_obj;
 
 /* ---- futures (future.c) ---- */
@@ -205,9 +206,14 @@ typedef struct ul__wg_pipeline {
 extern pthread_mutex_t ul__wg_bgl_mu;
 
 /* Objects a bind group, a pipeline layout or a command buffer holds. */
+/* The objects an object holds. The first few live inline (a bind group
+ * holds its layout and a buffer or two: no allocation); a holds list is
+ * moved with ul__wg_holds_move, never copied. */
+#define UL__WG_HOLDS_INLINE 4
 typedef struct ul__wg_holds {
   ul__wg_obj **objs;
   uint32_t count, cap;
+  ul__wg_obj *inl[UL__WG_HOLDS_INLINE];
 } ul__wg_holds;
 
 typedef struct ul__wg_group {
@@ -284,6 +290,8 @@ void ul__wg_unhold(void *o);
 /* A set of held objects (a bind group's, a command buffer's). */
 bool ul__wg_holds_add(ul__wg_holds *h, void *o);
 void ul__wg_holds_clear(ul__wg_holds *h);
+/* Moves src's list into dst (empty before); src is left empty. */
+void ul__wg_holds_move(ul__wg_holds *dst, ul__wg_holds *src);
 /* The program's call site, interned (for the tracker: call sites outlive
  * devices). */
 const ul_site *ul__wg_site(void *return_address);
