@@ -38,17 +38,26 @@ static pthread_mutex_t cb_mu = PTHREAD_MUTEX_INITIALIZER;
 static ul_log_fn cb_fn;
 static void *cb_user;
 static atomic_bool cb_set; /* cb_fn != NULL, read without cb_mu */
-static _Thread_local bool in_cb;
 
-/* Lines logged while the thread holds a device's lock wait here (records
- * of level, label and message, each NUL-ended) until the lock is released:
- * the callback never runs under it. */
+/* Lines logged while the thread holds a device's lock wait in `buf`
+ * (records of level, label and message, each NUL-ended) until the lock is
+ * released: the callback never runs under it. The labels of the devices
+ * held, innermost last (deeper holds keep the fourth's). */
 #define HELD_MAX (64u << 10)
-static _Thread_local unsigned held_depth;
-static _Thread_local const char *held_label;
-static _Thread_local char *held;
-static _Thread_local size_t held_len, held_cap;
-static _Thread_local unsigned held_dropped;
+#define HELD_LABELS 4
+typedef struct held_state {
+  bool in_cb; /* the thread is in the callback */
+  unsigned depth;
+  const char *labels[HELD_LABELS];
+  char *buf;
+  size_t len, cap;
+  unsigned dropped;
+} held_state;
+static _Thread_local held_state T;
+
+static const char *held_label(void) {
+  return T.depth ? T.labels[UL__MIN(T.depth, HELD_LABELS) - 1] : NULL;
+}
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
 
@@ -67,51 +76,50 @@ static bool deliver(ul__log_level level, const char *label, const char *line) {
   /* The thread may be inside a call of unlost: its error is the call's. */
   ul__saved_error e;
   ul__error_save(&e);
-  in_cb = true;
+  T.in_cb = true;
   fn(&(const ul_log_line){.level = (ul_log_level)level, .message = line, .device = label}, cb_user);
-  in_cb = false;
+  T.in_cb = false;
   ul__error_restore(&e);
   pthread_mutex_unlock(&cb_mu);
   return true;
 }
 
 static void hold(ul__log_level level, const char *line) {
-  const char *label = held_label ? held_label : "";
-  size_t ll = strlen(label) + 1, ml = strlen(line) + 1, need = held_len + 1 + ll + ml;
-  if (need > held_cap) {
-    size_t cap = held_cap ? held_cap * 2 : 2048;
+  const char *label = held_label();
+  if (!label) label = "";
+  size_t ll = strlen(label) + 1, ml = strlen(line) + 1, need = T.len + 1 + ll + ml;
+  if (need > T.cap) {
+    size_t cap = T.cap ? T.cap * 2 : 2048;
     while (cap < need) cap *= 2;
-    char *p = cap <= HELD_MAX ? realloc(held, cap) : NULL;
+    char *p = cap <= HELD_MAX ? realloc(T.buf, cap) : NULL;
     if (!p) {
-      held_dropped++;
+      T.dropped++;
       return;
     }
-    held = p;
-    held_cap = cap;
+    T.buf = p;
+    T.cap = cap;
   }
-  held[held_len] = (char)level;
-  memcpy(held + held_len + 1, label, ll);
-  memcpy(held + held_len + 1 + ll, line, ml);
-  held_len = need;
+  T.buf[T.len] = (char)level;
+  memcpy(T.buf + T.len + 1, label, ll);
+  memcpy(T.buf + T.len + 1 + ll, line, ml);
+  T.len = need;
 }
 
 void ul__log_hold(const char *device_label) {
-  held_depth++;
-  held_label = device_label;
+  if (T.depth < HELD_LABELS) T.labels[T.depth] = device_label;
+  T.depth++;
 }
 
 void ul__log_release(void) {
-  if (held_depth > 0) held_depth--;
-  if (held_depth > 0 || in_cb) return;
-  held_label = NULL;
-  if (!held_len && !held_dropped) return;
+  if (T.depth > 0) T.depth--;
+  if (T.depth > 0 || T.in_cb || (!T.len && !T.dropped)) return;
   /* Taken off the thread first: the callback's own calls may hold more. */
-  char *p = held;
-  size_t n = held_len;
-  unsigned dropped = held_dropped;
-  held = NULL;
-  held_len = held_cap = 0;
-  held_dropped = 0;
+  char *p = T.buf;
+  size_t n = T.len;
+  unsigned dropped = T.dropped;
+  T.buf = NULL;
+  T.len = T.cap = 0;
+  T.dropped = 0;
   for (size_t i = 0; i < n;) {
     ul__log_level level = (ul__log_level)p[i];
     const char *label = p + i + 1;
@@ -128,7 +136,7 @@ void ul__log_release(void) {
 }
 
 ul_status ul_set_log_callback(ul_log_fn fn, void *user) {
-  if (in_cb) return ul__fail(UL_ERR_WRONG_STATE, "set log callback: called from the log callback");
+  if (T.in_cb) return ul__fail(UL_ERR_WRONG_STATE, "set log callback: called from the log callback");
   pthread_mutex_lock(&cb_mu);
   cb_fn = fn;
   cb_user = fn ? user : NULL;
@@ -146,12 +154,12 @@ void ul__log(ul__log_level level, const char *fmt, ...) {
   va_end(ap);
   /* A line the callback's own calls log goes to stderr: the callback is
    * not entered twice. */
-  if (atomic_load(&cb_set) && !in_cb) {
-    if (held_depth > 0) {
+  if (atomic_load(&cb_set) && !T.in_cb) {
+    if (T.depth > 0) {
       hold(level, line);
       return;
     }
-    if (deliver(level, held_label, line)) return;
+    if (deliver(level, NULL, line)) return;
   }
   to_stderr(level, line);
 }
