@@ -4,7 +4,8 @@
 # and stderr together, as `make demo 2>&1 | cat` shows them) and on a
 # terminal (under script(1); skipped without it). The words of the text are
 # those of a run without losses, and on a terminal each injected loss is one
-# mark (dim, unless NO_COLOR is set).
+# mark (dim, unless NO_COLOR is set). Other lines of the log (UNLOST_LOG=info)
+# show, each on a line of its own.
 #
 # Usage: test_demo_text.sh UNLOST_BINARY
 set -euo pipefail
@@ -68,18 +69,36 @@ cmp -s "$tmp/clean.words" "$tmp/tty.words" || {
   fail "the text on the terminal differs from the run without losses"
   diff "$tmp/clean.words" "$tmp/tty.words" | head -20 || true
 }
-marks=$(final "$tmp/tty.raw" | grep -o $'\033\\[2m\xe2\x9f\xb2 [0-9]* ms' | wc -l)
+marks=$(final "$tmp/tty.raw" | grep -o $'\033\\[2m\xe2\x9f\xb2 [0-9]* ms' | wc -l || true)
 [ "$marks" -eq 2 ] || fail "expected 2 dim loss marks on the terminal, saw $marks"
 
 # 3. NO_COLOR: marks without the dim attribute, and no attribute at all.
 tty_run "$tmp/nocolor.raw" NO_COLOR=1 || fail "demo with NO_COLOR exited non-zero"
 if grep -q $'\033\\[[0-9;]*m' "$tmp/nocolor.raw"; then fail "a color attribute with NO_COLOR set"; fi
-marks=$(final "$tmp/nocolor.raw" | grep -o $'\xe2\x9f\xb2 [0-9]* ms' | wc -l)
+marks=$(final "$tmp/nocolor.raw" | grep -o $'\xe2\x9f\xb2 [0-9]* ms' | wc -l || true)
 [ "$marks" -eq 2 ] || fail "expected 2 loss marks with NO_COLOR, saw $marks"
+
+# 4. Lines of the library's log that are not about the injected losses
+# (UNLOST_LOG=info adds the recoveries' phases) still show, each on a line
+# of its own, and the text keeps its words.
+UNLOST_LOG=info "$unlost" "${args[@]}" 2>&1 | cat >"$tmp/info.out" || fail "demo at info exited non-zero"
+grep -q '^unlost info: ' "$tmp/info.out" || fail "no info line shown at UNLOST_LOG=info"
+if grep -n '.unlost \(error\|warn\|info\|debug\):' "$tmp/info.out"; then fail "a log line glued to the text"; fi
+grep -v '^unlost info: ' "$tmp/info.out" >"$tmp/info.text"
+text_words "$tmp/info.text" >"$tmp/info.words"
+cmp -s "$tmp/clean.words" "$tmp/info.words" || {
+  fail "the text at UNLOST_LOG=info differs from the run without losses"
+  diff "$tmp/clean.words" "$tmp/info.words" | head -20 || true
+}
+tty_run "$tmp/info.raw" UNLOST_LOG=info || fail "demo at info on a terminal exited non-zero"
+grep -q 'unlost info: ' "$tmp/info.raw" || fail "no info line on the terminal at UNLOST_LOG=info"
+if final "$tmp/info.raw" | sed -e $'s/\033\\[[0-9;]*[A-Za-z]//g' | grep -n '.unlost \(error\|warn\|info\|debug\):'; then
+  fail "a log line glued to the text on the terminal"
+fi
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails failure(s); outputs:"
-  for f in pipe.out tty.out; do echo "--- $f"; cat "$tmp/$f"; done
+  for f in pipe.out tty.out info.out; do echo "--- $f"; cat "$tmp/$f"; done
   exit 1
 fi
 echo "ok: the demo's text is whole in a pipe and on a terminal"
