@@ -55,6 +55,8 @@ int ul__log_swap_level(int level);
  * `device_label` (kept by the caller while held). */
 void ul__log_hold(const char *device_label);
 void ul__log_release(void);
+/* The calling thread's holds (0 between calls: for tests). */
+unsigned ul__log_depth(void);
 
 /* ---- time (src/base/clock.c) ---- */
 /* Monotonic nanoseconds. */

@@ -147,6 +147,71 @@ static void test_loss_line_after_the_lock(void) {
   ASSERT_OK(ul_env_destroy(env));
 }
 
+/* Every way into a device and out of it releases the log's hold: between
+ * calls the thread holds nothing (else its lines would wait for good), on
+ * paths that succeed, fail, recover and destroy. */
+static void on_read(ul_device *d, ul_status s, void *dst, void *user) {
+  (void)d;
+  (void)dst;
+  *(ul_status *)user = s;
+}
+
+#define DEPTH0(call)                                                          \
+  do {                                                                        \
+    (void)(call);                                                             \
+    if (ul__log_depth() != 0) {                                               \
+      UL__FAIL_AT("%s left the log held (depth %u)", #call, ul__log_depth()); \
+      ul_set_log_callback(NULL, NULL);                                        \
+      ul__log_swap_level(old);                                                \
+      return;                                                                 \
+    }                                                                         \
+  } while (0)
+
+static void test_holds_balance(void) {
+  recorder r = {0};
+  int old = ul__log_swap_level(UL__LOG_WARN);
+  ASSERT_OK(ul_set_log_callback(record, &r));
+  ul_env *env = NULL;
+  ul_device *dev = NULL;
+  DEPTH0(ul_env_create(NULL, &env));
+  ul_device_desc dd = {.label = "balance", .health.disabled = true};
+  DEPTH0(ul_device_create(env, &dd, &dev));
+  ul_buffer b = {0}, m = {0};
+  uint32_t data[64], back[64] = {0};
+  for (int i = 0; i < 64; i++) data[i] = (uint32_t)i * 7u;
+  DEPTH0(ul_buffer_create(dev, &(ul_buffer_desc){.label = "b", .size = sizeof data}, &b));
+  DEPTH0(ul_buffer_create(dev, &(ul_buffer_desc){.label = "m", .size = 256, .usage = UL_BUFFER_MAP_READ | UL_BUFFER_COPY_DST}, &m));
+  DEPTH0(ul_buffer_write(dev, b, 0, data, sizeof data));
+  DEPTH0(ul_buffer_write(dev, b, 1, data, 3)); /* fails: not aligned */
+  DEPTH0(ul_device_checkpoint(dev));
+  DEPTH0(ul_device_force_loss(dev, "balance: injected"));
+  DEPTH0(ul_buffer_read(dev, b, 0, back, sizeof back, 0)); /* recovers first */
+  ul_status rs = UL_ERR_INTERNAL;
+  DEPTH0(ul_buffer_read_async(dev, b, 0, back, sizeof back, on_read, &rs));
+  DEPTH0(ul_device_force_loss(dev, "balance: injected again"));
+  for (int i = 0; i < 2000 && rs == UL_ERR_INTERNAL; i++) {
+    DEPTH0(ul_device_poll(dev));
+    ul__sleep_ns(1000000);
+  }
+  void *p = NULL;
+  DEPTH0(ul_buffer_map(dev, m, UL_MAP_READ, 0, 256, 0, &p));
+  DEPTH0(ul_buffer_unmap(dev, m));
+  DEPTH0(ul_buffer_destroy(dev, m));
+  DEPTH0(ul_buffer_destroy(dev, (ul_buffer){0}));
+  DEPTH0(ul_device_destroy(dev)); /* with `b` alive: a leak report */
+  DEPTH0(ul_env_destroy(env));
+  ul__log_swap_level(old);
+  ASSERT_OK(ul_set_log_callback(NULL, NULL));
+  ASSERT_OK(rs);
+  ASSERT_TRUE(!memcmp(back, data, sizeof data));
+  /* The leak report of the destroy came through, about the device. */
+  int leak = -1;
+  for (int i = 0; i < r.n; i++)
+    if (strstr(r.message[i], "destroyed with 1 live object")) leak = i;
+  ASSERT_GE(leak, 0);
+  ASSERT_STR_EQ(r.device[leak], "balance");
+}
+
 /* ul_set_log_callback from the callback is refused (no deadlock), and the
  * thread's error is kept across the callback. */
 static void test_set_from_inside(void) {
@@ -212,6 +277,7 @@ int main(void) {
   ul_test_watchdog(120);
   RUN_TEST(test_lines_level_and_stderr);
   RUN_TEST(test_loss_line_after_the_lock);
+  RUN_TEST(test_holds_balance);
   RUN_TEST(test_set_from_inside);
   RUN_TEST(test_calls_never_overlap);
   TEST_MAIN_END();

@@ -110,6 +110,8 @@ void ul__log_hold(const char *device_label) {
   T.depth++;
 }
 
+unsigned ul__log_depth(void) { return T.depth; }
+
 void ul__log_release(void) {
   if (T.depth > 0) T.depth--;
   if (T.depth > 0 || T.in_cb || (!T.len && !T.dropped)) return;
