@@ -30,7 +30,9 @@ text_words "$tmp/clean.out" >"$tmp/clean.words"
 [ -s "$tmp/clean.words" ] || fail "no text in the run without losses"
 
 # 1. A pipe, stderr with stdout.
-"$unlost" "${args[@]}" 2>&1 | cat >"$tmp/pipe.out" || fail "demo in a pipe exited non-zero"
+"$unlost" "${args[@]}" --json "$tmp/pipe.json" 2>&1 | cat >"$tmp/pipe.out" || fail "demo in a pipe exited non-zero"
+grep -q '"log_lines_injected":2,' "$tmp/pipe.json" ||
+  fail "the JSON does not count the 2 lines about the injected losses: $(cat "$tmp/pipe.json" 2>/dev/null | head -c 400)"
 grep -q '^result: PASS' "$tmp/pipe.out" || fail "demo in a pipe did not pass"
 if grep -n 'unlost warn' "$tmp/pipe.out"; then fail "a library warning in the piped output"; fi
 text_words "$tmp/pipe.out" >"$tmp/pipe.words"

@@ -495,7 +495,8 @@ done:
       for (int k = 0; k < (int)losses; k++) fprintf(f, "%s%d", k ? "," : "", loss_step[k]);
       fprintf(f, "],\"loss_in_flight\":[");
       for (int k = 0; k < (int)losses; k++) fprintf(f, "%s%s", k ? "," : "", loss_where[k] ? "true" : "false");
-      fprintf(f, "],\"kv\":\"%s\",\"steps\":%d,\"seed\":%llu,\"ok\":%s,\"text\":",
+      fprintf(f, "],\"log_lines_injected\":%d,\"log_lines_other\":%d", out.log_expected, out.log_other);
+      fprintf(f, ",\"kv\":\"%s\",\"steps\":%d,\"seed\":%llu,\"ok\":%s,\"text\":",
               llm_kv_policy_name(kv), N, (unsigned long long)seed, rc == 0 ? "true" : "false");
       cli_json_string(f, out.all ? out.all : "");
       fprintf(f, "}\n");
