@@ -163,10 +163,11 @@ typedef struct ul_log_line {
   /* The text, without the "unlost warn: " prefix or a final newline (a
    * leak report holds newlines of its own). */
   const char *message;
-  /* Label of the device whose call or recovery logged the line ("" for a
-   * device made without one); NULL when the line is not about one device
-   * or was logged on a thread of unlost's own (the text then names the
-   * device where it is about one). */
+  /* Label of the device whose call or recovery logged the line ("device"
+   * for a device made without one); NULL when the line is not about one
+   * device, or was logged on a thread of unlost's own or outside the
+   * device's calls (the text then names the device where it is about
+   * one). */
   const char *device;
 } ul_log_line;
 
