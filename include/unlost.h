@@ -145,15 +145,49 @@ typedef struct ul_env ul_env;
  * may come from several threads, except where a function says otherwise. */
 typedef struct ul_device ul_device;
 
-/* Levels of unlost's own log, written to stderr. The level is picked by
- * $UNLOST_LOG=error|warn|info|debug|none (unset or unknown: warn); no
- * function takes this type. */
+/* Levels of unlost's own log, written to stderr as "unlost warn: ..." or
+ * passed to the program's ul_log_fn. The level is picked by
+ * $UNLOST_LOG=error|warn|info|debug|none (unset or unknown: warn), with or
+ * without a callback: lines above it are not made at all. */
 typedef enum ul_log_level {
   UL_LOG_ERROR = 0,
   UL_LOG_WARN = 1,
   UL_LOG_INFO = 2,
   UL_LOG_DEBUG = 3,
 } ul_log_level;
+
+/* One line of unlost's log, as a ul_log_fn gets it; valid during the call
+ * only. */
+typedef struct ul_log_line {
+  ul_log_level level;   /* error, warn, info or debug */
+  /* The text, without the "unlost warn: " prefix or a final newline (a
+   * leak report holds newlines of its own). */
+  const char *message;
+  /* Label of the device whose call or recovery logged the line ("device"
+   * for a device made without one); NULL when the line is not about one
+   * device, or was logged on a thread of unlost's own or outside the
+   * device's calls (the text then names the device where it is about
+   * one). */
+  const char *device;
+} ul_log_line;
+
+/* Receives unlost's log lines instead of stderr. Calls never overlap (one
+ * line at a time, in the order each thread logged them), on the thread
+ * that logged the line: a thread of the program inside a call of unlost,
+ * or one of unlost's own. Never with a device's lock held: lines logged
+ * under it (a loss, a recovery) wait until the lock is released, and
+ * arrive before the listener's events. The callback should return
+ * promptly and must not call into unlost with an env, a device or a
+ * handle (the thread may be in the middle of a call on that device);
+ * ul_set_log_callback from inside it is UL_ERR_WRONG_STATE. Lines that
+ * unlost logs during the callback go to stderr. The calling thread's
+ * ul_last_error is the same after the callback as before it. */
+typedef void (*ul_log_fn)(const ul_log_line *line, void *user);
+/* Sends the log of the whole process to `fn` (with `user`) instead of
+ * stderr; NULL sends it back to stderr. Once it returns, the callback it
+ * replaced is not running and will not be called again. UL_ERR_WRONG_STATE
+ * when called from the log callback (nothing changes). */
+UL_API ul_status ul_set_log_callback(ul_log_fn fn, void *user);
 
 /* How to create an env; all zero (or a NULL desc) gives the defaults. */
 typedef struct ul_env_desc {

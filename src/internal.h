@@ -49,6 +49,14 @@ bool ul__log_enabled(ul__log_level level);
  * replaces: for a test that must see what a level shows, whatever
  * UNLOST_LOG says. */
 int ul__log_swap_level(int level);
+/* Around a device's lock (ul__device_lock and the entries that take it):
+ * lines logged in between wait for the program's callback until the
+ * thread's outermost hold is released, after the unlock; they carry
+ * `device_label` (kept by the caller while held). */
+void ul__log_hold(const char *device_label);
+void ul__log_release(void);
+/* The calling thread's holds (0 between calls: for tests). */
+unsigned ul__log_depth(void);
 
 /* ---- time (src/base/clock.c) ---- */
 /* Monotonic nanoseconds. */

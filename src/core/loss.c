@@ -237,13 +237,17 @@ void ul__device_emit(ul_device *d, ul_event_kind kind, uint32_t attempt, double 
   snprintf(p->message, sizeof p->message, "%s", message ? message : "");
 }
 
-void ul__device_lock(ul_device *d) { pthread_mutex_lock(&d->mu); }
+void ul__device_lock(ul_device *d) {
+  ul__log_hold(d->label);
+  pthread_mutex_lock(&d->mu);
+}
 
 void ul__device_unlock(ul_device *d) {
   if (d->hev_count) ul__device_health_events(d);
   int n = d->pending_count;
   if (n == 0) {
     pthread_mutex_unlock(&d->mu);
+    ul__log_release();
     return;
   }
   ul__pending_event evs[UL__MAX_PENDING_EVENTS];
@@ -254,6 +258,7 @@ void ul__device_unlock(ul_device *d) {
   ul_failed_fn failed = d->desc.on_failed;
   void *fu = d->desc.on_failed_user;
   pthread_mutex_unlock(&d->mu);
+  ul__log_release(); /* the log's lines before the events they explain */
   for (int i = 0; i < n; i++) {
     evs[i].ev.message = evs[i].message;
     if (evs[i].ev.kind == UL_EVENT_HEALTH) evs[i].ev.health = (ul_health_state)evs[i].ev.attempt;

@@ -82,7 +82,7 @@ ul_status ul__work_done_advance(ul_device *d, ul__ask *a, ul__work_redo *redo, u
   *done = false;
   if (!a->started) {
     bool reask = a->asked;
-    ul_status s = reask ? ul__device_enter_quiet(d) : ul__device_enter_ex(d, false);
+    ul_status s = reask ? ul__engine_enter_quiet(d) : ul__engine_enter_ex(d, false);
     if (s) return s;
     ul__ask_clear(a);
     if (reask) {
@@ -138,7 +138,7 @@ void ul__map_advance(ul_device *d, uint32_t id, ul__ask *a, uint64_t mode, size_
      * is recovery work: no program call (ul__device_enter_quiet), and its
      * calls are not counted as the program's. */
     bool reask = a->asked;
-    ul_status s = reask ? ul__device_enter_quiet(d) : ul__device_enter_ex(d, false);
+    ul_status s = reask ? ul__engine_enter_quiet(d) : ul__engine_enter_ex(d, false);
     if (s) {
       m->step = UL__MAP_REFUSED;
       m->s = s;
@@ -227,7 +227,7 @@ void ul__map_advance(ul_device *d, uint32_t id, ul__ask *a, uint64_t mode, size_
 
 ul_status ul__map_end(ul_device *d, uint32_t id, bool device_gone) {
   ul_status s = UL_OK;
-  if (!device_gone && !ul__device_enter_ex(d, false)) {
+  if (!device_gone && !ul__engine_enter_ex(d, false)) {
     ul__obj *o = ul__obj_find(d, id, UL__OBJ_BUFFER);
     if (o && o->u.buf.mapped) s = ul__buffer_unmap(d, id);
     else if (o && o->native) d->wgpu->BufferUnmap(o->native); /* a native map still on its way */
@@ -258,7 +258,7 @@ ul_status ul__shader_info_ask(ul_device *d, uint32_t id, const char *wgsl, size_
   const ul__wgpu *w = d->wgpu;
   /* The device made usable first (a recorded loss recovered from), so the
    * messages come from a native device that works. */
-  ul_status s = ul__device_enter_ex(d, false);
+  ul_status s = ul__engine_enter_ex(d, false);
   if (s) return s;
   q->epoch = d->epoch;
   ul__obj *o = id ? ul__obj_find(d, id, UL__OBJ_SHADER) : NULL;

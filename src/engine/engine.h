@@ -18,6 +18,8 @@
  * breaker (waiting for work already submitted is always allowed). */
 ul_status ul__engine_enter(ul_device *d);
 ul_status ul__engine_enter_ex(ul_device *d, bool gate);
+/* ul__device_enter_quiet (recover/recover.h) by the same way. */
+ul_status ul__engine_enter_quiet(ul_device *d);
 /* Locks `d` without recovery (a destroy, reads of state); unlocks after
  * an enter or a lock, delivering queued events with no lock held. */
 void ul__engine_lock(ul_device *d);

@@ -5,9 +5,23 @@
 #include "engine/engine.h"
 #include "recover/recover.h"
 
-ul_status ul__engine_enter(ul_device *d) { return ul__device_enter(d); }
+/* The log's hold is taken before the gate locks: the gate's lines (a loss,
+ * a recovery) reach the program's log callback after the unlock, which
+ * releases the hold (on the gate's failure too). */
+ul_status ul__engine_enter(ul_device *d) {
+  ul__log_hold(d->label);
+  return ul__device_enter(d);
+}
 
-ul_status ul__engine_enter_ex(ul_device *d, bool gate) { return ul__device_enter_ex(d, gate); }
+ul_status ul__engine_enter_ex(ul_device *d, bool gate) {
+  ul__log_hold(d->label);
+  return ul__device_enter_ex(d, gate);
+}
+
+ul_status ul__engine_enter_quiet(ul_device *d) {
+  ul__log_hold(d->label);
+  return ul__device_enter_quiet(d);
+}
 
 void ul__engine_lock(ul_device *d) { ul__device_lock(d); }
 

@@ -175,6 +175,7 @@ ul_status ul__device_destroy(ul_device *d) {
   ul__device_health_fini(d);
   pthread_mutex_destroy(&d->hev_mu);
   pthread_mutex_unlock(&d->mu);
+  ul__log_release(); /* the hold of ul__device_lock above */
   pthread_mutex_lock(&d->env->mu);
   d->env->device_count--;
   pthread_mutex_unlock(&d->env->mu);

@@ -107,9 +107,11 @@ void ul__wg_device_lose(ul__wg_device *dv, uint32_t reason, const char *message)
 static void lose(ul__wg_device *dv, uint32_t reason, const char *message, void *handle) {
   if (atomic_exchange(&dv->lost, true)) return;
   dv->lost_reason = reason;
-  ul__log(reason == WGPUDeviceLostReason_Destroyed ? UL__LOG_INFO : UL__LOG_WARN,
-          "webgpu.h device lost for good (%s): %s", reason == WGPUDeviceLostReason_Destroyed ? "destroyed" : "unlost gave up",
-          message);
+  /* A destroy the program asked for (wgpuDeviceDestroy, the last release)
+   * is no loss: its lost callback says Destroyed, as the implementation's
+   * would, and the log says so only at debug. */
+  if (reason == WGPUDeviceLostReason_Destroyed) ul__log(UL__LOG_DEBUG, "webgpu.h device destroyed: %s", message);
+  else ul__log(UL__LOG_WARN, "webgpu.h device lost for good (unlost gave up): %s", message);
   ul__wg_instance *in = dv->instance;
   ul__wg_futures_fail_device(in, dv, message);
   pthread_mutex_lock(&in->mu);

@@ -8,7 +8,7 @@
 
 static void bench_usage(FILE *f) {
   fprintf(f,
-          "usage: unlost bench <name> [--json] [options]\n"
+          "usage: unlost bench <name> [--json] [--verbose] [options]\n"
           "\n"
           "  track      cost of tracking: a buffer create+destroy pair through raw\n"
           "             webgpu.h, through unlost, and through unlost with backtraces\n"
@@ -38,7 +38,33 @@ static void bench_usage(FILE *f) {
           "             [--reps R (3..64, default 11)] (runs unlost-bench-webgpu)\n"
           "\n"
           "Every figure is a median of several repetitions measured in this run.\n"
+          "unlost's warnings about the losses `recovery` injects are counted, not\n"
+          "shown (--verbose shows them); any other line of its log is shown.\n"
           "Exit status: 0 success, 1 failure, 2 usage error.\n");
+}
+
+/* The library's log during a benchmark: its warnings about the losses
+ * `recovery` injects itself (ul_device_force_loss "bench...") are counted,
+ * or shown with --verbose; any other line is shown as the library would. */
+static struct {
+  bool verbose;
+  unsigned expected;
+} g_log;
+
+static bool ends_with(const char *s, const char *end) {
+  size_t n = strlen(s), m = strlen(end);
+  return n >= m && !strcmp(s + n - m, end);
+}
+
+static void bench_log(const ul_log_line *l, void *user) {
+  static const char *names[] = {"error", "warn", "info", "debug"};
+  (void)user;
+  if (l->level == UL_LOG_WARN && l->device && !strcmp(l->device, "bench-recovery") && strstr(l->message, "' lost ") &&
+      (ends_with(l->message, ": bench") || ends_with(l->message, ": bench first use"))) {
+    g_log.expected++;
+    if (!g_log.verbose) return;
+  }
+  fprintf(stderr, "unlost %s: %s\n", (unsigned)l->level < 4 ? names[l->level] : "log", l->message);
 }
 
 /* The front door's benchmark is a program of its own (it is linked to
@@ -71,6 +97,13 @@ int cmd_bench(int argc, char **argv) {
   bool json = false;
   const char *name = NULL;
   int rest = argc;
+  /* --verbose is the command's: taken out of what the benchmark parses. */
+  int k = 1;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--verbose")) g_log.verbose = true;
+    else argv[k++] = argv[i];
+  }
+  argc = k;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = true;
     else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -86,7 +119,15 @@ int cmd_bench(int argc, char **argv) {
     return 2;
   }
   if (!strcmp(name, "track")) return bench_track(argc - rest, argv + rest, json);
-  if (!strcmp(name, "recovery")) return bench_recovery(argc - rest, argv + rest, json);
+  if (!strcmp(name, "recovery")) {
+    ul_set_log_callback(bench_log, NULL);
+    int rc = bench_recovery(argc - rest, argv + rest, json);
+    ul_set_log_callback(NULL, NULL);
+    if (!json && g_log.expected)
+      printf("unlost's log       %u warning%s about the injected losses (--verbose shows them)\n", g_log.expected,
+             g_log.expected == 1 ? "" : "s");
+    return rc;
+  }
   if (!strcmp(name, "overhead")) return bench_overhead(argc - rest, argv + rest, json);
   if (!strcmp(name, "decode")) return bench_decode_cmd(argc - rest, argv + rest, json);
   if (!strcmp(name, "webgpu")) return bench_webgpu_exec(argc, argv);

@@ -8,7 +8,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,7 +39,11 @@ static void demo_usage(FILE *f) {
           "  -h, --help     this help\n"
           "\n"
           "A progress line (tokens, tokens/s, losses) is shown when stdout is a\n"
-          "terminal.\n"
+          "terminal, and each injected loss as a mark in the text: \u27f2 and the\n"
+          "time the step took beyond an ordinary one (dim unless NO_COLOR is set).\n"
+          "unlost's warnings about the losses the demo injects are not shown (the\n"
+          "summary counts them); any other line of its log is, on a line of its own\n"
+          "(on stderr; UNLOST_LOG=error|none hides it).\n"
           "\n"
           "Exit status: 0 when every loss was recovered, the tokens equal the clean\n"
           "run's and the CPU reference's and nothing leaked; 1 otherwise (or on an\n"
@@ -77,12 +83,27 @@ static bool parse_u64(const char *s, uint64_t *out) { return cli_parse_u64(s, 0,
  * and the line being written is redrawn with the progress after it. */
 typedef struct demo_out {
   bool tty;
+  bool color;       /* dim marks and progress (a terminal, NO_COLOR unset) */
   int wrap;
-  char line[512];
+  char line[512];   /* the line being written (bytes, marks' escapes included) */
   size_t len;
+  int col;          /* its width in columns */
+  bool mid_line;    /* not a terminal: text written since the last newline */
+  bool err_same;    /* stderr is the same file as stdout */
+  bool err_tty;     /* stderr is a terminal */
   char *all; /* the whole text, for --json */
   size_t all_len, all_cap;
+  /* The library's log, through ul_set_log_callback: lines about the
+   * losses the demo injects are counted, not shown; others are shown on
+   * a line of their own. mu orders them with the text (they may come
+   * from unlost's own threads). */
+  pthread_mutex_t mu;
+  int log_expected, log_other;
 } demo_out;
+
+/* The text the demo gives ul_device_force_loss: a loss line carrying it is
+ * one the demo injected. */
+#define DEMO_INJECTED "demo: injected"
 
 static void out_append_all(demo_out *o, const char *p, size_t n) {
   if (o->all_len + n + 1 > o->all_cap) {
@@ -99,36 +120,97 @@ static void out_append_all(demo_out *o, const char *p, size_t n) {
 
 static void out_redraw(demo_out *o, const char *progress) {
   printf("\r\033[K%.*s", (int)o->len, o->line);
-  if (progress) printf("  \033[2m%s\033[0m", progress);
+  if (progress) printf(o->color ? "  \033[2m%s\033[0m" : "  %s", progress);
   fflush(stdout);
+}
+
+static void out_flush_line(demo_out *o) {
+  printf("\r\033[K%.*s\n", (int)o->len, o->line);
+  o->len = 0;
+  o->col = 0;
+}
+
+/* A mark of the demo's own in the line (a terminal only): bytes that take
+ * `cols` columns; not part of the text. */
+static void out_mark(demo_out *o, const char *bytes, int cols, const char *progress) {
+  if (!o->tty) return;
+  pthread_mutex_lock(&o->mu);
+  size_t n = strlen(bytes);
+  if (o->col + cols > o->wrap || o->len + n + 1 >= sizeof o->line) out_flush_line(o);
+  if (o->len + n + 1 < sizeof o->line) {
+    memcpy(o->line + o->len, bytes, n);
+    o->len += n;
+    o->col += cols;
+  }
+  out_redraw(o, progress);
+  pthread_mutex_unlock(&o->mu);
+}
+
+static void demo_log(const ul_log_line *l, void *user) {
+  static const char *names[] = {"error", "warn", "info", "debug"};
+  demo_out *o = user;
+  pthread_mutex_lock(&o->mu);
+  if (l->level == UL_LOG_WARN && l->device && !strcmp(l->device, "demo") &&
+      strstr(l->message, DEMO_INJECTED)) {
+    o->log_expected++;
+    pthread_mutex_unlock(&o->mu);
+    return;
+  }
+  o->log_other++;
+  /* On a line of its own: the progress line cleared first and drawn
+   * again after it; in a pipe, a newline ends the text's line first where
+   * the two meet (the same file, or stderr on a terminal). */
+  bool nl = false;
+  if (o->tty) {
+    printf("\r\033[K");
+    fflush(stdout);
+  } else if (o->mid_line && o->err_same) {
+    printf("\n");
+    fflush(stdout);
+    o->mid_line = false;
+  } else if (o->mid_line && o->err_tty) {
+    nl = true;
+  }
+  const char *lv = (unsigned)l->level < 4 ? names[l->level] : "log";
+  fprintf(stderr, "%sunlost %s: %s\n", nl ? "\n" : "", lv, l->message);
+  fflush(stderr);
+  if (o->tty) out_redraw(o, NULL);
+  pthread_mutex_unlock(&o->mu);
 }
 
 static void out_piece(demo_out *o, const char *p, size_t n, const char *progress) {
   /* Skip lone unprintable bytes (llama2.c's safe_printf). */
-  if (n == 1 && !isprint((unsigned char)p[0]) && !isspace((unsigned char)p[0])) return;
+  if (n == 0 || (n == 1 && !isprint((unsigned char)p[0]) && !isspace((unsigned char)p[0]))) return;
+  pthread_mutex_lock(&o->mu);
   out_append_all(o, p, n);
   if (!o->tty) {
     fwrite(p, 1, n, stdout);
     fflush(stdout);
+    o->mid_line = p[n - 1] != '\n';
+    pthread_mutex_unlock(&o->mu);
     return;
   }
   for (size_t i = 0; i < n; i++) {
     char ch = p[i];
-    bool brk = ch == '\n' || (ch == ' ' && (int)o->len >= o->wrap) || o->len + 1 >= sizeof o->line;
+    bool brk = ch == '\n' || (ch == ' ' && o->col >= o->wrap) || o->len + 1 >= sizeof o->line;
     if (brk) {
-      printf("\r\033[K%.*s\n", (int)o->len, o->line);
-      o->len = 0;
+      out_flush_line(o);
       if (ch == '\n' || ch == ' ') continue;
     }
     o->line[o->len++] = ch;
+    if (((unsigned char)ch & 0xC0) != 0x80) o->col++; /* not a UTF-8 continuation byte */
   }
   out_redraw(o, progress);
+  pthread_mutex_unlock(&o->mu);
 }
 
 static void out_finish(demo_out *o) {
-  if (o->tty) printf("\r\033[K%.*s\n", (int)o->len, o->line);
+  pthread_mutex_lock(&o->mu);
+  if (o->tty) out_flush_line(o);
   else printf("\n");
+  o->mid_line = false;
   fflush(stdout);
+  pthread_mutex_unlock(&o->mu);
 }
 
 typedef struct demo_run {
@@ -207,6 +289,18 @@ int cmd_demo(int argc, char **argv) {
   llm_gpu *gpu = NULL;
   demo_events ev = {0};
   demo_out out = {0};
+  pthread_mutex_init(&out.mu, NULL);
+  out.tty = isatty(STDOUT_FILENO);
+  out.color = out.tty && !(getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
+  out.err_tty = isatty(STDERR_FILENO);
+  {
+    struct stat so, se;
+    out.err_same = fstat(STDOUT_FILENO, &so) == 0 && fstat(STDERR_FILENO, &se) == 0 &&
+                   so.st_dev == se.st_dev && so.st_ino == se.st_ino;
+  }
+  /* From here on the library's log goes through demo_log (back to stderr
+   * at the end). */
+  ul_set_log_callback(demo_log, &out);
   int32_t *cpu_tokens = calloc((size_t)N, sizeof(int32_t));
   demo_run clean = {calloc((size_t)N, sizeof(int32_t)), 0, 0, 0};
   demo_run lossy = {calloc((size_t)N, sizeof(int32_t)), 0, 0, 0};
@@ -277,7 +371,6 @@ int cmd_demo(int argc, char **argv) {
   const double step_ms = clean.seconds * 1e3 / N;
 
   /* 2. The run with losses, streamed. */
-  out.tty = isatty(STDOUT_FILENO);
   out.wrap = 72;
   if (out.tty) {
     struct winsize ws;
@@ -293,22 +386,27 @@ int cmd_demo(int argc, char **argv) {
       int where = lose ? loss_where[next] : -1;
       double ts = mono_ms();
       const float *lg;
-      if (where == 0) DEMO_TRY(ul_device_force_loss(dev, "demo: injected before a step"), "force a loss");
+      if (where == 0) DEMO_TRY(ul_device_force_loss(dev, DEMO_INJECTED " before a step"), "force a loss");
       DEMO_TRY(llm_gpu_submit(gpu, t, p), "generate");
-      if (where == 1) DEMO_TRY(ul_device_force_loss(dev, "demo: injected with a step in flight"), "force a loss");
+      if (where == 1) DEMO_TRY(ul_device_force_loss(dev, DEMO_INJECTED " with a step in flight"), "force a loss");
       DEMO_TRY(llm_gpu_read_logits(gpu, &lg), "generate");
-      if (lose) {
-        double extra = mono_ms() - ts - step_ms;
-        recovery_ms[next] = extra > 0 ? extra : 0;
-        next++;
-      }
-      t = lossy.tokens[p] = llm_argmax(lg, V);
       const char *piece;
       size_t plen;
       char progress[160];
       double el = (mono_ms() - t0) / 1e3;
       snprintf(progress, sizeof progress, "[%d/%d tokens, %.0f tok/s, losses %d/%d]", p + 1, N,
                el > 0 ? (p + 1) / el : 0.0, ev.recovered, (int)losses);
+      if (lose) {
+        double extra = mono_ms() - ts - step_ms;
+        recovery_ms[next] = extra > 0 ? extra : 0;
+        /* " ⟲ 438 ms": the step's piece follows the mark. */
+        char mark[64], num[32];
+        int w = snprintf(num, sizeof num, "%.0f ms", recovery_ms[next]);
+        snprintf(mark, sizeof mark, out.color ? " \033[2m\u27f2 %s\033[0m" : " \u27f2 %s", num);
+        out_mark(&out, mark, 3 + w, progress);
+        next++;
+      }
+      t = lossy.tokens[p] = llm_argmax(lg, V);
       if (llm_tokenizer_decode(tok, prev, t, &piece, &plen) == UL_OK)
         out_piece(&out, piece, plen, out.tty ? progress : NULL);
       prev = t;
@@ -332,6 +430,7 @@ done:
   if (dev && ul_device_destroy(dev) != UL_OK && !err[0])
     snprintf(err, sizeof err, "destroy the device: %s", ul_last_error());
   if (env) ul_env_destroy(env);
+  ul_set_log_callback(NULL, NULL);
   if (out.tty && !leak_checked && out.len) out_finish(&out);
 
   bool match_clean = clean.steps_done == N && lossy.steps_done == N &&
@@ -355,6 +454,8 @@ done:
            "(device rebuilt and restored in %.1f ms)\n",
            k + 1, loss_step[k], loss_where[k] ? "step in flight" : "before the step",
            recovery_ms[k], ev.event_ms[k]);
+  printf("  unlost's log         %d line%s on the injected losses (not shown), %d other%s\n",
+         out.log_expected, out.log_expected == 1 ? "" : "s", out.log_other, out.log_other == 1 ? "" : "s");
   if (kv == LLM_KV_CALLBACK)
     printf("  re-prefills          %llu, %llu positions, %.1f ms in all\n",
            (unsigned long long)gst.refills, (unsigned long long)gst.refill_tokens,
@@ -394,7 +495,8 @@ done:
       for (int k = 0; k < (int)losses; k++) fprintf(f, "%s%d", k ? "," : "", loss_step[k]);
       fprintf(f, "],\"loss_in_flight\":[");
       for (int k = 0; k < (int)losses; k++) fprintf(f, "%s%s", k ? "," : "", loss_where[k] ? "true" : "false");
-      fprintf(f, "],\"kv\":\"%s\",\"steps\":%d,\"seed\":%llu,\"ok\":%s,\"text\":",
+      fprintf(f, "],\"log_lines_injected\":%d,\"log_lines_other\":%d", out.log_expected, out.log_other);
+      fprintf(f, ",\"kv\":\"%s\",\"steps\":%d,\"seed\":%llu,\"ok\":%s,\"text\":",
               llm_kv_policy_name(kv), N, (unsigned long long)seed, rc == 0 ? "true" : "false");
       cli_json_string(f, out.all ? out.all : "");
       fprintf(f, "}\n");
@@ -403,6 +505,7 @@ done:
   }
   if (err[0]) fprintf(stderr, "unlost demo: %s\n", err);
   free(out.all);
+  pthread_mutex_destroy(&out.mu);
   free(cpu_tokens);
   free(clean.tokens);
   free(lossy.tokens);
