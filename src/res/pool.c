@@ -89,10 +89,11 @@ static ul_status grow(ul__res *r) {
 /* Freed records kept per kind for reuse; none under a sanitizer, which
  * should see every use after a free. */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define UL__OBJ_SPARE 0
+#define UL__OBJ_REUSE 0
 #else
-#define UL__OBJ_SPARE 256
+#define UL__OBJ_REUSE 1
 #endif
+#define UL__OBJ_SPARE 256
 
 static size_t obj_size(ul__obj_kind kind) {
   size_t u;
@@ -257,7 +258,7 @@ void ul__obj_free(ul_device *d, ul__obj *o) {
   free(o->lost_why);
   free(o->label);
   ul__obj_kind k = o->kind;
-  if ((unsigned)k < UL__OBJ_KIND_COUNT && r->nspare[k] < UL__OBJ_SPARE) {
+  if (UL__OBJ_REUSE && (unsigned)k < UL__OBJ_KIND_COUNT && r->nspare[k] < UL__OBJ_SPARE) {
     *(ul__obj **)o = r->spare_obj[k];
     r->spare_obj[k] = o;
     r->nspare[k]++;

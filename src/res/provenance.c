@@ -224,10 +224,11 @@ static void file_unref(ul__src_file *f) {
 #define CHUNK_CLASSES (CHUNK_MAX_SHIFT - CHUNK_MIN_SHIFT + 1)
 #define CHUNK_NO_CLASS UINT32_MAX
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define CHUNK_CACHE_BYTES 0u /* a sanitizer sees every use after a free */
+#define CHUNK_REUSE 0 /* a sanitizer sees every use after a free */
 #else
-#define CHUNK_CACHE_BYTES (16u << 20)
+#define CHUNK_REUSE 1
 #endif
+#define CHUNK_CACHE_BYTES (16u << 20)
 
 typedef union cached_chunk {
   union cached_chunk *next;
@@ -268,7 +269,7 @@ static void chunk_free(ul__chunk *c) {
   if (c->cls != CHUNK_NO_CLASS) {
     size_t size = (size_t)1 << (c->cls + CHUNK_MIN_SHIFT);
     pthread_mutex_lock(&g_chunk_mu);
-    if (g_chunk_cached + size <= CHUNK_CACHE_BYTES) {
+    if (CHUNK_REUSE && g_chunk_cached + size <= CHUNK_CACHE_BYTES) {
       cached_chunk *h = (cached_chunk *)c;
       uint32_t cls = c->cls;
       h->next = g_chunk_free[cls];

@@ -31,10 +31,11 @@ static uint32_t g_quarantine_next;
  * up to UL__WG_SPARE of a kind; none under a sanitizer, which should see
  * every use after a free. */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define UL__WG_SPARE 0
+#define UL__WG_REUSE 0
 #else
-#define UL__WG_SPARE 64
+#define UL__WG_REUSE 1
 #endif
+#define UL__WG_SPARE 64
 #define UL__WG_KINDS 32
 static ul__wg_obj *g_spare[UL__WG_KINDS]; /* linked through their first word, under g_quarantine_mu */
 static uint32_t g_nspare[UL__WG_KINDS];
@@ -46,7 +47,7 @@ void ul__wg_quarantine(void *p) {
   ul__wg_obj *old = g_quarantine[g_quarantine_next];
   g_quarantine[g_quarantine_next] = o;
   g_quarantine_next = (g_quarantine_next + 1) % UL__WG_QUARANTINE;
-  if (old && old->size8 && old->kind < UL__WG_KINDS && g_nspare[old->kind] < UL__WG_SPARE) {
+  if (UL__WG_REUSE && old && old->size8 && old->kind < UL__WG_KINDS && g_nspare[old->kind] < UL__WG_SPARE) {
     uint32_t k = old->kind;
     *(ul__wg_obj **)old = g_spare[k];
     g_spare[k] = old;
