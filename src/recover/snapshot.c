@@ -610,6 +610,10 @@ ul_status ul__checkpoint_async_start(ul_device *d) {
     ul__obj *o = ul__obj_find_any(d, cand[i]);
     pend_how how = pend_kind(o);
     if (how == PEND_NONE) continue;
+    if (a->n >= n) { /* n was counted above from the same list: a change between would be a bug */
+      s = ul__fail(UL_ERR_INTERNAL, "checkpoint: the changed objects changed while it started");
+      break;
+    }
     pend *q = &a->p[a->n++];
     *q = (pend){.o = o, .id = o->id, .how = how};
     const ul__buffer_data *b = &o->u.buf;
