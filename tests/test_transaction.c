@@ -607,6 +607,21 @@ typedef struct async_out {
   uint64_t calls, injected, checkpoints, async_checkpoints;
 } async_out;
 
+/* The points of a fault sweep: counted, the first wrong one named. */
+typedef struct tally {
+  int points, applicable, wrong, errors;
+  uint64_t injected;
+} tally;
+
+static void tally_add(tally *t, const char *spec, int r, uint64_t injected) {
+  t->points++;
+  t->applicable += injected > 0;
+  t->injected += injected;
+  if (r == 1 && !t->wrong) printf("  first wrong at %s\n", spec);
+  t->wrong += r == 1;
+  t->errors += r == 2;
+}
+
 static int async_run(ul_env *env, const char *spec, async_out *out) {
   pp t;
   if (pp_open(&t, env, NULL, false)) return 2;
@@ -678,19 +693,13 @@ static void async_sweep(ul_restore params, uint64_t stride) {
          (unsigned long long)o0.calls, (unsigned long long)o0.checkpoints, (unsigned long long)o0.async_checkpoints);
   ASSERT_GE(o0.async_checkpoints, 2);
   ASSERT_EQ(o0.checkpoints, o0.async_checkpoints + 1); /* and the explicit one */
-  int wrong = 0, errors = 0, points = 0, applicable = 0;
-  uint64_t injected = 0;
+  tally t = {0};
   for (uint64_t at = 1 + (uint64_t)params % stride; at <= o0.calls; at += stride) {
     char spec[64];
     snprintf(spec, sizeof spec, "loss@%llu", (unsigned long long)at);
     async_out o;
     int r = async_run(env, spec, &o);
-    points++;
-    applicable += o.injected > 0;
-    injected += o.injected;
-    if (r == 1 && !wrong) printf("  first wrong at %s\n", spec);
-    wrong += r == 1;
-    errors += r == 2;
+    tally_add(&t, spec, r, o.injected);
   }
   /* Two losses: the second at every 6th call after the first. */
   for (uint64_t at = o0.calls / 3, n = 0; n < (12 + SWEEP - 1) / SWEEP && at + 40 < o0.calls; at += stride / SWEEP, n++) {
@@ -699,21 +708,16 @@ static void async_sweep(ul_restore params, uint64_t stride) {
       snprintf(spec, sizeof spec, "loss@%llu,loss@%llu", (unsigned long long)at, (unsigned long long)(at + j));
       async_out o;
       int r = async_run(env, spec, &o);
-      points++;
-      applicable += o.injected > 0;
-      injected += o.injected;
-      if (r == 1 && !wrong) printf("  first wrong at %s\n", spec);
-      wrong += r == 1;
-      errors += r == 2;
+      tally_add(&t, spec, r, o.injected);
     }
   }
-  printf("  %d points (%d with a loss, %llu injected), %d wrong, %d errors\n", points, applicable,
-         (unsigned long long)injected, wrong, errors);
+  printf("  %d points (%d with a loss, %llu injected), %d wrong, %d errors\n", t.points, t.applicable,
+         (unsigned long long)t.injected, t.wrong, t.errors);
   ASSERT_OK(ul_env_destroy(env));
   g_params_restore = UL_RESTORE_SHADOW;
-  ASSERT_GE(applicable, points * 9 / 10);
-  ASSERT_EQ(wrong, 0);
-  ASSERT_EQ(errors, 0);
+  ASSERT_GE(t.applicable, t.points * 9 / 10);
+  ASSERT_EQ(t.wrong, 0);
+  ASSERT_EQ(t.errors, 0);
 }
 
 /* 13. What changed after an asynchronous checkpoint's place stays to be
@@ -762,22 +766,18 @@ static void test_async_checkpoint_keeps_later_changes(void) {
   bool saw;
   ASSERT_EQ(later_run(env, "seed=1", &calls, &injected, &saw), 0);
   ASSERT_TRUE(saw);
-  int wrong = 0, errors = 0, applicable = 0, points = 0;
+  tally t = {0};
   for (uint64_t at = 1; at <= calls; at += 7 * SWEEP) {
     char spec[64];
     snprintf(spec, sizeof spec, "loss@%llu", (unsigned long long)at);
     int r = later_run(env, spec, &calls, &injected, &saw);
-    points++;
-    applicable += injected > 0;
-    if (r == 1 && !wrong) printf("  first wrong at %s\n", spec);
-    wrong += r == 1;
-    errors += r == 2;
+    tally_add(&t, spec, r, injected);
   }
-  printf("  %d points (%d with a loss), %d wrong, %d errors\n", points, applicable, wrong, errors);
+  printf("  %d points (%d with a loss), %d wrong, %d errors\n", t.points, t.applicable, t.wrong, t.errors);
   ASSERT_OK(ul_env_destroy(env));
-  ASSERT_GE(applicable, points * 9 / 10);
-  ASSERT_EQ(wrong, 0);
-  ASSERT_EQ(errors, 0);
+  ASSERT_GE(t.applicable, t.points * 9 / 10);
+  ASSERT_EQ(t.wrong, 0);
+  ASSERT_EQ(t.errors, 0);
 }
 
 /* 14. A program that reads its results back every step (a copy into a
@@ -839,25 +839,21 @@ static void test_async_checkpoints_commit_past_readbacks(void) {
   ASSERT_EQ(readback_run(env, "seed=1", &o0), 0);
   printf("  %llu calls, %llu checkpoints (%llu asynchronous)\n", (unsigned long long)o0.calls,
          (unsigned long long)o0.checkpoints, (unsigned long long)o0.async_checkpoints);
-  int wrong = 0, errors = 0, applicable = 0, points = 0;
+  tally t = {0};
   for (uint64_t at = 7; at <= o0.calls; at += 101 * SWEEP) {
     char spec[64];
     snprintf(spec, sizeof spec, "loss@%llu", (unsigned long long)at);
     async_out o;
     int r = readback_run(env, spec, &o);
-    points++;
-    applicable += o.injected > 0;
-    if (r == 1 && !wrong) printf("  first wrong at %s\n", spec);
-    wrong += r == 1;
-    errors += r == 2;
+    tally_add(&t, spec, r, o.injected);
   }
-  printf("  %d points (%d with a loss), %d wrong, %d errors\n", points, applicable, wrong, errors);
+  printf("  %d points (%d with a loss), %d wrong, %d errors\n", t.points, t.applicable, t.wrong, t.errors);
   ASSERT_OK(ul_env_destroy(env));
   ASSERT_GE(o0.async_checkpoints, 2);
   ASSERT_EQ(o0.checkpoints, o0.async_checkpoints);
-  ASSERT_GE(applicable, points * 9 / 10);
-  ASSERT_EQ(wrong, 0);
-  ASSERT_EQ(errors, 0);
+  ASSERT_GE(t.applicable, t.points * 9 / 10);
+  ASSERT_EQ(t.wrong, 0);
+  ASSERT_EQ(t.errors, 0);
 }
 
 static void test_async_checkpoints_under_losses(void) {
