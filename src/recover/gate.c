@@ -155,6 +155,7 @@ static ul_status recover_attempts(ul_device *d, ul__target target) {
         if (!s && !atomic_load(&d->lost)) {
           /* The lost device's teardown is not waited for. */
           uint64_t tr = ul__now_ns();
+          ul__checkpoint_device_gone(d);
           ul__native_release_async(d, &old);
           d->phases.release = ul__now_ns() - tr;
           /* For the next loss; once the contents left for their first use

@@ -38,8 +38,17 @@ ul_status ul__checkpoint_async_start(ul_device *d);
  * committed, false when it was given up (a loss, a failure). */
 bool ul__checkpoint_async_settle(ul_device *d, uint64_t wait_ns);
 bool ul__checkpoint_async_pending(ul_device *d);
+/* The device the checkpoint's copies were recorded on is about to be let
+ * go (a recovery or a move swapped in another): the checkpoint under way
+ * is given up and the staging buffer of that device released now, while
+ * it is still this device's to release (never after the teardown of its
+ * device began on another thread). */
+void ul__checkpoint_device_gone(ul_device *d);
 /* Drops the copies of a checkpoint under way (device destroy). */
 void ul__checkpoint_forget(ul_device *d);
+/* The epoch of the device the checkpoints' staging buffer was made on; 0:
+ * none is held (for tests). */
+uint64_t ul__checkpoint_staging_epoch(ul_device *d);
 /* Copies the checkpoint under way keeps now (for tests). */
 uint32_t ul__checkpoint_kept(ul_device *d);
 

@@ -474,6 +474,11 @@ uint32_t ul__checkpoint_kept(ul_device *d) {
   return k ? k->n : 0;
 }
 
+uint64_t ul__checkpoint_staging_epoch(ul_device *d) {
+  const ul__ckpt *k = d->res && d->res->log ? ckpt_of(d, false) : NULL;
+  return k && k->a.st ? k->a.st_epoch : 0;
+}
+
 ul_status ul__checkpoint_locked(ul_device *d) {
   bool progress;
   return ul__checkpoint_attempt(d, &progress);
@@ -732,6 +737,18 @@ static bool async_commit(ul_device *d, ul__ckpt *k) {
   uint64_t t1 = ul__now_ns();
   ul__timeline_note(d, 0, &(ul__tl_event){.type = UL__TL_CHECKPOINT, .bytes = kept, .dur_ns = t1 - a->t0});
   return true;
+}
+
+void ul__checkpoint_device_gone(ul_device *d) {
+  ul__ckpt *k = d->res && d->res->log ? ckpt_of(d, false) : NULL;
+  if (!k) return;
+  async_drop(d, k, true);
+  if (k->a.st && k->a.st_epoch != d->epoch) {
+    d->wgpu->BufferDestroy(k->a.st);
+    d->wgpu->BufferRelease(k->a.st);
+    k->a.st = NULL;
+    k->a.st_size = 0;
+  }
 }
 
 bool ul__checkpoint_async_settle(ul_device *d, uint64_t wait_ns) {
