@@ -75,13 +75,8 @@ typedef struct ul__buffer_data {
   uint64_t source_offset;
   uint64_t source_file_size; /* SOURCE file: its size and modification time at */
   int64_t source_mtime_ns;   /* create; a restore refuses a file that changed */
-  uint64_t source_hash;      /* SOURCE file: hash of what the first read read */
-  bool source_hashed;        /* (all of it to 1 MiB, else UL__SOURCE_SAMPLES blocks) */
-  /* Its native buffer was made and filled ahead on the standby, from the
-   * file whose sample hash was prefill_hash: the restore checks the file
-   * as always and, the same, copies nothing (ul__buffer_restore). */
-  bool prefilled;
-  uint64_t prefill_hash;
+  uint64_t source_hash;      /* SOURCE file: hash of what the first read read, when */
+  uint64_t prefill_hash;     /* source_hashed (all of it to 1 MiB, else UL__SOURCE_SAMPLES blocks) */
   /* SOURCE file on the CPU adapter: its range mapped read-only by the
    * first restore and kept (address space, not memory: the pages are the
    * page cache's) for the next ones while it is the same file (buffer_restore.c). */
@@ -89,31 +84,26 @@ typedef struct ul__buffer_data {
   size_t source_map_len;
   uint64_t source_map_dev, source_map_ino;
   /* On the CPU adapter: the host pages it lives in across devices
-   * (res/backing.c), and whether its native buffer is made over them. */
+   * (res/backing.c), and whether its native buffer is made over them
+   * (on_backing). */
   struct ul__backing *backing;
-  bool on_backing;
   ul_restore_fn restore_fn;
   void *restore_user;
   uint8_t *shadow;         /* SHADOW: host copy of every write */
   uint8_t *checkpoint;     /* LOG: contents at the last checkpoint (NULL: zeros) */
   /* MAP_READ: what the program's last mapping of it all showed, taken at
-   * its unmap (up to UL__READ_COPY_MAX bytes); valid until the buffer is
-   * changed again (ul__obj_note_changed): a checkpoint takes it instead of
-   * mapping the buffer. */
+   * its unmap (up to UL__READ_COPY_MAX bytes); valid (read_copy_valid)
+   * until the buffer is changed again (ul__obj_note_changed): a checkpoint
+   * takes it instead of mapping the buffer. */
   uint8_t *read_copy;
-  bool read_copy_valid;
   uint64_t read_copy_epoch; /* taken on this device epoch: valid on it only */
-  bool dirty;              /* LOG: changed since the last checkpoint */
-  bool mapped;
   void *map_ptr;
   uint64_t map_offset, map_size;
-  uint32_t map_mode;       /* WGPUMapMode of the mapping */
   /* A native map started for the program and not yet seen to end (the
-   * webgpu.h front door's MapAsync): a checkpoint cannot map it itself,
-   * but may wait for it (map_cb: its record, a reference of its own;
-   * map_future, map_epoch: the native future and the device it was
+   * webgpu.h front door's MapAsync, map_started): a checkpoint cannot map
+   * it itself, but may wait for it (map_cb: its record, a reference of its
+   * own; map_future, map_epoch: the native future and the device it was
    * started on; map_cb_off, map_cb_size: its range) and read the mapping. */
-  bool map_started;
   struct ul__cb *map_cb;
   WGPUFuture map_future;
   uint64_t map_epoch;
@@ -127,8 +117,20 @@ typedef struct ul__buffer_data {
    * (prov_ckpt) instead of reading them back; the first GPU write makes it
    * a plain LOG buffer (prov_ckpt stays its restore until a checkpoint
    * reads it back). */
-  bool from_use, host_only;
   ul__prov prov, prov_ckpt;
+  uint32_t map_mode;       /* WGPUMapMode of the mapping */
+  /* The flags, together (a buffer's record is per buffer the program has). */
+  bool source_hashed;
+  /* Its native buffer was made and filled ahead on the standby, from the
+   * file whose sample hash was prefill_hash: the restore checks the file
+   * as always and, the same, copies nothing (ul__buffer_restore). */
+  bool prefilled;
+  bool on_backing;
+  bool read_copy_valid;
+  bool dirty;              /* LOG: changed since the last checkpoint */
+  bool mapped;
+  bool map_started;
+  bool from_use, host_only;
 } ul__buffer_data;
 
 /* The engine keeps every object's descriptor in WebGPU's own terms (the
@@ -247,7 +249,20 @@ typedef struct ul__obj {
   uint32_t id;
   ul__obj_kind kind;
   ul__obj_state state;
+  /* Live objects built from this one (a pipeline from its shader, a bind
+   * group from its layout, pipeline and resources), and whether this one
+   * counts itself in its parents' (holds_parents, from a successful create
+   * on). */
+  uint32_t dependents;
   uint64_t epoch;          /* epoch of `native` */
+  /* Bind groups and pipelines: the operation log's generation when a
+   * logged submission last named it (ul__oplog_names). */
+  uint64_t log_gen;
+  uint64_t track_id;
+  char *label;
+  char *lost_why;          /* LOST: what lost it (owned), for the refusals' messages */
+  ul_site site;
+  void *native;            /* WGPUBuffer, WGPUTexture, ... */
   bool pending;            /* being created: rebuild leaves it alone */
   /* Left unbuilt by a rebuild (a kind that holds no contents: shaders,
    * layouts, pipelines, bind groups): `native` is made from the descriptor
@@ -259,9 +274,6 @@ typedef struct ul__obj {
    * stream behind the submissions (ul__restore_stream), or before a
    * checkpoint (ul__restore_all): restore on demand. */
   bool unrestored;
-  /* Bind groups and pipelines: the operation log's generation when a
-   * logged submission last named it (ul__oplog_names). */
-  uint64_t log_gen;
   /* Destroyed by the program while the operation log still names it or
    * objects built from it live: the handle is dead and the native object
    * released, but the descriptor is kept so that a rebuild or a replay can
@@ -270,16 +282,7 @@ typedef struct ul__obj {
   /* In the device's list of objects changed since the last checkpoint
    * (ul__obj_note_changed). */
   bool noted;
-  /* Live objects built from this one (a pipeline from its shader, a bind
-   * group from its layout, pipeline and resources), and whether this one
-   * counts itself in its parents' (from a successful create on). */
-  uint32_t dependents;
   bool holds_parents;
-  uint64_t track_id;
-  char *label;
-  char *lost_why;          /* LOST: what lost it (owned), for the refusals' messages */
-  ul_site site;
-  void *native;            /* WGPUBuffer, WGPUTexture, ... */
   union {
     ul__buffer_data buf;
     ul__texture_data tex;

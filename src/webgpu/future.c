@@ -346,12 +346,12 @@ void ul__wg_futures_fail_device(ul__wg_instance *in, ul__wg_device *dv, const ch
     if (!pick) break;
     if (pick->kind == UL__WGF_MAP) {
       ul__wg_buffer *b = (ul__wg_buffer *)pick->target;
-      pthread_mutex_lock(&b->mu);
+      pthread_mutex_lock(ul__wg_buffer_mu(b));
       if (b->pending == pick->id) {
         b->map_state = UL__WG_UNMAPPED;
         b->pending = 0;
       }
-      pthread_mutex_unlock(&b->mu);
+      pthread_mutex_unlock(ul__wg_buffer_mu(b));
       ul__wg_future_resolve(in, pick, WGPUMapAsyncStatus_Aborted, 0, NULL, why);
     } else {
       /* The implementation answers a lost device's work-done with success. */

@@ -156,8 +156,7 @@ typedef struct ul__wg_buffer {
   ul__wg_obj h;
   uint64_t size;
   uint64_t usage;          /* as the program asked */
-  pthread_mutex_t mu;      /* leaf: the map state */
-  ul__wg_map_state map_state;
+  ul__wg_map_state map_state; /* under ul__wg_buffer_mu(b) */
   uint64_t map_mode;       /* WGPUMapMode of the mapping */
   size_t map_offset, map_size;
   uint8_t *host;           /* mappedAtCreation: the bytes the program writes (owned) */
@@ -167,6 +166,11 @@ typedef struct ul__wg_buffer {
   WGPUStatus (*restore_fn)(WGPUDevice device, WGPUBuffer buffer, void *user);
   void *restore_user;
 } ul__wg_buffer;
+
+/* The lock of b's map state: one of a fixed set shared by all buffers
+ * (a mutex per buffer cost 40 bytes of every one). A leaf: nothing is
+ * taken under it, so two buffers sharing one cannot deadlock. */
+pthread_mutex_t *ul__wg_buffer_mu(const ul__wg_buffer *b);
 
 /* The engine's spec of an explicit policy (policy.c); `st` holds a SOURCE
  * file's state. */

@@ -7,13 +7,23 @@
 void ul__wg_buffer_free(ul__wg_buffer *b) {
   free(b->host);
   b->host = NULL;
-  pthread_mutex_destroy(&b->mu);
+}
+
+#define UL__WG_MAP_LOCKS 64
+#define L1 PTHREAD_MUTEX_INITIALIZER
+#define L8 L1, L1, L1, L1, L1, L1, L1, L1
+static pthread_mutex_t g_map_locks[UL__WG_MAP_LOCKS] = {L8, L8, L8, L8, L8, L8, L8, L8};
+#undef L8
+#undef L1
+
+pthread_mutex_t *ul__wg_buffer_mu(const ul__wg_buffer *b) {
+  uintptr_t k = (uintptr_t)b;
+  return &g_map_locks[(k >> 6 ^ k >> 12) % UL__WG_MAP_LOCKS];
 }
 
 static ul__wg_buffer *error_buffer(ul__wg_device *dv, const WGPUBufferDescriptor *desc) {
   ul__wg_buffer *b = ul__wg_new(UL__WG_BUFFER, sizeof *b, dv);
   if (!b) return NULL;
-  pthread_mutex_init(&b->mu, NULL);
   if (desc) {
     b->size = desc->size;
     b->usage = desc->usage;
@@ -135,7 +145,7 @@ static ul_status engine_unmap(ul__wg_buffer *b) {
  * is answered Aborted. */
 static void end_mapping(ul__wg_buffer *b, const char *why, bool write_back) {
   ul__wg_device *dv = b->h.dev;
-  pthread_mutex_lock(&b->mu);
+  pthread_mutex_lock(ul__wg_buffer_mu(b));
   ul__wg_map_state st = b->map_state;
   uint64_t pending = b->pending;
   uint8_t *host = b->host;
@@ -143,7 +153,7 @@ static void end_mapping(ul__wg_buffer *b, const char *why, bool write_back) {
   b->pending = 0;
   b->host = NULL;
   b->map_base = NULL;
-  pthread_mutex_unlock(&b->mu);
+  pthread_mutex_unlock(ul__wg_buffer_mu(b));
   if (st == UL__WG_PENDING && pending) {
     /* A map not yet told to the program: its callback says Aborted, and
      * whatever the engine mapped for it is unmapped. */
@@ -191,13 +201,13 @@ static void end_mapping(ul__wg_buffer *b, const char *why, bool write_back) {
 void ul__wg_map_told(ul__wg_future *f) {
   ul__wg_buffer *b = (ul__wg_buffer *)f->target;
   if (!b) return;
-  pthread_mutex_lock(&b->mu);
+  pthread_mutex_lock(ul__wg_buffer_mu(b));
   if (b->pending == f->id) {
     b->pending = 0;
     b->map_state = f->status == WGPUMapAsyncStatus_Success ? UL__WG_MAPPED : UL__WG_UNMAPPED;
     if (b->map_state != UL__WG_MAPPED) b->map_base = NULL;
   }
-  pthread_mutex_unlock(&b->mu);
+  pthread_mutex_unlock(ul__wg_buffer_mu(b));
 }
 
 UL__WG_EXPORT void wgpuBufferRelease(WGPUBuffer buffer) {
@@ -233,9 +243,9 @@ UL__WG_EXPORT WGPUBufferUsage wgpuBufferGetUsage(WGPUBuffer buffer) {
 UL__WG_EXPORT WGPUBufferMapState wgpuBufferGetMapState(WGPUBuffer buffer) {
   ul__wg_buffer *b = ul__wg_check(buffer, UL__WG_BUFFER, "wgpuBufferGetMapState");
   if (!b) return WGPUBufferMapState_Unmapped;
-  pthread_mutex_lock(&b->mu);
+  pthread_mutex_lock(ul__wg_buffer_mu(b));
   ul__wg_map_state st = b->map_state;
-  pthread_mutex_unlock(&b->mu);
+  pthread_mutex_unlock(ul__wg_buffer_mu(b));
   return st == UL__WG_MAPPED ? WGPUBufferMapState_Mapped
          : st == UL__WG_PENDING ? WGPUBufferMapState_Pending
                                 : WGPUBufferMapState_Unmapped;
@@ -250,7 +260,7 @@ UL__WG_EXPORT void wgpuBufferSetLabel(WGPUBuffer buffer, WGPUStringView label) {
  * of 8 and the size of 4; NULL otherwise. */
 static void *mapped_range(ul__wg_buffer *b, size_t offset, size_t size, bool writable) {
   void *p = NULL;
-  pthread_mutex_lock(&b->mu);
+  pthread_mutex_lock(ul__wg_buffer_mu(b));
   if (b->map_state == UL__WG_MAPPED && b->map_base && (!writable || (b->map_mode & WGPUMapMode_Write))) {
     /* The whole size is the rest of the buffer (it must lie inside the mapping). */
     if (size == WGPU_WHOLE_MAP_SIZE) size = offset <= b->size ? (size_t)(b->size - offset) : 0;
@@ -258,7 +268,7 @@ static void *mapped_range(ul__wg_buffer *b, size_t offset, size_t size, bool wri
         offset - b->map_offset <= b->map_size - size)
       p = b->map_base + (offset - b->map_offset);
   }
-  pthread_mutex_unlock(&b->mu);
+  pthread_mutex_unlock(ul__wg_buffer_mu(b));
   return p;
 }
 
@@ -303,7 +313,7 @@ UL__WG_EXPORT WGPUFuture wgpuBufferMapAsync(WGPUBuffer buffer, WGPUMapMode mode,
   if (size == WGPU_WHOLE_MAP_SIZE) size = offset <= b->size ? (size_t)(b->size - offset) : 0;
   const char *bad = NULL;
   uint32_t status = WGPUMapAsyncStatus_Error;
-  pthread_mutex_lock(&b->mu);
+  pthread_mutex_lock(ul__wg_buffer_mu(b));
   if (atomic_load(&dv->lost)) {
     bad = "the device is lost";
     status = WGPUMapAsyncStatus_Aborted;
@@ -321,7 +331,7 @@ UL__WG_EXPORT WGPUFuture wgpuBufferMapAsync(WGPUBuffer buffer, WGPUMapMode mode,
     b->map_state = UL__WG_PENDING;
     b->pending = f->id;
   }
-  pthread_mutex_unlock(&b->mu);
+  pthread_mutex_unlock(ul__wg_buffer_mu(b));
   if (bad) {
     if (status == WGPUMapAsyncStatus_Error)
       ul__wg_error(dv, WGPUErrorType_Validation, "wgpuBufferMapAsync: %s", bad);
@@ -347,9 +357,9 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
   ul__wg_buffer *b = (ul__wg_buffer *)f->target;
   ul__wg_device *dv = f->dev;
   if (!b || !dv) return f->ready;
-  pthread_mutex_lock(&b->mu);
+  pthread_mutex_lock(ul__wg_buffer_mu(b));
   bool mine = b->map_state == UL__WG_PENDING && b->pending == f->id;
-  pthread_mutex_unlock(&b->mu);
+  pthread_mutex_unlock(ul__wg_buffer_mu(b));
   if (!mine) return f->ready; /* unmapped or destroyed meanwhile: answered there */
   ul__map_outcome m;
   if (!f->ask.started && atomic_load(&dv->lost)) {
@@ -361,14 +371,14 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
   if (m.step == UL__MAP_PENDING) return false;
   if (m.step == UL__MAP_MAPPED) {
     void *p = m.ptr;
-    pthread_mutex_lock(&b->mu);
+    pthread_mutex_lock(ul__wg_buffer_mu(b));
     if (b->pending == f->id) { /* Mapped at its callback (ul__wg_map_told) */
       b->map_mode = f->map_mode;
       b->map_offset = f->map_offset;
       b->map_size = f->map_size;
       b->map_base = p;
     }
-    pthread_mutex_unlock(&b->mu);
+    pthread_mutex_unlock(ul__wg_buffer_mu(b));
     ul__wg_future_resolve(in, f, p || !f->map_size ? WGPUMapAsyncStatus_Success : WGPUMapAsyncStatus_Error, 0,
                           NULL, p || !f->map_size ? "" : "no mapped range");
     return true;
@@ -379,9 +389,9 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
     ul__wg_report(dv, m.s, "wgpuBufferMapAsync");
     status = m.s == UL_ERR_DEVICE_FAILED ? WGPUMapAsyncStatus_Aborted : WGPUMapAsyncStatus_Error;
   }
-  pthread_mutex_lock(&b->mu);
+  pthread_mutex_lock(ul__wg_buffer_mu(b));
   if (b->pending == f->id) b->map_state = UL__WG_UNMAPPED, b->pending = 0;
-  pthread_mutex_unlock(&b->mu);
+  pthread_mutex_unlock(ul__wg_buffer_mu(b));
   if (m.step == UL__MAP_LOST) {
     ul__wg_error(dv, WGPUErrorType_Internal, "%s", m.message);
     status = WGPUMapAsyncStatus_Error;

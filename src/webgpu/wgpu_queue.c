@@ -30,9 +30,9 @@ const char *ul__wg_cmdbuf_mapped(const ul__wg_cmdbuf *c) {
       const ul__wg_obj *x = k == 0 ? o : inner->objs[k - 1];
       if (x->kind != UL__WG_BUFFER) continue;
       ul__wg_buffer *b = (ul__wg_buffer *)x;
-      pthread_mutex_lock(&b->mu);
+      pthread_mutex_lock(ul__wg_buffer_mu(b));
       bool mapped = b->map_state != UL__WG_UNMAPPED;
-      pthread_mutex_unlock(&b->mu);
+      pthread_mutex_unlock(ul__wg_buffer_mu(b));
       if (mapped) return "a buffer it uses is mapped or has a map pending";
     }
   }
@@ -86,9 +86,9 @@ UL__WG_EXPORT void wgpuQueueWriteBuffer(WGPUQueue queue, WGPUBuffer buffer, uint
   ul__wg_buffer *b = ul__wg_check_on(dv, buffer, UL__WG_BUFFER, what);
   if (!b || atomic_load(&dv->lost)) return;
   const char *bad = NULL;
-  pthread_mutex_lock(&b->mu);
+  pthread_mutex_lock(ul__wg_buffer_mu(b));
   bool mapped = b->map_state != UL__WG_UNMAPPED;
-  pthread_mutex_unlock(&b->mu);
+  pthread_mutex_unlock(ul__wg_buffer_mu(b));
   if (!b->h.id || atomic_load(&b->h.destroyed)) bad = "the buffer is invalid or destroyed";
   else if (!(b->usage & WGPUBufferUsage_CopyDst)) bad = "the buffer lacks the CopyDst usage";
   else if (bufferOffset % 4 || size % 4) bad = "the offset and the size must be multiples of 4";

@@ -154,10 +154,12 @@ if(TARGET unlost_webgpu)
 endif()
 
 # What objects cost in host memory: the same program linked to the
-# implementation and to libunlost-webgpu (objmem_webgpu.sh compares them). A
-# measurement, not a test: Dawn frees its own part lazily, so what is left
-# after a release varies by a megabyte from run to run (test_recovery's
-# test_only_what_the_log_names_is_kept checks the layer's part exactly).
+# implementation and to libunlost-webgpu; objmem_webgpu.sh bounds what the
+# layer adds to one more buffer and bind group alive (issue 36, observation
+# 12). What is left after a release is printed, not checked: Dawn frees its
+# own part lazily, by a megabyte more or less from run to run (test_recovery's
+# test_only_what_the_log_names_is_kept checks the layer's part exactly). Not
+# under a sanitizer, whose allocator mallinfo2 does not see.
 if(TARGET unlost_webgpu)
   foreach(way direct linked)
     add_executable(webgpu_objmem_${way} ${CMAKE_SOURCE_DIR}/tests/webgpu/objmem_webgpu.c)
@@ -166,6 +168,10 @@ if(TARGET unlost_webgpu)
   endforeach()
   target_link_libraries(webgpu_objmem_direct PRIVATE ${UL_DAWN_LIB} m)
   target_link_libraries(webgpu_objmem_linked PRIVATE unlost_webgpu m)
+  if(NOT UL_SANITIZE)
+    add_test(NAME webgpu_objmem COMMAND bash ${CMAKE_SOURCE_DIR}/tests/webgpu/objmem_webgpu.sh ${CMAKE_BINARY_DIR}/tests/webgpu)
+    set_tests_properties(webgpu_objmem PROPERTIES TIMEOUT 300 LABELS "webgpu" ENVIRONMENT "${UL_WEBGPU_TEST_ENV}")
+  endif()
 endif()
 
 # Bounded input (issue 36): one program on webgpu.h built linked to the
