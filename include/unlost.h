@@ -104,7 +104,9 @@ UL_API void ul_clear_error(void);
  * UL_ERR_INVALID_ARGUMENT with a message quoting the text otherwise; *out
  * is written only on success. */
 UL_API ul_status ul_parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
+/* ul_parse_u64 with a size suffix: K, M, G or T (x1024^n), then nothing, B or iB. */
 UL_API ul_status ul_parse_size(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
+/* A finite decimal number in [lo, hi]: an optional minus, digits, a fraction and an exponent allowed. */
 UL_API ul_status ul_parse_f64(const char *text, double lo, double hi, double *out);
 /* For code layered on unlost (a model loader, an engine, the CLI): its
  * failures go through the same per-thread error, so that its caller reads
@@ -113,6 +115,7 @@ UL_API ul_status ul_parse_f64(const char *text, double lo, double hi, double *ou
  * message that already starts with that context keeps it). Both set the
  * thread's status to s and return s. */
 UL_API ul_status ul_error_set(ul_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prepends "context: " (formatted) to the thread's message, once; sets s and returns it. */
 UL_API ul_status ul_error_wrap(ul_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 
@@ -236,6 +239,7 @@ UL_API ul_status ul_env_info_get(ul_env *env, ul_env_info *out);
  * created or recovered last (and none once that one is destroyed, until
  * another is created or recovers). */
 UL_API ul_status ul_env_chaos_arm(ul_env *env, const char *spec);
+/* The calls counted and the faults injected since the last arm (either pointer may be NULL). */
 UL_API ul_status ul_env_chaos_counts(ul_env *env, uint64_t *calls, uint64_t *injected);
 
 /* ---- device ----------------------------------------------------------------- */
@@ -305,6 +309,7 @@ typedef struct ul_limits {
   X(RECOVERING, "RECOVERING", "a new device is being built")                                      \
   X(FALLBACK, "FALLBACK", "working, on the fallback (CPU) adapter")                               \
   X(FAILED, "FAILED", "recovery gave up; calls fail with UL_ERR_DEVICE_FAILED")
+/* The device's states (UL_DEVICE_STATE_MAP gives each one's meaning). */
 typedef enum ul_device_state {
 #define UL__DEVICE_STATE_ENUM(name, text, meaning) UL_DEVICE_##name,
   UL_DEVICE_STATE_MAP(UL__DEVICE_STATE_ENUM)
@@ -323,6 +328,7 @@ UL_API const char *ul_device_state_name(ul_device_state s);
   X(FALLBACK, "fallback", "moved to the fallback adapter")                                        \
   X(FAILED, "failed", "recovery gave up")                                                         \
   X(HEALTH, "health", "the health monitor changed state (ul_event.health)")
+/* What an event reports (UL_EVENT_KIND_MAP gives each one's meaning). */
 typedef enum ul_event_kind {
 #define UL__EVENT_KIND_ENUM(name, text, meaning) UL_EVENT_##name,
   UL_EVENT_KIND_MAP(UL__EVENT_KIND_ENUM)
@@ -459,8 +465,8 @@ typedef struct ul_device_desc {
    * 256 bytes a record; the oldest are dropped, and counted, when full);
    * timeline_min_bytes 0: 64 KiB; timeline_off: no timeline. */
   uint64_t timeline_bytes;
-  uint64_t timeline_min_bytes;
-  bool timeline_off;
+  uint64_t timeline_min_bytes; /* creates and destroys smaller than this are not events (0: 64 KiB) */
+  bool timeline_off;           /* no timeline */
 } ul_device_desc;
 
 /* Requests an adapter (high-performance first, then the fallback adapter)
@@ -555,6 +561,7 @@ typedef struct ul_bind_group { uint32_t id; /* 0: none */ } ul_bind_group;
  *   CALLBACK: the program refills the object from its ul_restore_fn. */
 #define UL_RESTORE_MAP(X) \
   X(LOG, "log") X(NONE, "none") X(SOURCE, "source") X(SHADOW, "shadow") X(CALLBACK, "callback")
+/* How a buffer's contents come back after a loss (see above). */
 typedef enum ul_restore {
 #define UL__RESTORE_ENUM(name, text) UL_RESTORE_##name,
   UL_RESTORE_MAP(UL__RESTORE_ENUM)
@@ -1114,18 +1121,20 @@ UL_API ul_status ul_device_memory_stats(ul_device *device, ul_memory_stats *out)
  * What the device was doing when it was lost: the submissions not known
  * to be finished (the work that was running, or queued behind it), and the
  * last ones that finished, with their times. */
+/* How many submissions a ul_loss_info lists of each kind. */
 #define UL_LOSS_SUBMISSIONS 8
 /* One submission of a command list (ul_cmd_submit). */
 typedef struct ul_submission_info {
   uint64_t serial;           /* as ul_cmd_submit returned it */
   char label[64];            /* the command list's label; "" for none */
   const char *file;          /* where the list was created (ul_cmd_create's site) */
-  int line;
+  int line;                  /* and its line */
   char pipelines[128];       /* labels of the pipelines it dispatches, ", " between */
   /* In flight: from its submit to the loss. Finished: from its submit to
    * the moment its completion was seen (an upper bound of its GPU time). */
   double ms;
 } ul_submission_info;
+/* A device's latest loss: when, why, and the submissions it caught. */
 typedef struct ul_loss_info {
   uint64_t number;           /* 1 for the device's first loss; 0: none yet */
   uint64_t epoch;            /* the epoch of the native device that was lost */
@@ -1134,9 +1143,9 @@ typedef struct ul_loss_info {
   char message[256];         /* the implementation's message */
   uint32_t in_flight;        /* submissions not known finished at the loss */
   uint32_t in_flight_listed; /* the oldest, in in_flight_list (at most 8) */
-  ul_submission_info in_flight_list[UL_LOSS_SUBMISSIONS];
+  ul_submission_info in_flight_list[UL_LOSS_SUBMISSIONS]; /* oldest first */
   uint32_t finished_listed;  /* the last that finished, newest first */
-  ul_submission_info finished_list[UL_LOSS_SUBMISSIONS];
+  ul_submission_info finished_list[UL_LOSS_SUBMISSIONS]; /* newest first */
 } ul_loss_info;
 /* The device's latest loss (out->number 0 when it was never lost). The
  * log line of a loss says the same ("lost while 'matmul' (model.c:212) had
