@@ -123,6 +123,9 @@ static void test_clean_run(void) {
   EXPECT_TRUE(prom_get(&doc, "unlost_device_state", "device=gpu0", &v) && v == 0);
   EXPECT_TRUE(prom_get(&doc, "unlost_breaker_state", "device=gpu0", &v) && v == 0);
   EXPECT_TRUE(prom_get(&doc, "unlost_serve_workload_runs_total", "device=gpu0,result=ok", &v) && v >= 1);
+  char version[64];
+  snprintf(version, sizeof version, "version=%s", ul_version());
+  EXPECT_TRUE(prom_get(&doc, "unlost_build_info", version, &v) && v == 1);
 
   http_reply_free(&r);
   EXPECT_TRUE(http_get(s.port, "/healthz", &r));

@@ -163,6 +163,11 @@ ul_status ul__metrics_prometheus(const ul__metrics_device *devs, size_t n, char 
   ul__prom_hist empty;
   (void)ul__prom_hist_init(&empty, NULL, 0);
 
+  /* Which unlost answers: one series of value 1, its version a label. */
+  ul__prom_family(&b, "unlost_build_info", "gauge", "The unlost library serving these metrics (value 1).");
+  ul__sb_printf(&b, "unlost_build_info{version=\"%d.%d.%d\"} 1\n", UL_VERSION_MAJOR, UL_VERSION_MINOR,
+                UL_VERSION_PATCH);
+
   if (ul__any_health(devs, n)) {
     ul__prom_family(&b, "unlost_device_state", "gauge",
                     "Health of the device: 0 HEALTHY, 1 DEGRADED, 2 BROKEN (also while probing).");
