@@ -19,11 +19,13 @@ void ul__recovery_work(ul_device *d, bool on) {
 #define UL__PUMP_NS 250000ull
 static _Atomic uint64_t g_last_pump;
 
-void ul__pump(ul_env *env, WGPUInstance inst) {
+void ul__pump_every(ul_env *env, WGPUInstance inst, uint64_t min_ns) {
   uint64_t now = ul__now_ns(), last = atomic_load(&g_last_pump);
-  if (now - last < UL__PUMP_NS || !atomic_compare_exchange_strong(&g_last_pump, &last, now)) return;
+  if (now - last < min_ns || !atomic_compare_exchange_strong(&g_last_pump, &last, now)) return;
   env->wgpu->InstanceProcessEvents(inst);
 }
+
+void ul__pump(ul_env *env, WGPUInstance inst) { ul__pump_every(env, inst, UL__PUMP_NS); }
 
 void ul__ask_clear(ul__ask *a) {
   if (a->cb) ul__cb_unref(a->cb);
@@ -173,6 +175,9 @@ void ul__map_advance(ul_device *d, uint32_t id, ul__ask *a, uint64_t mode, size_
       snprintf(m->message, sizeof m->message, "out of host memory");
       return;
     }
+    /* Just asked: with no time to wait, its answer cannot be there yet
+     * (a pump here would cost a ProcessEvents for nothing). */
+    if (!wait_ns) return;
   }
   if (!atomic_load(&a->cb->done)) {
     /* Started on a device that was lost since: its answer may never come

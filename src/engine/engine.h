@@ -243,8 +243,10 @@ bool ul__native_ask_moved(ul_device *d, const ul__native_ask *q);
  * program's. */
 void ul__recovery_work(ul_device *d, bool on);
 /* Lets the implementation run its callbacks (ProcessEvents), at most
- * every 250 us. */
+ * every 250 us; ul__pump_every: at most every min_ns (the pumps of all
+ * callers together). */
 void ul__pump(ul_env *env, WGPUInstance inst);
+void ul__pump_every(ul_env *env, WGPUInstance inst, uint64_t min_ns);
 
 /* ul_device_create with what the device asks of the implementation in
  * WebGPU's terms (NULL: as ul_device_create); `req` is copied

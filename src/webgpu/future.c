@@ -190,16 +190,27 @@ static bool advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns) {
   }
 }
 
-/* Snapshot of the pending futures that need moving on (their ids). */
-static uint32_t pending_ids(ul__wg_instance *in, uint64_t *ids, uint32_t cap) {
+/* Snapshot of the pending futures that need moving on (their ids), and
+ * whether a map or work-done among them may call back spontaneously. */
+static uint32_t pending_ids(ul__wg_instance *in, uint64_t *ids, uint32_t cap, bool *spontaneous) {
   uint32_t n = 0;
+  *spontaneous = false;
   pthread_mutex_lock(&in->mu);
   for (ul__wg_future *f = in->futures; f && n < cap; f = f->next)
-    if (!f->ready && (f->kind == UL__WGF_MAP || f->kind == UL__WGF_WORK_DONE || f->kind == UL__WGF_LOST))
+    if (!f->ready && (f->kind == UL__WGF_MAP || f->kind == UL__WGF_WORK_DONE || f->kind == UL__WGF_LOST)) {
       ids[n++] = f->id;
+      if (f->kind != UL__WGF_LOST && f->mode == WGPUCallbackMode_AllowSpontaneous) *spontaneous = true;
+    }
   pthread_mutex_unlock(&in->mu);
   return n;
 }
+
+/* How often a submission pumps the implementation's events when no map or
+ * work-done of the program may call back spontaneously: its own done
+ * callbacks (the health monitor's, loss forensics') are seen at the
+ * program's next wait, or by the monitor before it calls one overdue;
+ * a pump at every submission cost a GPU decode a ProcessEvents a token. */
+#define UL__WG_PUMP_IDLE_NS 4000000ull
 
 static ul__wg_future *find(ul__wg_instance *in, uint64_t id) {
   for (ul__wg_future *f = in->futures; f; f = f->next)
@@ -226,9 +237,11 @@ static void advance_id(ul__wg_instance *in, uint64_t id, uint64_t wait_ns) {
 }
 
 void ul__wg_progress(ul__wg_instance *in, bool spontaneous_only) {
-  ul__pump(in->env, in->env->instance);
   uint64_t ids[256];
-  uint32_t n = pending_ids(in, ids, UL__COUNT_OF(ids));
+  bool spontaneous;
+  uint32_t n = pending_ids(in, ids, UL__COUNT_OF(ids), &spontaneous);
+  if (spontaneous_only && !spontaneous) ul__pump_every(in->env, in->env->instance, UL__WG_PUMP_IDLE_NS);
+  else ul__pump(in->env, in->env->instance);
   for (uint32_t i = 0; i < n; i++) advance_id(in, ids[i], 0);
   /* The ready ones this call may run. */
   for (;;) {
@@ -306,12 +319,17 @@ UL__WG_EXPORT WGPUWaitStatus wgpuInstanceWaitAny(WGPUInstance instance, size_t c
     }
   if (any) return WGPUWaitStatus_Success;
   uint64_t start = ul__now_ns();
-  for (;;) {
+  for (bool first = true;; first = false) {
     /* Every waited future is looked at (the implementation's events
      * processed first, so that all whose native work is done are seen
-     * done together, as the implementation sees its own). */
-    in->env->wgpu->InstanceProcessEvents(in->env->instance);
-    for (size_t i = 0; i < count; i++) advance_id(in, futures[i].future.id, 0);
+     * done together, as the implementation sees its own). One alone, in a
+     * wait that may wait, needs no such pass: the wait below asks and
+     * waits for it, and its native wait processes its events (the passes
+     * cost a GPU decode two ProcessEvents a token). */
+    bool alone = count == 1 && timeoutNS > 0;
+    if (!alone) in->env->wgpu->InstanceProcessEvents(in->env->instance);
+    if (!alone || !first)
+      for (size_t i = 0; i < count; i++) advance_id(in, futures[i].future.id, 0);
     if (complete_ready(in, count, futures)) return WGPUWaitStatus_Success;
     uint64_t waited = ul__now_ns() - start;
     if (timeoutNS == 0 || waited >= timeoutNS) return WGPUWaitStatus_TimedOut;
