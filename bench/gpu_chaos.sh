@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The fault harness on the GPU (docs/BENCHMARKS.md, "Fault harness on the
-# H200"): every call, strided pairs, and storms for five seeds with the
+# The fault harness on the GPU (docs/bench/HISTORY.md, "The fault harness on
+# the H200"): every call, strided pairs, and storms for five seeds with the
 # health monitor on or off. Usage: bench/gpu_chaos.sh points | pairs STRIDE
 # PAIR_STRIDE | on SECONDS | off SECONDS | zoo STRIDE SECONDS (the zoo
 # workload strided, then a storm of it; several modes may follow each other).

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# A whole-GPU reset on the GPU machine (docs/BENCHMARKS.md, "Whole-GPU
-# reset"): what pinning host memory costs by page size (bench/probe,
-# PROBE_PIN=1), then loss to first dispatch at 1 GiB with the standby lost
-# or none, the restore on demand's first use against every byte put back
-# inside the recovery (first_use_ms, first_use_eager_ms), and the chaos
-# harness's pairs and storm, whose recoveries put contents back on demand.
+# A whole-GPU reset on the GPU machine (docs/BENCHMARKS.md; the dated runs
+# in docs/bench/HISTORY.md, "a reset of the whole GPU"): what pinning host
+# memory costs by page size (bench/probe, PROBE_PIN=1), then loss to first
+# dispatch at 1 GiB with the standby lost or none, the restore on demand's
+# first use against every byte put back inside the recovery (first_use_ms,
+# first_use_eager_ms), and the chaos harness's pairs and storm, whose
+# recoveries put contents back on demand.
 set -uo pipefail
 . "$(dirname "$0")/gpu_env.sh"
 B=build-gpu/unlost

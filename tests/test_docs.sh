@@ -13,7 +13,7 @@
 # src/wgpu/wgpu_api.h once, "refused" exactly for those src/webgpu/ refuses.
 # Also: the YAML block of docs/kubernetes.md equals docs/k8s/deployment.yaml
 # (and yamllint accepts it, where installed); the man page renders without
-# warnings (where groff is installed).
+# warnings (where groff is installed); every relative Markdown link resolves.
 #
 # Usage: test_docs.sh SOURCE_DIR [CC]
 set -euo pipefail
@@ -101,6 +101,19 @@ if [ -f docs/webgpu.md ] && [ -f src/wgpu/wgpu_api.h ]; then
     fails=$((fails + 1))
   fi
 fi
+
+# Relative links: every [text](target) of README.md, docs/*.md and
+# docs/bench/*.md names a file or folder of the tree (docs/bench/ keeps only
+# the JSON behind the current tables; what it dropped is named as text).
+for md in README.md docs/*.md docs/bench/*.md; do
+  while IFS= read -r t; do
+    case "$t" in http://* | https://* | mailto:* | '#'* | '') continue ;; esac
+    if [ ! -e "$(dirname "$md")/${t%%#*}" ]; then
+      echo "FAIL $md links to $t, which does not exist" >&2
+      fails=$((fails + 1))
+    fi
+  done < <(grep -o '](\([^) ]*\))' "$md" | sed 's/^](\(.*\))$/\1/')
+done
 
 # The man page.
 if [ -f docs/unlost.1 ] && command -v groff >/dev/null; then

@@ -1,7 +1,8 @@
 /* A probe, not built by CMake: buffers over host memory (Dawn's
  * HostMappedPointer) and the host's own read rates on the GPU machine, the
- * measurements behind docs/BENCHMARKS.md (2026-12-02, later; outputs in
- * docs/bench/2026-12-02/h200-import-probe/). bash bench/probe/run.sh [MiB].
+ * measurements behind docs/bench/HISTORY.md (2026-12-02, later; outputs in
+ * git at 1368c02: docs/bench/2026-12-02/h200-import-probe/). bash
+ * bench/probe/run.sh [MiB].
  * PROBE_PIN=1: the pinning cost by page size (issue 28). */
 #define _GNU_SOURCE
 #include "core/adapter.h"

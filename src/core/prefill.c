@@ -6,7 +6,7 @@
  * off every caller's path. Measured before this, and not kept: buffers over
  * host memory (Dawn's HostMappedPointer) copy at the bus's speed, but the
  * first copy into a fresh buffer after a loss took 60 ms for 1 GiB, no
- * better than staging (docs/BENCHMARKS.md, 2026-12-02, later). */
+ * better than staging (docs/bench/HISTORY.md, 2026-12-02, later). */
 #include "core/prefill.h"
 #include "core/transfer.h"
 

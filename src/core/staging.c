@@ -100,7 +100,8 @@ static ul_status fill_finish(fill_run *f) {
 #define UL__UP_SLOTS 4
 /* Chunk size for an upload of `size` bytes: an eighth of it, a power of two
  * from 16 to 128 MiB (on an H200, 1 GiB restores at 13-18 GB/s in 16-64 MiB
- * chunks and at 28-29 GB/s in 128 MiB ones: docs/bench/h200/restore-sweep.txt),
+ * chunks and at 28-29 GB/s in 128 MiB ones: docs/bench/h200/restore-sweep.txt
+ * in git at 1368c02),
  * or $UNLOST_STAGING_CHUNK_MB (1..256). Slots above 32 MiB are given back at
  * the next checkpoint or rebuild (ul__staging_trim), so that back-to-back
  * large uploads reuse them but they do not stay pinned for long. */
