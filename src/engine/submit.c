@@ -77,7 +77,7 @@ ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char
     ul__retry rt = UL__RETRY_SCOPES;
     do {
       uint64_t errors = atomic_load(&d->uncaptured_errors);
-      s = ul__cmd_encode(d, ops, n, label, &cb);
+      s = ul__cmd_encode(d, ops, n, label, true, &cb);
       char why[256];
       if (!s && !ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why))
         s = ul__fail(UL_ERR_VALIDATION, "the implementation rejected the commands: %s", why);
@@ -138,7 +138,7 @@ ul_status ul__ops_prepare(ul_device *d, const ul__op *ops, uint32_t n, const cha
   memset(p, 0, sizeof *p);
   uint64_t errors = atomic_load(&d->uncaptured_errors);
   WGPUCommandBuffer cb = NULL;
-  ul_status s = ul__cmd_encode(d, ops, n, label, &cb);
+  ul_status s = ul__cmd_encode(d, ops, n, label, false, &cb);
   char why[512];
   if (!s && !ul__device_loss_pending(d) && ul__device_uncaptured_since(d, errors, why, sizeof why))
     s = ul__fail(UL_ERR_VALIDATION, "%s", why);

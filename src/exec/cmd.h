@@ -85,8 +85,12 @@ void ul__cmd_mark_written(ul_device *d, const ul__op *ops, uint32_t n);
 /* Encodes `n` ops into one command buffer on the current device. Checks
  * every handle first: an op that refers to a destroyed object (directly or
  * through a bind group) is UL_ERR_INVALID_HANDLE and nothing is encoded.
- * Marks the LOG buffers the ops may write as dirty. Under d->mu. */
-ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char *label,
+ * With mark_written, marks the LOG buffers the ops may write as dirty: an
+ * encode ahead of its submission (ul__ops_prepare) does not, since nothing
+ * is written until the submit, which marks them (a MAP_READ buffer marked
+ * at a Finish had every asynchronous checkpoint started before its submit
+ * find it changed after its place). Under d->mu. */
+ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char *label, bool mark_written,
                          WGPUCommandBuffer *out);
 /* Replay: an op that reads an object whose contents were lost (LOST)
  * cannot do what it did, so it is left out and what it may write becomes

@@ -460,7 +460,7 @@ static WGPUTexelCopyTextureInfo texture_side(ul_device *d, uint32_t id, uint32_t
   return t;
 }
 
-ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char *label,
+ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char *label, bool mark_written,
                          WGPUCommandBuffer *out) {
   const ul__wgpu *w = d->wgpu;
   *out = NULL;
@@ -525,7 +525,7 @@ ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char
         w->ComputePassEncoderDispatchWorkgroups(pass, op->x, op->y, op->z);
       else
         w->ComputePassEncoderDispatchWorkgroupsIndirect(pass, native_of(d, op->buf_a, UL__OBJ_BUFFER), op->off_a);
-      ul__cmd_mark_written(d, op, 1);
+      if (mark_written) ul__cmd_mark_written(d, op, 1);
       continue;
     }
     switch (op->kind) {
@@ -572,7 +572,7 @@ ul_status ul__cmd_encode(ul_device *d, const ul__op *ops, uint32_t n, const char
       break;
     default: break;
     }
-    ul__cmd_mark_written(d, op, 1);
+    if (mark_written) ul__cmd_mark_written(d, op, 1);
   }
   if (pass) {
     w->ComputePassEncoderEnd(pass);
@@ -736,7 +736,7 @@ ul_status ul__cmd_encode_list(ul_device *d, ul_cmd *c, WGPUCommandBuffer *out) {
   if (cache_encode(d, c, &cb)) {
     s = UL_OK;
   } else {
-    s = ul__cmd_encode(d, c->ops, c->count, c->label, &cb);
+    s = ul__cmd_encode(d, c->ops, c->count, c->label, true, &cb);
     if (!s) cache_build(d, c);
   }
   char why[256];

@@ -398,7 +398,7 @@ ul_status ul__oplog_replay(ul_device *d) {
       uint32_t n = ul__cmd_drop_lost(d, e->data, (uint32_t)e->size);
       l->e[i].size = n; /* left out of later replays too: those objects stay LOST */
       if (n == 0) continue;
-      s = ul__cmd_encode(d, e->data, n, "replay", &cb);
+      s = ul__cmd_encode(d, e->data, n, "replay", true, &cb);
       if (!s) {
         ul__queue_submit(d, cb);
         d->wgpu->CommandBufferRelease(cb);

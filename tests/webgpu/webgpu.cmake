@@ -103,6 +103,14 @@ if(TARGET unlost_webgpu)
   target_include_directories(webgpu_reentry PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
   target_link_libraries(webgpu_reentry PRIVATE unlost_webgpu_static m)
   add_test(NAME webgpu_reentry COMMAND webgpu_reentry)
+  # Readbacks at every step let asynchronous checkpoints commit (issue 38).
+  add_executable(webgpu_readback ${CMAKE_SOURCE_DIR}/tests/webgpu/readback_webgpu.c)
+  set_target_properties(webgpu_readback PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+  target_include_directories(webgpu_readback PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  target_link_libraries(webgpu_readback PRIVATE unlost_webgpu_static m)
+  add_test(NAME webgpu_readback COMMAND webgpu_readback)
+  set_tests_properties(webgpu_readback PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
   set_tests_properties(webgpu_reentry PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
   set(UL_ASAN_FIRST "")
