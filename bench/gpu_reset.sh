@@ -12,8 +12,7 @@ B=build-gpu/unlost
 run() { local name=$1; shift; echo "== $name: $*"; "$@" > "$OUT/$name.json" 2> "$OUT/$name.err"; echo "rc=$?"; cat "$OUT/$name.json"; tail -3 "$OUT/$name.err"; }
 if [ "${PIN:-1}" = 1 ]; then
 echo "== pin probe"
-gcc -std=gnu11 -O2 -Isrc -Iinclude -Ibuild-gpu -c bench/probe/import_probe.c -o /tmp/ip.o &&
-  gcc /tmp/ip.o build-gpu/libunlost.a -lpthread -ldl -lm -o /tmp/ip &&
+bash bench/probe/build.sh import_probe /tmp/ip &&
   PROBE_PIN=1 timeout 240 /tmp/ip "${PIN_MIB:-1024}" > "$OUT/pin.txt" 2>&1
 echo "rc=$?"; grep -v '"host"' "$OUT/pin.txt" | cut -c1-400
 fi

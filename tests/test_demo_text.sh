@@ -29,10 +29,18 @@ text_words() {
 text_words "$tmp/clean.out" >"$tmp/clean.words"
 [ -s "$tmp/clean.words" ] || fail "no text in the run without losses"
 
-# 1. A pipe, stderr with stdout.
-"$unlost" "${args[@]}" --json "$tmp/pipe.json" 2>&1 | cat >"$tmp/pipe.out" || fail "demo in a pipe exited non-zero"
-grep -q '"log_lines_injected":2,' "$tmp/pipe.json" ||
-  fail "the JSON does not count the 2 lines about the injected losses: $(cat "$tmp/pipe.json" 2>/dev/null | head -c 400)"
+# 1. A pipe, stderr with stdout. A CLI built without jansson refuses
+# --json (before --help): the JSON's count is then not checked.
+json=(--json "$tmp/pipe.json")
+if ! "$unlost" demo --json "$tmp/probe.json" --help >/dev/null 2>&1; then
+  echo "note: this CLI writes no JSON (built without jansson): the JSON's count is not checked"
+  json=()
+fi
+"$unlost" "${args[@]}" "${json[@]}" 2>&1 | cat >"$tmp/pipe.out" || fail "demo in a pipe exited non-zero"
+if [ ${#json[@]} -gt 0 ]; then
+  grep -q '"log_lines_injected":2,' "$tmp/pipe.json" ||
+    fail "the JSON does not count the 2 lines about the injected losses: $(cat "$tmp/pipe.json" 2>/dev/null | head -c 400)"
+fi
 grep -q '^result: PASS' "$tmp/pipe.out" || fail "demo in a pipe did not pass"
 if grep -n 'unlost warn' "$tmp/pipe.out"; then fail "a library warning in the piped output"; fi
 text_words "$tmp/pipe.out" >"$tmp/pipe.words"

@@ -3,8 +3,14 @@
  * measurements behind docs/bench/HISTORY.md (2026-12-02, later; outputs in
  * git at 1368c02: docs/bench/2026-12-02/h200-import-probe/). bash
  * bench/probe/run.sh [MiB].
- * PROBE_PIN=1: the pinning cost by page size (issue 28). */
+ * PROBE_PIN=1: the pinning cost by page size (issue 28). Each line it
+ * prints is a JSON object, built with jansson and written by the CLI's
+ * writer (tools/unlost/cli_json.c), which run.sh compiles with it. */
 #define _GNU_SOURCE
+#ifndef UL_HAVE_JANSSON
+#error "import_probe writes its JSON lines with jansson: build it with bench/probe/run.sh (Debian: libjansson-dev)"
+#endif
+#include "cli.h"
 #include "core/adapter.h"
 #include "core/core.h"
 #include "core/transfer.h"
@@ -32,6 +38,8 @@ static const ul__wgpu *w;
 static WGPUDevice dev;
 static WGPUQueue q;
 static char last_err[512];
+/* One line of output: the object o (stolen), keys in the order set. */
+static void emit(json_t *o) { cli_json_write("import_probe", "-", o); }
 static void on_err(WGPUDevice const *d, uint32_t type, WGPUStringView m, void *a, void *b) {
   (void)d; (void)a; (void)b;
   snprintf(last_err, sizeof last_err, "type %u: %.*s", type, (int)(m.length == SIZE_MAX ? strlen(m.data) : m.length), m.data);
@@ -40,8 +48,8 @@ static _Atomic int lost;
 static void on_lost(WGPUDevice const *d, uint32_t reason, WGPUStringView m, void *a, void *b) {
   (void)d; (void)a; (void)b;
   lost = 1;
-  fprintf(stdout, "{\"probe\":\"lost\",\"reason\":%u,\"message\":\"%.*s\"}\n", reason,
-          (int)(m.length == SIZE_MAX ? strlen(m.data) : m.length), m.data);
+  emit(json_pack("{s:s,s:I,s:s%}", "probe", "lost", "reason", (json_int_t)reason, "message", m.data ? m.data : "",
+                 !m.data ? 0 : m.length == SIZE_MAX ? strlen(m.data) : m.length));
 }
 static double ms(uint64_t t0) { return (double)(ul__now_ns() - t0) / 1e6; }
 static void wait_idle(void) {
@@ -105,8 +113,8 @@ static void try_import(const char *name, void *p, uint64_t n, WGPUBuffer dst, co
   double ti;
   WGPUBuffer b = import(p, n, &ti);
   int errd = last_err[0] != 0;
-  printf("{\"probe\":\"import\",\"what\":\"%s\",\"bytes\":%llu,\"import_ms\":%.2f,\"error\":\"%s\"",
-         name, (unsigned long long)n, ti, errd ? last_err : "");
+  json_t *o = json_pack("{s:s,s:s,s:I,s:o,s:s}", "probe", "import", "what", name, "bytes", (json_int_t)n,
+                        "import_ms", cli_json_real(ti, 2), "error", errd ? last_err : "");
   if (b && !errd) {
     double best = 1e9, first = 0;
     for (int r = 0; r < 3; r++) {
@@ -118,9 +126,10 @@ static void try_import(const char *name, void *p, uint64_t n, WGPUBuffer dst, co
       if (!r) first = c;
       if (c < best) best = c;
     }
-    printf(",\"first_copy_ms\":%.2f", first);
-    printf(",\"copy_ms\":%.2f,\"copy_gbps\":%.2f,\"verified\":%d", best, (double)n / best / 1e6,
-           verify(dst, want, n));
+    cli_json_set(o, "first_copy_ms", cli_json_real(first, 2));
+    cli_json_set(o, "copy_ms", cli_json_real(best, 2));
+    cli_json_set(o, "copy_gbps", cli_json_real((double)n / best / 1e6, 2));
+    cli_json_set(o, "verified", json_integer(verify(dst, want, n)));
   }
   if (b) {
     uint64_t t0 = ul__now_ns();
@@ -128,10 +137,10 @@ static void try_import(const char *name, void *p, uint64_t n, WGPUBuffer dst, co
     w->BufferRelease(b);
     wait_idle();
     w->InstanceProcessEvents(env->instance);
-    printf(",\"release_ms\":%.2f,\"disposed\":%d", ms(t0), (int)disposed);
+    cli_json_set(o, "release_ms", cli_json_real(ms(t0), 2));
+    cli_json_set(o, "disposed", json_integer((int)disposed));
   }
-  printf("}\n");
-  fflush(stdout);
+  emit(o);
 }
 
 typedef struct { int fd; uint8_t *dst; const uint8_t *src; uint64_t off, n; } job;
@@ -206,10 +215,11 @@ static void ring_bar(const uint8_t *src, uint64_t n, WGPUBuffer dst, uint64_t ch
   double tot = ms(T);
   for (int i = 0; i < 4; i++) if (pend[i]) { ul__env_wait(env, env->instance, fut[i], &pend[i]->done, 60000000000ull); ul__cb_unref(pend[i]); }
   for (int i = 0; i < 4; i++) { keep[i] = slot[i]; w->BufferUnmap(slot[i]); }
-  printf("{\"probe\":\"ring_bar\",\"pass\":%d,\"chunk_mb\":%llu,\"total_ms\":%.2f,\"gbps\":%.2f,\"create_ms\":%.2f,\"wait_ms\":%.2f,"
-         "\"fill_ms\":%.2f,\"unmap_ms\":%.2f,\"submit_ms\":%.2f,\"verified\":%d}\n", pass, (unsigned long long)(chunk >> 20), tot,
-         (double)n / tot / 1e6, t_create, t_wait, t_fill, t_unmap, t_submit, verify(dst, src, n));
-  fflush(stdout);
+  emit(json_pack("{s:s,s:i,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i}", "probe", "ring_bar", "pass", pass, "chunk_mb",
+                 (json_int_t)(chunk >> 20), "total_ms", cli_json_real(tot, 2), "gbps",
+                 cli_json_real((double)n / tot / 1e6, 2), "create_ms", cli_json_real(t_create, 2), "wait_ms",
+                 cli_json_real(t_wait, 2), "fill_ms", cli_json_real(t_fill, 2), "unmap_ms", cli_json_real(t_unmap, 2),
+                 "submit_ms", cli_json_real(t_submit, 2), "verified", verify(dst, src, n)));
   if (pass) for (int i = 0; i < 4; i++) { w->BufferDestroy(keep[i]); w->BufferRelease(keep[i]); keep[i] = NULL; }
 }
 
@@ -253,9 +263,10 @@ static void ring_host(const uint8_t *src, uint64_t n, WGPUBuffer dst, uint64_t c
   wait_idle();
   double tot = ms(T);
   for (int i = 0; i < 4; i++) if (pend[i]) { ul__env_wait(env, env->instance, fut[i], &pend[i]->done, 60000000000ull); ul__cb_unref(pend[i]); }
-  printf("{\"probe\":\"ring_host\",\"chunk_mb\":%llu,\"import_4_ms\":%.2f,\"total_ms\":%.2f,\"gbps\":%.2f,\"wait_ms\":%.2f,\"fill_ms\":%.2f,\"verified\":%d}\n",
-         (unsigned long long)(chunk >> 20), t_imp, tot, (double)n / tot / 1e6, t_wait, t_fill, verify(dst, src, n));
-  fflush(stdout);
+  emit(json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:o,s:i}", "probe", "ring_host", "chunk_mb", (json_int_t)(chunk >> 20),
+                 "import_4_ms", cli_json_real(t_imp, 2), "total_ms", cli_json_real(tot, 2), "gbps",
+                 cli_json_real((double)n / tot / 1e6, 2), "wait_ms", cli_json_real(t_wait, 2), "fill_ms",
+                 cli_json_real(t_fill, 2), "verified", verify(dst, src, n)));
   for (int i = 0; i < 4; i++) { w->BufferDestroy(b[i]); w->BufferRelease(b[i]); }
   wait_idle();
 }
@@ -294,7 +305,7 @@ static void sysfs_print(const char *key, const char *path) {
     fclose(f);
   }
   buf[strcspn(buf, "\n")] = 0;
-  printf("{\"probe\":\"sys\",\"what\":\"%s\",\"value\":\"%s\"}\n", key, buf);
+  emit(json_pack("{s:s,s:s,s:s}", "probe", "sys", "what", key, "value", buf));
 }
 static int sysfs_write(const char *path, unsigned long v) {
   FILE *f = fopen(path, "w");
@@ -327,8 +338,8 @@ static int pin_alloc(pin_mem *m, int kind, uint64_t n) {
       if (m->raw != MAP_FAILED) break;
       int e = errno;
       int w = sysfs_write(nr, (unsigned long)(m->map_len >> shift));
-      printf("{\"probe\":\"hugetlb\",\"what\":\"%s\",\"mmap_errno\":%d,\"raise_nr_hugepages\":%s}\n", m->name, e,
-             w ? "\"refused\"" : "\"written\"");
+      emit(json_pack("{s:s,s:s,s:i,s:s}", "probe", "hugetlb", "what", m->name, "mmap_errno", e,
+                     "raise_nr_hugepages", w ? "refused" : "written"));
     }
     if (m->raw == MAP_FAILED) return -1;
     m->p = m->raw;
@@ -362,7 +373,9 @@ static void pin_probe(uint64_t n, const uint8_t *host) {
       pin_mem m;
       uint64_t t0 = ul__now_ns();
       if (pin_alloc(&m, kind, n)) {
-        printf("{\"probe\":\"pin\",\"pages\":\"%s\",\"error\":\"no memory of this kind (errno %d)\"}\n", m.name, errno);
+        char why[64];
+        snprintf(why, sizeof why, "no memory of this kind (errno %d)", errno);
+        emit(json_pack("{s:s,s:s,s:s}", "probe", "pin", "pages", m.name, "error", why));
         break;
       }
       host_read(-1, host, m.p, n, 16); /* touched: the pages exist before the import */
@@ -389,12 +402,13 @@ static void pin_probe(uint64_t n, const uint8_t *host) {
         again = ms(tc);
         ok = verify(dst, host, n);
       }
-      printf("{\"probe\":\"pin\",\"pages\":\"%s\",\"rep\":%d,\"bytes\":%llu,\"huge_kb\":%llu,\"alloc_fill_ms\":%.2f,"
-             "\"dst_create_ms\":%.2f,\"import_ms\":%.2f,\"first_copy_ms\":%.2f,\"copy_ms\":%.2f,\"copy_gbps\":%.2f,"
-             "\"import_and_first_copy_ms\":%.2f,\"verified\":%d,\"error\":\"%s\"}\n",
-             m.name, rep, (unsigned long long)n, (unsigned long long)huge_kb, fill, create, imp, first,
-             again > 0 ? again : 0, again > 0 ? (double)n / again / 1e6 : 0, imp + first, ok, errd ? last_err : "");
-      fflush(stdout);
+      emit(json_pack("{s:s,s:s,s:i,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i,s:s}", "probe", "pin", "pages", m.name,
+                     "rep", rep, "bytes", (json_int_t)n, "huge_kb", (json_int_t)huge_kb, "alloc_fill_ms",
+                     cli_json_real(fill, 2), "dst_create_ms", cli_json_real(create, 2), "import_ms",
+                     cli_json_real(imp, 2), "first_copy_ms", cli_json_real(first, 2), "copy_ms",
+                     cli_json_real(again > 0 ? again : 0, 2), "copy_gbps",
+                     cli_json_real(again > 0 ? (double)n / again / 1e6 : 0, 2), "import_and_first_copy_ms",
+                     cli_json_real(imp + first, 2), "verified", ok, "error", errd ? last_err : ""));
       if (b) {
         w->BufferDestroy(b);
         w->BufferRelease(b);
@@ -422,10 +436,12 @@ int main(int argc, char **argv) {
   uint8_t *dst = aligned_alloc(4096, n);
   memset(dst, 1, n);
   for (int t = 1; t <= 16; t *= 2)
-    printf("{\"probe\":\"host\",\"what\":\"pread page cache\",\"threads\":%d,\"gbps\":%.2f}\n", t, host_read(fd, NULL, dst, n, t));
+    emit(json_pack("{s:s,s:s,s:i,s:o}", "probe", "host", "what", "pread page cache", "threads", t, "gbps",
+                   cli_json_real(host_read(fd, NULL, dst, n, t), 2)));
   uint8_t *fm = mmap(NULL, n, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
   for (int t = 1; t <= 16; t *= 2)
-    printf("{\"probe\":\"host\",\"what\":\"memcpy from populated file map\",\"threads\":%d,\"gbps\":%.2f}\n", t, host_read(-1, fm, dst, n, t));
+    emit(json_pack("{s:s,s:s,s:i,s:o}", "probe", "host", "what", "memcpy from populated file map", "threads", t,
+                   "gbps", cli_json_real(host_read(-1, fm, dst, n, t), 2)));
   munmap(fm, n);
 
   if (ul_env_create(NULL, &env)) { printf("env: %s\n", ul_last_error()); return 1; }
@@ -449,7 +465,7 @@ int main(int argc, char **argv) {
   ul_adapter_info ai;
   ul__adapter_describe(env, a, &ai);
   int has = w->AdapterHasFeature(a, F_HOSTMAPPED);
-  printf("{\"probe\":\"adapter\",\"name\":\"%s\",\"host_mapped_feature\":%d}\n", ai.name, has);
+  emit(json_pack("{s:s,s:s,s:i}", "probe", "adapter", "name", ai.name, "host_mapped_feature", has));
   if (!has) return 0;
   WGPULimits al;
   memset(&al, 0, sizeof al);
@@ -473,7 +489,7 @@ int main(int argc, char **argv) {
     if (dev) { w->BufferDestroy(dstb); w->BufferRelease(dstb); w->QueueRelease(q); w->DeviceDestroy(dev); w->DeviceRelease(dev); dev = NULL; } \
     lost = 0; t0 = ul__now_ns(); \
     if (ul__request_device(env, env->instance, a, &dd, 10000000000ull, &dev)) { printf("device: %s\n", ul_last_error()); return 1; } \
-    printf("{\"probe\":\"device\",\"ms\":%.2f}\n", ms(t0)); \
+    emit(json_pack("{s:s,s:o}", "probe", "device", "ms", cli_json_real(ms(t0), 2))); \
     q = w->DeviceGetQueue(dev); \
     memset(&bd, 0, sizeof bd); \
     bd.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc; \
@@ -497,12 +513,14 @@ int main(int argc, char **argv) {
   /* populate cost of a private writable file mapping (COW of every page) */
   uint64_t tp = ul__now_ns();
   fm = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  printf("{\"probe\":\"populate\",\"what\":\"MAP_PRIVATE RW MAP_POPULATE\",\"ms\":%.2f}\n", ms(tp));
+  emit(json_pack("{s:s,s:s,s:o}", "probe", "populate", "what", "MAP_PRIVATE RW MAP_POPULATE", "ms",
+                 cli_json_real(ms(tp), 2)));
   try_import("file MAP_PRIVATE RW populated", fm, n, dstb, host);
   munmap(fm, n);
   tp = ul__now_ns();
   fm = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-  printf("{\"probe\":\"populate\",\"what\":\"MAP_PRIVATE RW no populate\",\"ms\":%.2f}\n", ms(tp));
+  emit(json_pack("{s:s,s:s,s:o}", "probe", "populate", "what", "MAP_PRIVATE RW no populate", "ms",
+                 cli_json_real(ms(tp), 2)));
   try_import("file MAP_PRIVATE RW not populated (pin faults)", fm, n, dstb, host);
   munmap(fm, n);
   /* anonymous, transparent huge pages, filled by 16 threads from the page cache */
@@ -512,7 +530,8 @@ int main(int argc, char **argv) {
     uint8_t *al = (uint8_t *)(((uintptr_t)a + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1));
     if (thp) madvise(al, n, MADV_HUGEPAGE);
     double g = host_read(fd, NULL, al, n, 16);
-    printf("{\"probe\":\"fill\",\"thp\":%d,\"pread16_gbps\":%.2f,\"alloc_fill_ms\":%.2f}\n", thp, g, ms(tp));
+    emit(json_pack("{s:s,s:i,s:o,s:o}", "probe", "fill", "thp", thp, "pread16_gbps", cli_json_real(g, 2),
+                   "alloc_fill_ms", cli_json_real(ms(tp), 2)));
     try_import(thp ? "anonymous THP, pread by 16 threads" : "anonymous 4K, pread by 16 threads", al, n, dstb, host);
     munmap(a, n + (2u << 20));
   }
@@ -527,7 +546,8 @@ int main(int argc, char **argv) {
   void *m = w->BufferGetMappedRange(st, 0, bd.size);
   double g = host_read(-1, host, m, bd.size, 16);
   double g1 = host_read(-1, host, m, bd.size, 1);
-  printf("{\"probe\":\"staging\",\"create_128M_ms\":%.2f,\"fill_16_gbps\":%.2f,\"fill_1_gbps\":%.2f}\n", tc, g, g1);
+  emit(json_pack("{s:s,s:o,s:o,s:o}", "probe", "staging", "create_128M_ms", cli_json_real(tc, 2), "fill_16_gbps",
+                 cli_json_real(g, 2), "fill_1_gbps", cli_json_real(g1, 2)));
   w->BufferUnmap(st);
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "workload.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
@@ -299,15 +300,12 @@ static void *watchdog_thread(void *arg) {
              "\nunlost chaos: a run of %s has not ended after %.0f s: hung; the harness stops here\n", what,
              (now_ms() - t0) / 1000.0);
     term_write(g_term.real_err, line, strlen(line));
-    if (g_json_path) {
-      FILE *f = fopen(g_json_path, "w");
-      if (f) {
-        fprintf(f, "{\"mode\":\"%s\",\"hung\":1,\"points_hung\":1,\"runs_hung\":1,\"hung_run\":", g_mode);
-        cli_json_string(f, what);
-        fprintf(f, ",\"hung_after_ms\":%.0f}\n", g_hung_ms);
-        fclose(f);
-      }
-    }
+#ifdef UL_HAVE_JANSSON
+    if (g_json_path)
+      cli_json_write("unlost chaos", g_json_path,
+                     json_pack("{s:s,s:i,s:i,s:i,s:s,s:I}", "mode", g_mode, "hung", 1, "points_hung", 1,
+                               "runs_hung", 1, "hung_run", what, "hung_after_ms", (json_int_t)llround(g_hung_ms)));
+#endif
     fflush(stdout);
     _exit(1);
   }
@@ -479,20 +477,29 @@ static void print_tally(const char *what, const tally *t) {
   if (t->flen) printf("failures:\n%s", t->failures);
 }
 
-static void json_tally(FILE *f, const tally *t) {
-  fprintf(f,
-          "\"points_tested\":%ld,\"points_applicable\":%ld,\"points_passed\":%ld,\"points_wrong\":%ld,"
-          "\"points_failed\":%ld,\"points_hung\":%ld,\"injected\":%llu,\"recoveries\":%llu,"
-          "\"standby_recoveries\":%llu,\"restored_on_demand\":%llu,\"restore_interrupted\":%llu,"
-          "\"leaked_objects\":%llu,\"reads_issued\":%llu,\"unanswered_reads\":%llu,"
-          "\"max_point_ms\":%.1f,\"mean_point_ms\":%.1f,\"slowest_point\":",
-          t->tested, t->applicable, t->passed, t->wrong, t->failed, t->hung, (unsigned long long)t->injected,
-          (unsigned long long)t->recoveries, (unsigned long long)t->standby_recoveries,
-          (unsigned long long)t->restored, (unsigned long long)t->restore_interrupted, (unsigned long long)t->leaked, (unsigned long long)t->reads_issued,
-          (unsigned long long)t->unanswered_reads, t->max_ms,
-          t->tested ? t->total_ms / (double)t->tested : 0);
-  cli_json_string(f, t->slowest);
+#ifdef UL_HAVE_JANSSON
+/* The tally's keys, added to the summary o; false when one could not be. */
+static bool json_tally(json_t *o, const tally *t) {
+  bool ok = cli_json_set(o, "points_tested", json_integer(t->tested));
+  ok &= cli_json_set(o, "points_applicable", json_integer(t->applicable));
+  ok &= cli_json_set(o, "points_passed", json_integer(t->passed));
+  ok &= cli_json_set(o, "points_wrong", json_integer(t->wrong));
+  ok &= cli_json_set(o, "points_failed", json_integer(t->failed));
+  ok &= cli_json_set(o, "points_hung", json_integer(t->hung));
+  ok &= cli_json_set(o, "injected", json_integer((json_int_t)t->injected));
+  ok &= cli_json_set(o, "recoveries", json_integer((json_int_t)t->recoveries));
+  ok &= cli_json_set(o, "standby_recoveries", json_integer((json_int_t)t->standby_recoveries));
+  ok &= cli_json_set(o, "restored_on_demand", json_integer((json_int_t)t->restored));
+  ok &= cli_json_set(o, "restore_interrupted", json_integer((json_int_t)t->restore_interrupted));
+  ok &= cli_json_set(o, "leaked_objects", json_integer((json_int_t)t->leaked));
+  ok &= cli_json_set(o, "reads_issued", json_integer((json_int_t)t->reads_issued));
+  ok &= cli_json_set(o, "unanswered_reads", json_integer((json_int_t)t->unanswered_reads));
+  ok &= cli_json_set(o, "max_point_ms", cli_json_real(t->max_ms, 1));
+  ok &= cli_json_set(o, "mean_point_ms", cli_json_real(t->tested ? t->total_ms / (double)t->tested : 0, 1));
+  ok &= cli_json_set(o, "slowest_point", json_string(t->slowest));
+  return ok;
 }
+#endif
 
 /* ---- storms ---- */
 typedef struct storm_ctx {
@@ -640,26 +647,25 @@ static int run_storm(ul_env *env, workload_fn fn, double seconds, uint64_t seed,
          (unsigned long long)recoveries, failed_devices, (unsigned long long)leaked, (unsigned long long)unanswered,
          (unsigned long long)reads, ul_device_state_name(final_state), max_ms, (unsigned long long)g_term.expected);
   if (first_error[0]) printf("first error: %s\n", first_error);
+#ifdef UL_HAVE_JANSSON
   if (json) {
-    FILE *f = fopen(json, "w");
-    if (!f) {
-      perror(json);
-      return 1;
-    }
-    fprintf(f,
-            "{\"mode\":\"storm\",\"seconds\":%.1f,\"seed\":%llu,\"health\":%s,\"schedule\":\"%s\",\"runs\":%ld,"
-            "\"runs_ok\":%ld,\"runs_wrong\":%ld,\"runs_error\":%ld,\"runs_hung\":%ld,\"losses_forced\":%llu,"
-            "\"losses_refused\":%llu,\"injected\":%llu,\"recoveries\":%llu,\"devices_failed\":%ld,"
-            "\"leaked_objects\":%llu,\"reads_issued\":%llu,\"unanswered_reads\":%llu,\"final_state\":\"%s\","
-            "\"max_run_ms\":%.1f,\"points_wrong\":%ld,\"points_hung\":%ld,\"expected_warnings\":%llu,"
-            "\"restored_on_demand\":%llu,\"restore_interrupted\":%llu}\n",
-            seconds, (unsigned long long)seed, health ? "true" : "false", spec, runs, ok, wrong, errors, hung,
-            (unsigned long long)forced, (unsigned long long)refused, (unsigned long long)injected,
-            (unsigned long long)recoveries, failed_devices, (unsigned long long)leaked, (unsigned long long)reads,
-            (unsigned long long)unanswered, ul_device_state_name(final_state), max_ms, wrong, hung,
-            (unsigned long long)g_term.expected, (unsigned long long)restored[0], (unsigned long long)restored[1]);
-    fclose(f);
+    /* The integers as json_int_t: json_pack's I reads one. */
+    json_t *doc = json_pack(
+        "{s:s,s:o,s:I,s:b,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:o,s:I,s:I,s:I,s:I,s:I}",
+        "mode", "storm", "seconds", cli_json_real(seconds, 1), "seed", (json_int_t)seed, "health", (int)health,
+        "schedule", spec, "runs", (json_int_t)runs, "runs_ok", (json_int_t)ok, "runs_wrong", (json_int_t)wrong,
+        "runs_error", (json_int_t)errors, "runs_hung", (json_int_t)hung, "losses_forced", (json_int_t)forced,
+        "losses_refused", (json_int_t)refused, "injected", (json_int_t)injected, "recoveries",
+        (json_int_t)recoveries, "devices_failed", (json_int_t)failed_devices, "leaked_objects", (json_int_t)leaked,
+        "reads_issued", (json_int_t)reads, "unanswered_reads", (json_int_t)unanswered, "final_state",
+        ul_device_state_name(final_state), "max_run_ms", cli_json_real(max_ms, 1), "points_wrong",
+        (json_int_t)wrong, "points_hung", (json_int_t)hung, "expected_warnings", (json_int_t)g_term.expected,
+        "restored_on_demand", (json_int_t)restored[0], "restore_interrupted", (json_int_t)restored[1]);
+    if (!cli_json_write("unlost chaos", json, doc)) return 1;
   }
+#else
+  (void)json; /* --json was refused */
+#endif
   /* Errors are honest (a status, not wrong data); the storm must still
    * have been one (losses happened) and have finished runs. */
   return !wrong && !hung && !leaked && !unanswered && ok > 0 && (forced + injected) > 0 ? 0 : 1;
@@ -775,37 +781,33 @@ static int run_density(ul_env *env, const char *only, long from, long to, long s
     if (w[i].first_error[0]) printf("  nearest the cliff (N=%ld): %s\n", w[i].first_error_n, w[i].first_error);
   }
   printf("%llu warnings about the injected faults (--verbose shows them)\n", (unsigned long long)g_term.expected);
+#ifdef UL_HAVE_JANSSON
   if (json) {
-    FILE *f = fopen(json, "w");
-    if (!f) {
-      perror(json);
-      return 1;
+    json_t *list = json_array();
+    for (int i = 0; list && i < nw; i++) {
+      /* No cliff (0): null. */
+      json_t *o = json_pack(
+          "{s:s,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:s,s:s}", "workload", w[i].name,
+          "cliff", w[i].cliff ? json_integer(w[i].cliff) : json_null(), "runs", (json_int_t)w[i].runs, "complete",
+          (json_int_t)w[i].complete, "errors", (json_int_t)w[i].errors, "wrong", (json_int_t)w[i].wrong, "hung",
+          (json_int_t)w[i].hung, "unanswered_reads", (json_int_t)w[i].unanswered, "reads_issued",
+          (json_int_t)w[i].reads, "leaked_objects", (json_int_t)w[i].leaked, "recoveries",
+          (json_int_t)w[i].recoveries, "injected", (json_int_t)w[i].injected, "lowest_complete",
+          (json_int_t)w[i].lowest_ok, "clean_calls", (json_int_t)w[i].calls, "clean_ms",
+          cli_json_real(w[i].clean_ms, 1), "max_run_ms", cli_json_real(w[i].max_ms, 1), "not_complete", w[i].fails,
+          "error_nearest_cliff", w[i].first_error);
+      if (json_array_append_new(list, o) != 0) list = (json_decref(list), NULL);
     }
-    fprintf(f, "{\"mode\":\"density\",\"from\":%ld,\"to\":%ld,\"stride\":%ld,\"runs\":%ld,\"wrong\":%ld,"
-            "\"hung\":%ld,\"unanswered_reads\":%llu,\"leaked_objects\":%llu,\"expected_warnings\":%llu,"
-            "\"workloads\":[",
-            from, to, stride, runs, wrong, hung, (unsigned long long)unanswered, (unsigned long long)leaked,
-            (unsigned long long)g_term.expected);
-    for (int i = 0; i < nw; i++) {
-      fprintf(f, "%s{\"workload\":\"%s\",", i ? "," : "", w[i].name);
-      if (w[i].cliff) fprintf(f, "\"cliff\":%ld,", w[i].cliff);
-      else fprintf(f, "\"cliff\":null,");
-      fprintf(f, "\"runs\":%ld,\"complete\":%ld,\"errors\":%ld,\"wrong\":%ld,\"hung\":%ld,"
-              "\"unanswered_reads\":%llu,\"reads_issued\":%llu,\"leaked_objects\":%llu,\"recoveries\":%llu,"
-              "\"injected\":%llu,\"lowest_complete\":%ld,\"clean_calls\":%llu,\"clean_ms\":%.1f,"
-              "\"max_run_ms\":%.1f,\"not_complete\":",
-              w[i].runs, w[i].complete, w[i].errors, w[i].wrong, w[i].hung, (unsigned long long)w[i].unanswered,
-              (unsigned long long)w[i].reads, (unsigned long long)w[i].leaked, (unsigned long long)w[i].recoveries,
-              (unsigned long long)w[i].injected, w[i].lowest_ok, (unsigned long long)w[i].calls, w[i].clean_ms,
-              w[i].max_ms);
-      cli_json_string(f, w[i].fails);
-      fprintf(f, ",\"error_nearest_cliff\":");
-      cli_json_string(f, w[i].first_error);
-      fprintf(f, "}");
-    }
-    fprintf(f, "]}\n");
-    fclose(f);
+    json_t *doc = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "mode", "density", "from",
+                            (json_int_t)from, "to", (json_int_t)to, "stride", (json_int_t)stride, "runs",
+                            (json_int_t)runs, "wrong", (json_int_t)wrong, "hung", (json_int_t)hung,
+                            "unanswered_reads", (json_int_t)unanswered, "leaked_objects", (json_int_t)leaked,
+                            "expected_warnings", (json_int_t)g_term.expected, "workloads", list);
+    if (!cli_json_write("unlost chaos", json, doc)) return 1;
   }
+#else
+  (void)json; /* --json was refused */
+#endif
   return !wrong && !hung && !unanswered && !leaked && cliffs ? 0 : 1;
 }
 
@@ -842,8 +844,10 @@ int cmd_chaos(int argc, char **argv) {
       if (!cli_f64("chaos", a, argv[++i], 1, 86400, &v)) return 2;
       g_hung_ms = v * 1000.0;
     }
-    else if (!strcmp(a, "--json") && has) json = argv[++i];
-    else if (!strcmp(a, "--fault") && has) fault = argv[++i];
+    else if (!strcmp(a, "--json") && has) {
+      json = argv[++i];
+      if (!cli_json_available("unlost chaos")) return 2;
+    } else if (!strcmp(a, "--fault") && has) fault = argv[++i];
     else if (!strcmp(a, "--spec") && has) spec = argv[++i];
     else if (!strcmp(a, "--at") && has) {
       uint64_t v;
@@ -861,7 +865,7 @@ int cmd_chaos(int argc, char **argv) {
     } else if (!strcmp(a, "--storm") && has) {
       if (!cli_f64("chaos", a, argv[++i], 0.001, 7 * 86400.0, &storm)) return 2;
     } else if (!strcmp(a, "--seed") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 0, UINT64_MAX, &seed)) return 2;
+      if (!cli_u64("chaos", a, argv[++i], 0, INT64_MAX, &seed)) return 2; /* --json's integers are signed */
     }
     else if (!strcmp(a, "--no-health")) health = false;
     else if (!strcmp(a, "--steps") && has) {
@@ -997,19 +1001,21 @@ int cmd_chaos(int argc, char **argv) {
            spec ? spec : at ? "one call" : "every call");
   print_tally(what, &t);
   ul_env_destroy(env);
+#ifdef UL_HAVE_JANSSON
   if (json) {
-    FILE *f = fopen(json, "w");
-    if (!f) {
-      perror(json);
-      return 1;
+    json_t *doc = json_pack("{s:s,s:s,s:s,s:I,s:I}", "mode", pairs ? "pairs" : "points", "workload", workload,
+                            "fault", pairs ? "loss+loss" : fault, "calls", (json_int_t)clean.calls, "stride",
+                            (json_int_t)stride);
+    bool ok = doc != NULL;
+    if (ok && pairs) ok &= cli_json_set(doc, "pair_stride", json_integer(pair_stride));
+    if (ok) ok &= json_tally(doc, &t);
+    if (ok) {
+      ok &= cli_json_set(doc, "clean_ms", cli_json_real(clean.ms, 1));
+      ok &= cli_json_set(doc, "output_hash", cli_json_hex64(clean.out.hash));
+      ok &= cli_json_set(doc, "clean_matches_cpu", json_true());
     }
-    fprintf(f, "{\"mode\":\"%s\",\"workload\":\"%s\",\"fault\":\"%s\",\"calls\":%llu,\"stride\":%ld,", pairs ? "pairs" : "points",
-            workload, pairs ? "loss+loss" : fault, (unsigned long long)clean.calls, stride);
-    if (pairs) fprintf(f, "\"pair_stride\":%ld,", pair_stride);
-    json_tally(f, &t);
-    fprintf(f, ",\"clean_ms\":%.1f,\"output_hash\":\"%016llx\",\"clean_matches_cpu\":true}\n", clean.ms,
-            (unsigned long long)clean.out.hash);
-    fclose(f);
+    if (!cli_json_write("unlost chaos", json, ok ? doc : (json_decref(doc), NULL))) return 1;
   }
+#endif
   return t.applicable > 0 && t.passed == t.applicable && !t.wrong && !t.hung && !t.leaked ? 0 : 1;
 }

@@ -826,70 +826,95 @@ static void add_tally(wtally *a, const wtally *b) {
   a->direct_failed += b->direct_failed;
 }
 
-static void json_tally(FILE *f, const wopts *o, const wtally *t) {
-  if (o->mode == MODE_STORM) {
-    fprintf(f,
-            "\"runs\":%ld,\"runs_ok\":%ld,\"runs_wrong\":%ld,\"runs_error\":%ld,\"runs_hung\":%ld,"
-            "\"runs_crashed\":%ld,\"points_wrong\":%ld,\"points_hung\":%ld,",
-            t->runs, t->runs_ok, t->wrong, t->runs_error, t->hung, t->crashed, t->wrong, t->hung);
+#ifdef UL_HAVE_JANSSON
+/* The tally's keys, added to the summary o; false when one could not be. */
+static bool json_tally(json_t *o, const wopts *opt, const wtally *t) {
+  bool ok = true;
+  if (opt->mode == MODE_STORM) {
+    ok &= cli_json_set(o, "runs", json_integer(t->runs));
+    ok &= cli_json_set(o, "runs_ok", json_integer(t->runs_ok));
+    ok &= cli_json_set(o, "runs_wrong", json_integer(t->wrong));
+    ok &= cli_json_set(o, "runs_error", json_integer(t->runs_error));
+    ok &= cli_json_set(o, "runs_hung", json_integer(t->hung));
+    ok &= cli_json_set(o, "runs_crashed", json_integer(t->crashed));
+    ok &= cli_json_set(o, "points_wrong", json_integer(t->wrong));
+    ok &= cli_json_set(o, "points_hung", json_integer(t->hung));
   } else {
-    fprintf(f,
-            "\"points_tested\":%ld,\"points_applicable\":%ld,\"points_not_applicable\":%ld,\"points_passed\":%ld,"
-            "\"points_passed_unrecovered\":%ld,\"points_wrong\":%ld,\"points_failed\":%ld,\"points_hung\":%ld,"
-            "\"points_crashed\":%ld,"
-            "\"points_leaked\":%ld,",
-            t->tested, t->applicable, t->not_applicable, t->passed, t->passed_unrecovered, t->wrong, t->failed,
-            t->hung, t->crashed, t->leaked_points);
+    ok &= cli_json_set(o, "points_tested", json_integer(t->tested));
+    ok &= cli_json_set(o, "points_applicable", json_integer(t->applicable));
+    ok &= cli_json_set(o, "points_not_applicable", json_integer(t->not_applicable));
+    ok &= cli_json_set(o, "points_passed", json_integer(t->passed));
+    ok &= cli_json_set(o, "points_passed_unrecovered", json_integer(t->passed_unrecovered));
+    ok &= cli_json_set(o, "points_wrong", json_integer(t->wrong));
+    ok &= cli_json_set(o, "points_failed", json_integer(t->failed));
+    ok &= cli_json_set(o, "points_hung", json_integer(t->hung));
+    ok &= cli_json_set(o, "points_crashed", json_integer(t->crashed));
+    ok &= cli_json_set(o, "points_leaked", json_integer(t->leaked_points));
   }
-  long n = o->mode == MODE_STORM ? t->runs : t->tested;
-  fprintf(f,
-          "\"injected\":%llu,\"recoveries\":%llu,\"leaked_devices\":%llu,\"failed_devices\":%llu,"
-          "\"max_point_ms\":%.1f,\"mean_point_ms\":%.1f,\"slowest_point\":",
-          (unsigned long long)t->injected, (unsigned long long)t->recoveries, (unsigned long long)t->leaked,
-          (unsigned long long)t->failed_devices, t->max_ms, n ? t->total_ms / (double)n : 0);
-  cli_json_string(f, t->slowest);
+  long n = opt->mode == MODE_STORM ? t->runs : t->tested;
+  ok &= cli_json_set(o, "injected", json_integer((json_int_t)t->injected));
+  ok &= cli_json_set(o, "recoveries", json_integer((json_int_t)t->recoveries));
+  ok &= cli_json_set(o, "leaked_devices", json_integer((json_int_t)t->leaked));
+  ok &= cli_json_set(o, "failed_devices", json_integer((json_int_t)t->failed_devices));
+  ok &= cli_json_set(o, "max_point_ms", cli_json_real(t->max_ms, 1));
+  ok &= cli_json_set(o, "mean_point_ms", cli_json_real(n ? t->total_ms / (double)n : 0, 1));
+  ok &= cli_json_set(o, "slowest_point", json_string(t->slowest));
+  return ok;
+}
+
+/* [{"point": spec, "why": why}, ...]: the first MAX_FAILURES (NULL out of
+ * memory). */
+static json_t *json_failures(const wtally *t) {
+  json_t *list = json_array();
+  for (long i = 0; list && i < t->nfailures && i < MAX_FAILURES; i++)
+    if (json_array_append_new(list, json_pack("{s:s,s:s}", "point", t->failures[i].spec, "why",
+                                              t->failures[i].why)) != 0)
+      list = (json_decref(list), NULL);
+  return list;
 }
 
 static bool write_json(const wopts *o, const char *workload, const wstate *ws, size_t n, const wtally *total,
                        uint64_t total_calls) {
-  FILE *f = fopen(o->json, "w");
-  if (!f) {
-    perror(o->json);
-    return false;
-  }
   const char *mode = o->mode == MODE_STORM ? "storm" : o->mode == MODE_PAIRS ? "pairs" : "points";
-  fprintf(f, "{\"mode\":\"%s\",\"workload\":", mode);
-  cli_json_string(f, workload);
-  fprintf(f, ",\"fault\":\"%s\",\"control\":%s,\"recovery\":%s,\"calls\":%llu,",
-          o->mode == MODE_PAIRS ? "loss+loss" : o->mode == MODE_STORM ? "loss" : o->fault,
-          o->control ? "true" : "false", o->control ? "false" : "true", (unsigned long long)total_calls);
-  if (o->mode == MODE_STORM)
-    fprintf(f, "\"seconds\":%.1f,\"seed\":%llu,\"repeat\":%u,", o->storm_s, (unsigned long long)o->seed, o->repeat);
-  json_tally(f, o, total);
-  fprintf(f, ",\"workloads\":[");
-  for (size_t k = 0; k < n; k++) {
-    const wstate *w = &ws[k];
-    fprintf(f, "%s{\"workload\":\"webgpu-%s\",\"program\":", k ? "," : "", w->p->name);
-    cli_json_string(f, w->p->linked);
-    fprintf(f, ",\"calls\":%llu,", (unsigned long long)w->clean_calls);
-    if (o->mode != MODE_STORM) fprintf(f, "\"stride\":%ld,", w->stride);
-    if (o->mode == MODE_PAIRS && !o->pair_points) fprintf(f, "\"pair_stride\":%ld,", w->pair_stride);
-    if (o->mode == MODE_PAIRS && o->pair_points) fprintf(f, "\"pair_points\":%ld,", o->pair_points);
-    json_tally(f, o, &w->t);
-    fprintf(f, ",\"clean_ms\":%.1f,\"digest\":\"%016llx\",\"failures\":[", w->clean_ms,
-            (unsigned long long)w->clean_digest);
-    for (long i = 0; i < w->t.nfailures && i < MAX_FAILURES; i++) {
-      fprintf(f, "%s{\"point\":", i ? "," : "");
-      cli_json_string(f, w->t.failures[i].spec);
-      fprintf(f, ",\"why\":");
-      cli_json_string(f, w->t.failures[i].why);
-      fprintf(f, "}");
-    }
-    fprintf(f, "],\"failures_total\":%ld}", w->t.nfailures);
+  json_t *doc = json_pack("{s:s,s:s,s:s,s:b,s:b,s:I}", "mode", mode, "workload", workload, "fault",
+                          o->mode == MODE_PAIRS ? "loss+loss" : o->mode == MODE_STORM ? "loss" : o->fault,
+                          "control", (int)o->control, "recovery", (int)!o->control, "calls",
+                          (json_int_t)total_calls);
+  bool ok = doc != NULL;
+  if (ok && o->mode == MODE_STORM) {
+    ok &= cli_json_set(doc, "seconds", cli_json_real(o->storm_s, 1));
+    ok &= cli_json_set(doc, "seed", json_integer((json_int_t)o->seed));
+    ok &= cli_json_set(doc, "repeat", json_integer(o->repeat));
   }
-  fprintf(f, "]}\n");
-  return fclose(f) == 0;
+  if (ok) ok &= json_tally(doc, o, total);
+  json_t *list = ok ? json_array() : NULL;
+  ok &= cli_json_set(doc, "workloads", list);
+  for (size_t k = 0; ok && k < n; k++) {
+    const wstate *w = &ws[k];
+    char name[160];
+    snprintf(name, sizeof name, "webgpu-%s", w->p->name);
+    json_t *e = json_pack("{s:s,s:s,s:I}", "workload", name, "program", w->p->linked, "calls",
+                          (json_int_t)w->clean_calls);
+    ok &= e != NULL && json_array_append_new(list, e) == 0;
+    if (!ok) break;
+    if (o->mode != MODE_STORM) ok &= cli_json_set(e, "stride", json_integer(w->stride));
+    if (o->mode == MODE_PAIRS && !o->pair_points) ok &= cli_json_set(e, "pair_stride", json_integer(w->pair_stride));
+    if (o->mode == MODE_PAIRS && o->pair_points) ok &= cli_json_set(e, "pair_points", json_integer(o->pair_points));
+    ok &= json_tally(e, o, &w->t);
+    ok &= cli_json_set(e, "clean_ms", cli_json_real(w->clean_ms, 1));
+    ok &= cli_json_set(e, "digest", cli_json_hex64(w->clean_digest));
+    ok &= cli_json_set(e, "failures", json_failures(&w->t));
+    ok &= cli_json_set(e, "failures_total", json_integer(w->t.nfailures));
+  }
+  return cli_json_write("unlost chaos", o->json, ok ? doc : (json_decref(doc), NULL));
 }
+#else
+static bool write_json(const wopts *o, const char *workload, const wstate *ws, size_t n, const wtally *total,
+                       uint64_t total_calls) {
+  (void)o, (void)workload, (void)ws, (void)n, (void)total, (void)total_calls;
+  return false; /* --json was refused */
+}
+#endif
 
 /* ---- one program ---- */
 
@@ -1046,39 +1071,39 @@ static void run_gen_program(wstate *w, wtally *total, slot *slots, uint64_t seed
   (void)total;
 }
 
+#ifdef UL_HAVE_JANSSON
 static bool write_gen_json(const wopts *o, const wtally *t, const gen_prog *gps, long n) {
-  FILE *f = fopen(o->json, "w");
-  if (!f) {
-    perror(o->json);
-    return false;
+  json_t *doc = json_pack(
+      "{s:s,s:s,s:b,s:b,s:I,s:I,s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:s}",
+      "mode", "gen", "workload", "webgpu-gen", "control", (int)o->control, "recovery", (int)!o->control, "seed",
+      (json_int_t)o->seed, "size", (json_int_t)o->gen_size, "threads", (int)o->gen_threads, "programs",
+      (json_int_t)n, "schedules", (json_int_t)o->schedules, "points", (json_int_t)t->tested, "points_injected",
+      (json_int_t)t->points_injected, "passed", (json_int_t)t->passed, "errors", (json_int_t)t->runs_error, "wrong",
+      (json_int_t)t->wrong, "hung", (json_int_t)t->hung, "crashed", (json_int_t)t->crashed, "direct_failed",
+      (json_int_t)t->direct_failed, "points_leaked", (json_int_t)t->leaked_points, "injected",
+      (json_int_t)t->injected, "recoveries", (json_int_t)t->recoveries, "leaked_devices", (json_int_t)t->leaked,
+      "failed_devices", (json_int_t)t->failed_devices, "max_point_ms", cli_json_real(t->max_ms, 1),
+      "mean_point_ms", cli_json_real(t->tested ? t->total_ms / (double)t->tested : 0, 1), "slowest_point",
+      t->slowest);
+  bool ok = doc != NULL;
+  if (ok) {
+    ok &= cli_json_set(doc, "failures", json_failures(t));
+    ok &= cli_json_set(doc, "failures_total", json_integer(t->nfailures));
   }
-  fprintf(f,
-          "{\"mode\":\"gen\",\"workload\":\"webgpu-gen\",\"control\":%s,\"recovery\":%s,\"seed\":%llu,"
-          "\"size\":%u,\"threads\":%s,\"programs\":%ld,\"schedules\":%ld,\"points\":%ld,\"points_injected\":%ld,"
-          "\"passed\":%ld,\"errors\":%ld,\"wrong\":%ld,\"hung\":%ld,\"crashed\":%ld,\"direct_failed\":%ld,"
-          "\"points_leaked\":%ld,\"injected\":%llu,\"recoveries\":%llu,\"leaked_devices\":%llu,"
-          "\"failed_devices\":%llu,\"max_point_ms\":%.1f,\"mean_point_ms\":%.1f,\"slowest_point\":",
-          o->control ? "true" : "false", o->control ? "false" : "true", (unsigned long long)o->seed, o->gen_size,
-          o->gen_threads ? "true" : "false", n, o->schedules, t->tested, t->points_injected, t->passed, t->runs_error,
-          t->wrong, t->hung, t->crashed, t->direct_failed, t->leaked_points, (unsigned long long)t->injected,
-          (unsigned long long)t->recoveries, (unsigned long long)t->leaked, (unsigned long long)t->failed_devices,
-          t->max_ms, t->tested ? t->total_ms / (double)t->tested : 0);
-  cli_json_string(f, t->slowest);
-  fprintf(f, ",\"failures\":[");
-  for (long i = 0; i < t->nfailures && i < MAX_FAILURES; i++) {
-    fprintf(f, "%s{\"point\":", i ? "," : "");
-    cli_json_string(f, t->failures[i].spec);
-    fprintf(f, ",\"why\":");
-    cli_json_string(f, t->failures[i].why);
-    fprintf(f, "}");
-  }
-  fprintf(f, "],\"failures_total\":%ld,\"program_list\":[", t->nfailures);
-  for (long k = 0; k < n; k++)
-    fprintf(f, "%s{\"seed\":%llu,\"calls\":%llu,\"digest\":\"%016llx\"}", k ? "," : "",
-            (unsigned long long)gps[k].seed, (unsigned long long)gps[k].calls, (unsigned long long)gps[k].digest);
-  fprintf(f, "]}\n");
-  return fclose(f) == 0;
+  json_t *list = ok ? json_array() : NULL;
+  ok &= cli_json_set(doc, "program_list", list);
+  for (long k = 0; ok && k < n; k++)
+    ok &= json_array_append_new(list, json_pack("{s:I,s:I,s:o}", "seed", (json_int_t)gps[k].seed, "calls",
+                                                (json_int_t)gps[k].calls, "digest",
+                                                cli_json_hex64(gps[k].digest))) == 0;
+  return cli_json_write("unlost chaos", o->json, ok ? doc : (json_decref(doc), NULL));
 }
+#else
+static bool write_gen_json(const wopts *o, const wtally *t, const gen_prog *gps, long n) {
+  (void)o, (void)t, (void)gps, (void)n;
+  return false; /* --json was refused */
+}
+#endif
 
 /* --programs N: programs of seeds S..S+N-1, each run directly and then
  * through the layer under --schedules random loss schedules. */
@@ -1184,8 +1209,10 @@ static bool parse_args(int argc, char **argv, wopts *o, const char **workload, i
       return false;
     } else if (!strcmp(a, "--every-call")) o->at = 0;
     else if (!strcmp(a, "--workload") && has) *workload = argv[++i];
-    else if (!strcmp(a, "--json") && has) o->json = argv[++i];
-    else if (!strcmp(a, "--fault") && has) o->fault = argv[++i];
+    else if (!strcmp(a, "--json") && has) {
+      o->json = argv[++i];
+      if (!cli_json_available("unlost chaos")) return false;
+    } else if (!strcmp(a, "--fault") && has) o->fault = argv[++i];
     else if (!strcmp(a, "--spec") && has) o->spec = argv[++i];
     else if (!strcmp(a, "--pairs")) o->mode = MODE_PAIRS;
     else if (!strcmp(a, "--control")) o->control = true;
@@ -1218,7 +1245,9 @@ static bool parse_args(int argc, char **argv, wopts *o, const char **workload, i
     } else if (!strcmp(a, "--storm") && has) {
       if (!cli_f64("chaos", a, argv[++i], 0.001, 7 * 86400.0, &o->storm_s)) return false;
     } else if (!strcmp(a, "--seed") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 0, UINT64_MAX, &o->seed)) return false;
+      /* At most INT64_MAX with the programs after it: --json writes signed
+       * 64-bit integers. */
+      if (!cli_u64("chaos", a, argv[++i], 0, INT64_MAX - 1000000, &o->seed)) return false;
     } else if (!strcmp(a, "--repeat") && has) {
       if (!cli_u64("chaos", a, argv[++i], 1, 100000, &v)) return false;
       o->repeat = (unsigned)v;

@@ -53,5 +53,23 @@ bool cli_label_ok(const char *s);
 
 /* JSON output helpers (cli_json.c). */
 void cli_json_string(FILE *f, const char *s);
+/* Whether this build writes JSON documents (with jansson); when not, says so
+ * on stderr for `who` ("unlost chaos") and its --json. */
+bool cli_json_available(const char *who);
+#ifdef UL_HAVE_JANSSON
+#include <jansson.h>
+/* The real v rounded to `decimals` places, as "%.*f" printed it (null when
+ * not finite; NULL out of memory). */
+json_t *cli_json_real(double v, int decimals);
+/* v as the string "%016llx". */
+json_t *cli_json_hex64(uint64_t v);
+/* Adds key: v (stolen) to the object o; false when v is NULL or out of
+ * memory, so that `ok &= cli_json_set(...)` notes any loss. */
+bool cli_json_set(json_t *o, const char *key, json_t *v);
+/* Writes doc (the reference stolen), compact, keys in the order they were
+ * set, and a newline, to path ("-": stdout). false, with why on stderr
+ * after `who`, when it could not (doc NULL: out of memory). */
+bool cli_json_write(const char *who, const char *path, json_t *doc);
+#endif
 
 #endif

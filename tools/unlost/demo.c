@@ -232,7 +232,7 @@ int cmd_demo(int argc, char **argv) {
       return 0;
     } else if (!strcmp(a, "--losses") && parse_u64(v, &losses) && losses <= DEMO_MAX_LOSSES) {
       i++;
-    } else if (!strcmp(a, "--seed") && parse_u64(v, &seed)) {
+    } else if (!strcmp(a, "--seed") && parse_u64(v, &seed) && seed <= INT64_MAX) { /* --json: signed */
       i++;
     } else if (!strcmp(a, "--steps") && parse_u64(v, &steps) && steps >= 1 && steps <= LLM_GEN_SEQ_LEN) {
       i++;
@@ -241,6 +241,7 @@ int cmd_demo(int argc, char **argv) {
     } else if (!strcmp(a, "--json") && v) {
       json = v;
       i++;
+      if (!cli_json_available("unlost demo")) return 2;
     } else if (!strcmp(a, "--kv") && v && (!strcmp(v, "log") || !strcmp(v, "callback"))) {
       kv = !strcmp(v, "log") ? LLM_KV_LOG : LLM_KV_CALLBACK;
       i++;
@@ -474,35 +475,35 @@ done:
   printf("result: %s\n", rc == 0 ? "PASS" : "FAIL");
   fflush(stdout);
 
+#ifdef UL_HAVE_JANSSON
   if (json) {
-    FILE *f = !strcmp(json, "-") ? stdout : fopen(json, "w");
-    if (!f) {
-      fprintf(stderr, "unlost demo: cannot write %s: %s\n", json, strerror(errno));
-      rc = 1;
-    } else {
-      fprintf(f, "{\"losses_injected\":%d,\"recoveries\":%d,\"tokens_match_clean\":%s,"
-                 "\"tokens_match_cpu\":%s,\"leaked_objects\":%llu,\"leaked_bytes\":%llu,"
-                 "\"tokens_per_s\":%.2f,\"tokens_per_s_clean\":%.2f,\"recovery_ms\":[",
-              (int)losses, ev.recovered, match_clean ? "true" : "false",
-              match_cpu ? "true" : "false",
-              (unsigned long long)(leak_checked ? ms.live_objects : 0),
-              (unsigned long long)(leak_checked ? ms.live_bytes : 0), tps, tps_clean);
-      for (int k = 0; k < recoveries_seen; k++) fprintf(f, "%s%.3f", k ? "," : "", recovery_ms[k]);
-      fprintf(f, "],\"recovery_event_ms\":[");
-      for (int k = 0; k < ev.recovered && k < DEMO_MAX_LOSSES; k++)
-        fprintf(f, "%s%.3f", k ? "," : "", ev.event_ms[k]);
-      fprintf(f, "],\"loss_steps\":[");
-      for (int k = 0; k < (int)losses; k++) fprintf(f, "%s%d", k ? "," : "", loss_step[k]);
-      fprintf(f, "],\"loss_in_flight\":[");
-      for (int k = 0; k < (int)losses; k++) fprintf(f, "%s%s", k ? "," : "", loss_where[k] ? "true" : "false");
-      fprintf(f, "],\"log_lines_injected\":%d,\"log_lines_other\":%d", out.log_expected, out.log_other);
-      fprintf(f, ",\"kv\":\"%s\",\"steps\":%d,\"seed\":%llu,\"ok\":%s,\"text\":",
-              llm_kv_policy_name(kv), N, (unsigned long long)seed, rc == 0 ? "true" : "false");
-      cli_json_string(f, out.all ? out.all : "");
-      fprintf(f, "}\n");
-      if (f != stdout && fclose(f) != 0) rc = 1;
-    }
+    json_t *rms = json_array(), *ems = json_array(), *steps_at = json_array(), *inflight = json_array();
+    bool ok = rms && ems && steps_at && inflight;
+    for (int k = 0; ok && k < recoveries_seen; k++) ok &= json_array_append_new(rms, cli_json_real(recovery_ms[k], 3)) == 0;
+    for (int k = 0; ok && k < ev.recovered && k < DEMO_MAX_LOSSES; k++)
+      ok &= json_array_append_new(ems, cli_json_real(ev.event_ms[k], 3)) == 0;
+    for (int k = 0; ok && k < (int)losses; k++) ok &= json_array_append_new(steps_at, json_integer(loss_step[k])) == 0;
+    for (int k = 0; ok && k < (int)losses; k++) ok &= json_array_append_new(inflight, json_boolean(loss_where[k])) == 0;
+    json_t *doc = NULL;
+    if (ok)
+      doc = json_pack("{s:i,s:i,s:b,s:b,s:I,s:I,s:o,s:o,s:O,s:O,s:O,s:O,s:i,s:i,s:s,s:i,s:I,s:b,s:s}",
+                      "losses_injected", (int)losses, "recoveries", ev.recovered, "tokens_match_clean",
+                      (int)match_clean, "tokens_match_cpu", (int)match_cpu, "leaked_objects",
+                      (json_int_t)(leak_checked ? ms.live_objects : 0), "leaked_bytes",
+                      (json_int_t)(leak_checked ? ms.live_bytes : 0), "tokens_per_s", cli_json_real(tps, 2),
+                      "tokens_per_s_clean", cli_json_real(tps_clean, 2), "recovery_ms", rms, "recovery_event_ms",
+                      ems, "loss_steps", steps_at, "loss_in_flight", inflight, "log_lines_injected",
+                      out.log_expected, "log_lines_other", out.log_other, "kv", llm_kv_policy_name(kv), "steps", N,
+                      "seed", (json_int_t)seed, "ok", rc == 0, "text", out.all ? out.all : "");
+    json_decref(rms);
+    json_decref(ems);
+    json_decref(steps_at);
+    json_decref(inflight);
+    if (!cli_json_write("unlost demo", json, doc)) rc = 1;
   }
+#else
+  (void)json; /* --json was refused */
+#endif
   if (err[0]) fprintf(stderr, "unlost demo: %s\n", err);
   free(out.all);
   pthread_mutex_destroy(&out.mu);
