@@ -811,6 +811,36 @@ static void test_recovery_drops_the_checkpoint_under_way(void) {
   ASSERT_OK(ul_env_destroy(env));
 }
 
+/* 13c. An asynchronous checkpoint that cannot start (its copies past one
+ * staging buffer's worth: a GPU-written buffer of 65 MiB changed) is not
+ * tried again at every call: once per sixteenth of the log's bound until a
+ * checkpoint commits (before, each call from a quarter of the bound on
+ * looked at every changed object again, and made the contents left for
+ * their first use come back). The steps stay right. */
+static void test_declined_async_checkpoint_waits_for_the_log(void) {
+  pp t;
+  ASSERT_OK(pp_open(&t, NULL, NULL, false));
+  ul_buffer big = {0};
+  ul_cmd *fill = NULL;
+  ASSERT_OK(ul_buffer_create(t.dev, &(ul_buffer_desc){.label = "big", .size = 65u << 20}, &big));
+  ASSERT_OK(ul_cmd_create(t.dev, "fill big", &fill));
+  ASSERT_OK(ul_cmd_copy_buffer(fill, t.a, 0, big, 0, N * 4));
+  ASSERT_OK(ul_cmd_submit(t.dev, fill, NULL));
+  const uint32_t steps = 360;
+  for (uint32_t k = 1; k <= steps; k++) ASSERT_OK(pp_step(&t, k, 0));
+  uint64_t looks = ul__checkpoint_async_looks(t.dev);
+  printf("  %u steps with 65 MiB changed: %llu asynchronous starts looked, %llu checkpoints\n", steps,
+         (unsigned long long)looks, (unsigned long long)ul__oplog_checkpoints(t.dev));
+  ASSERT_LE(looks, 16);
+  uint32_t wa[N], wb[N], ga[N], gb[N];
+  cpu_run(steps, 0, wa, wb);
+  ASSERT_OK(read_both(&t, ga, gb));
+  ASSERT_TRUE(!memcmp(ga, wa, sizeof ga) && !memcmp(gb, wb, sizeof gb));
+  ul_cmd_destroy(fill);
+  ul_buffer_destroy(t.dev, big);
+  pp_close(&t, true);
+}
+
 /* 14. A program that reads its results back every step (a copy into a
  * MAP_READ buffer, mapped whole and unmapped): the readback changes after
  * every checkpoint's place, and the checkpoint takes what the program's
@@ -896,6 +926,7 @@ int main(void) {
   ul_test_watchdog(600);
   RUN_TEST(test_async_checkpoint_keeps_later_changes);
   RUN_TEST(test_recovery_drops_the_checkpoint_under_way);
+  RUN_TEST(test_declined_async_checkpoint_waits_for_the_log);
   RUN_TEST(test_async_checkpoints_under_losses);
   RUN_TEST(test_async_checkpoints_commit_past_readbacks);
   RUN_TEST(test_loss_at_every_call_of_checkpoints);

@@ -114,8 +114,12 @@ __attribute__((constructor)) static void ul_test_pin_cpu_driver(void) {
     if (dlopen(names[i], RTLD_NOW | RTLD_NODELETE | RTLD_LOCAL)) break;
 }
 
+/* UL_TEST_ONLY=TEXT in the environment runs only the tests whose name
+ * contains TEXT (by hand, while working on one). */
 #define RUN_TEST(fn)                                                            \
   do {                                                                          \
+    const char *ul__only = getenv("UL_TEST_ONLY");                              \
+    if (ul__only && !strstr(#fn, ul__only)) break;                              \
     int ul__before = ul_test_failures;                                          \
     ul_test_current = #fn;                                                      \
     fn();                                                                       \

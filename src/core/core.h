@@ -161,6 +161,10 @@ struct ul_device {
   /* Sixteenths of the log's bound at which a checkpoint to make room last
    * failed (src/engine/commit.c), under mu. */
   uint32_t log_soft_tried;
+  /* The same for an asynchronous checkpoint that would not start (its
+   * copies too large, a texture changed): not tried again at every call
+   * until the log grows by another sixteenth or a checkpoint commits. */
+  uint32_t log_async_tried;
   bool no_async_checkpoints; /* UNLOST_CHECKPOINT_ASYNC=0 at its create */
 
   struct ul__native_ctx *native_ctx; /* callback context of `device` */

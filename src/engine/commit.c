@@ -34,7 +34,7 @@ ul_status ul__checkpoint_retry(ul_device *d) {
   }
   if (!s) {
     ul__device_progress(d);
-    d->log_soft_tried = 0;
+    d->log_soft_tried = d->log_async_tried = 0;
   }
   return s;
 }
@@ -65,15 +65,19 @@ static void checkpoint_async(ul_device *d, uint32_t level) {
       if (!ul__checkpoint_async_settle(d, 0)) return;
     }
     ul__device_progress(d);
-    d->log_soft_tried = 0;
+    d->log_soft_tried = d->log_async_tried = 0;
     return;
   }
-  if (level < UL__LOG_ASYNC_LEVEL || ul__device_loss_pending(d)) return;
+  if (level < d->log_async_tried) d->log_async_tried = 0; /* the log shrank: a checkpoint committed */
+  if (level < UL__LOG_ASYNC_LEVEL || level <= d->log_async_tried || ul__device_loss_pending(d)) return;
   ul__saved_error keep;
   ul__error_save(&keep);
   ul_status s = ul__checkpoint_async_start(d);
   if (s) ul__log(UL__LOG_DEBUG, "device '%s': no asynchronous checkpoint: %s", d->label, ul_last_error());
   ul__error_restore(&keep);
+  /* Declined or failed: again once the log has grown by a sixteenth (a
+   * start looks at every changed object). */
+  if (!ul__checkpoint_async_pending(d)) d->log_async_tried = level;
 }
 
 ul_status ul__checkpoint_make_room(ul_device *d, uint64_t bytes) {
@@ -89,7 +93,7 @@ ul_status ul__checkpoint_make_room(ul_device *d, uint64_t bytes) {
   /* The one under way, waited for: it may make room enough. */
   if (ul__checkpoint_async_pending(d) && ul__checkpoint_async_settle(d, 2000000000ull)) {
     ul__device_progress(d);
-    d->log_soft_tried = 0;
+    d->log_soft_tried = d->log_async_tried = 0;
     level = log_level(d, &f);
     hard = ul__oplog_would_exceed(d, bytes);
     if (!hard && level < UL__LOG_SYNC_LEVEL) return UL_OK;

@@ -49,6 +49,8 @@ void ul__checkpoint_forget(ul_device *d);
 /* The epoch of the device the checkpoints' staging buffer was made on; 0:
  * none is held (for tests). */
 uint64_t ul__checkpoint_staging_epoch(ul_device *d);
+/* How many asynchronous starts looked at the changed objects (for tests). */
+uint64_t ul__checkpoint_async_looks(ul_device *d);
 /* Copies the checkpoint under way keeps now (for tests). */
 uint32_t ul__checkpoint_kept(ul_device *d);
 

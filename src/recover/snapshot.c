@@ -77,6 +77,7 @@ typedef struct ul__ckpt {
   uint32_t batch;   /* most objects per batch in the next attempt (0: any) */
   uint64_t epoch_seen;
   ckpt_async a;
+  uint64_t async_looks; /* asynchronous starts that looked at the changed objects */
 } ul__ckpt;
 
 static void async_drop(ul_device *d, ul__ckpt *k, bool give_back);
@@ -474,6 +475,11 @@ uint32_t ul__checkpoint_kept(ul_device *d) {
   return k ? k->n : 0;
 }
 
+uint64_t ul__checkpoint_async_looks(ul_device *d) {
+  const ul__ckpt *k = d->res && d->res->log ? ckpt_of(d, false) : NULL;
+  return k ? k->async_looks : 0;
+}
+
 uint64_t ul__checkpoint_staging_epoch(ul_device *d) {
   const ul__ckpt *k = d->res && d->res->log ? ckpt_of(d, false) : NULL;
   return k && k->a.st ? k->a.st_epoch : 0;
@@ -577,6 +583,7 @@ ul_status ul__checkpoint_async_start(ul_device *d) {
   ul__ckpt *k = ckpt_of(d, true);
   if (!k) return ul__fail(UL_ERR_OUT_OF_MEMORY, "checkpoint: out of host memory");
   if (k->a.on) return UL_OK;
+  k->async_looks++;
   ul_status s = ul__restore_all(d);
   if (s) return ul__wrap(s, "checkpoint");
   if ((s = check_noted(d))) return s;
