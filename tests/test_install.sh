@@ -88,13 +88,35 @@ for p in "${progs[@]}"; do
 done
 
 # A program written on webgpu.h alone, linked to libunlost-webgpu instead of
-# the implementation (our declarations stand in for the program's own
-# webgpu.h): it must run on the installed library and the installed Dawn.
+# the implementation, compiled against the installed headers alone (the
+# installed <webgpu/webgpu.h>: issue 39 found none): it must run on the
+# installed library and the installed Dawn. First the smallest such
+# program, then the matmul test program (whose helpers include the same
+# installed declarations).
+for f in include/unlost/webgpu/webgpu.h include/unlost/wgpu/wgpu.h include/unlost/wgpu/wgpu_api.h; do
+  [ -f "$prefix/$f" ] || fail "not installed: $f"
+done
+cat >"$tmp/hello_webgpu.c" <<'PROG'
+#include <webgpu/webgpu.h>
+#include <stdio.h>
+int main(void) {
+  WGPUInstance instance = wgpuCreateInstance(NULL);
+  if (!instance) return 1;
+  wgpuInstanceRelease(instance);
+  printf("ok hello_webgpu\n");
+  return 0;
+}
+PROG
 wprog=$src/tests/webgpu/wgpu_matmul.c
 step "pkg-config unlost-webgpu"
 echo "unlost-webgpu $(pkg-config --modversion unlost-webgpu): $(pkg-config --cflags --libs unlost-webgpu)"
 # shellcheck disable=SC2046
-"$cc" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$src/src" -I"$src/tests/webgpu" -o "$tmp/pc_webgpu" "$wprog" \
+"$cc" -std=c11 -Wall -Wextra -Werror -o "$tmp/pc_hello" "$tmp/hello_webgpu.c" \
+  $(pkg-config --cflags --libs unlost-webgpu) -Wl,-rpath,"$libdir" || fail "cc <webgpu/webgpu.h> with pkg-config"
+"$tmp/pc_hello" >"$tmp/hello.out" || fail "the <webgpu/webgpu.h> program on the installed library"
+grep -q "^ok hello_webgpu" "$tmp/hello.out" || fail "the <webgpu/webgpu.h> program did not pass"
+# shellcheck disable=SC2046
+"$cc" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$src/tests/webgpu" -o "$tmp/pc_webgpu" "$wprog" \
   $(pkg-config --cflags --libs unlost-webgpu) -lm -Wl,-rpath,"$libdir" || fail "cc a webgpu.h program with pkg-config"
 "$tmp/pc_webgpu" >"$tmp/webgpu.out" || { cat "$tmp/webgpu.out"; fail "the webgpu.h program on the installed library"; }
 grep -q "^ok " "$tmp/webgpu.out" || fail "the webgpu.h program did not pass"
@@ -115,7 +137,9 @@ mkdir -p "$tmp/consumer"
     echo "target_link_libraries(${name}_static PRIVATE unlost::unlost_static)"
   done
   echo "add_executable(webgpu_prog \"$wprog\")"
-  echo "target_include_directories(webgpu_prog PRIVATE \"$src/src\" \"$src/tests/webgpu\")"
+  echo "target_include_directories(webgpu_prog PRIVATE \"$src/tests/webgpu\")"
+  echo "add_executable(hello_webgpu \"$tmp/hello_webgpu.c\")"
+  echo "target_link_libraries(hello_webgpu PRIVATE unlost::webgpu)"
   echo "target_compile_definitions(webgpu_prog PRIVATE _GNU_SOURCE)"
   echo "target_link_libraries(webgpu_prog PRIVATE unlost::webgpu m)"
 } >"$tmp/consumer/CMakeLists.txt"
@@ -128,6 +152,8 @@ for p in "${progs[@]}"; do
   run "$tmp/consumer/build/$name" "$name"
   run "$tmp/consumer/build/${name}_static" "$name"
 done
+"$tmp/consumer/build/hello_webgpu" >"$tmp/hello2.out" || fail "hello_webgpu (unlost::webgpu)"
+grep -q "^ok hello_webgpu" "$tmp/hello2.out" || fail "hello_webgpu (unlost::webgpu) did not pass"
 "$tmp/consumer/build/webgpu_prog" >"$tmp/webgpu2.out" || { cat "$tmp/webgpu2.out"; fail "webgpu_prog (unlost::webgpu)"; }
 grep -q "^ok " "$tmp/webgpu2.out" || fail "webgpu_prog did not pass"
 # ldd to a file first: grep -q quits at the first match, and under pipefail
