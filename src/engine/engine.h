@@ -27,7 +27,8 @@ void ul__engine_unlock(ul_device *d);
 /* Whether a loss of `d` was recorded and not processed yet. */
 bool ul__engine_loss_pending(ul_device *d);
 /* An environment with the defaults (ul_env_create(NULL)), its end, and its
- * fault schedule's counts (ul_env_chaos_counts). */
+ * fault schedule's counts (ul_env_chaos_counts). The create logs, at info
+ * level, that libunlost-webgpu is active and over which implementation. */
 ul_status ul__engine_env_create(ul_env **out);
 ul_status ul__engine_env_destroy(ul_env *env);
 ul_status ul__engine_chaos_counts(ul_env *env, uint64_t *calls, uint64_t *injected);

@@ -29,7 +29,15 @@ void ul__engine_unlock(ul_device *d) { ul__device_unlock(d); }
 
 bool ul__engine_loss_pending(ul_device *d) { return ul__device_loss_pending(d); }
 
-ul_status ul__engine_env_create(ul_env **out) { return ul_env_create(NULL, out); }
+ul_status ul__engine_env_create(ul_env **out) {
+  ul_status s = ul_env_create(NULL, out);
+  /* The one line that says the layer is in the program (issue 39: a
+   * preload that did not happen was silent). */
+  if (!s)
+    ul__log(UL__LOG_INFO, "libunlost-webgpu %s is active over %s; recovery %s", ul_version(), (*out)->lib.path,
+            ul__opt_number(UL__OPT_RECOVERY) ? "on" : "off (UNLOST_RECOVERY=0)");
+  return s;
+}
 
 ul_status ul__engine_env_destroy(ul_env *env) { return ul_env_destroy(env); }
 

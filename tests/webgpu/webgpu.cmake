@@ -80,6 +80,12 @@ if(TARGET unlost_webgpu)
       SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
       ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error;LD_PRELOAD=${UL_WEBGPU_PRELOAD}")
   endforeach()
+  # At info level the layer says, once, that it is in the program and over
+  # which implementation (issue 39), preloaded as linked.
+  add_test(NAME webgpu_active_line COMMAND bash -c
+    "out=$($<TARGET_FILE:wgpu_matmul> 2>&1) && grep -q 'libunlost-webgpu .* is active over .*; recovery on' <<<\"$out\"")
+  set_tests_properties(webgpu_active_line PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=info;LD_PRELOAD=${UL_WEBGPU_PRELOAD}")
 endif()
 
 # Misuse tests and the descriptor fuzzer of the front door (linked to the
