@@ -120,6 +120,7 @@ typedef enum ul__opt {
   UL__OPT_HOST_BACKING,
   UL__OPT_REBUILD_WINDOW_MS,
   UL__OPT_CHECKPOINT_ASYNC,
+  UL__OPT_EXEC_MARK,
   UL__OPT_COUNT
 } ul__opt;
 /* The variable's name and meaning (static text; NULL out of range). */

@@ -29,6 +29,9 @@ static const opt_info options[UL__OPT_COUNT] = {
                                   "1: checkpoints start from a quarter of the operation log's bound and commit once "
                                   "their copies arrive, while the program goes on; 0: every checkpoint waits for the "
                                   "queue (read at device create)"},
+    [UL__OPT_EXEC_MARK] = {"UNLOST_EXEC_MARK", OPT_TEXT, 0, 0, 0,
+                           "libunlost-webgpu: a file the library appends a line to as it is loaded into a process "
+                           "(unlost exec sets it, to tell a layer that never loaded from a quiet run)"},
     [UL__OPT_LOG_MAX_MB] = {"UNLOST_LOG_MAX_MB", OPT_NUMBER, 1, 1u << 20, 64,
                             "operation log size that forces a checkpoint, MiB (read at device create)"},
     [UL__OPT_FILL_THREADS] = {"UNLOST_FILL_THREADS", OPT_NUMBER, 1, 16, 0,

@@ -131,6 +131,7 @@ struct ul_device {
   char lost_message[256];
   uint64_t losses_total;       /* under the loss-record lock */
   uint64_t recoveries_total;   /* under the loss-record lock and mu */
+  uint64_t recovery_ns_total;  /* from each loss to its recovery, summed; the same */
   _Atomic uint64_t uncaptured_errors;
   char uncaptured_message[984]; /* the last one's (under g_lost_mu) */
   uint32_t uncaptured_type;      /* the last one's WGPUErrorType (under g_lost_mu) */

@@ -290,6 +290,8 @@ void ul__device_set_lost(ul_device *d, const char *message) {
 void ul__device_count_recovery(ul_device *d) {
   pthread_mutex_lock(&ul__lost_mu); /* metrics read it under this lock */
   d->recoveries_total++;
+  uint64_t now = ul__now_ns();
+  if (d->lost_at_ns && now > d->lost_at_ns) d->recovery_ns_total += now - d->lost_at_ns;
   pthread_mutex_unlock(&ul__lost_mu);
 }
 

@@ -186,6 +186,14 @@ ul_status ul__device_destroy(ul_device *d) {
   return s;
 }
 
+uint64_t ul__device_recovery_ns(ul_device *d) {
+  if (!d) return 0;
+  ul__lost_lock();
+  uint64_t ns = d->recovery_ns_total;
+  ul__lost_unlock();
+  return ns;
+}
+
 uint64_t ul__device_recoveries(ul_device *d) {
   if (!d) return 0;
   ul__lost_lock(); /* the count is written under it (and mu) */

@@ -8,6 +8,7 @@
 #include "webgpu/wg.h"
 
 #include <errno.h>
+#include <unistd.h>
 
 /* ---- the process's env ---- */
 static pthread_mutex_t g_env_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -19,7 +20,7 @@ static int g_env_users;
  * appended to when the last instance goes, or at exit for an env still
  * alive then (a program that never releases its instance, as many do not).
  * One line per env: g_env_reported says its line was written. */
-static _Atomic uint64_t g_recoveries, g_leaks, g_failed;
+static _Atomic uint64_t g_recoveries, g_recovery_ns, g_leaks, g_failed;
 static bool g_env_reported; /* under g_env_mu */
 /* The devices not yet freed, under g_live_mu (taken after g_env_mu). */
 static pthread_mutex_t g_live_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -34,7 +35,7 @@ static void live_add(ul__wg_device *dv) {
   pthread_mutex_unlock(&g_live_mu);
 }
 
-void ul__wg_device_gone(ul__wg_device *dv, uint64_t recoveries, bool failed) {
+void ul__wg_device_gone(ul__wg_device *dv, uint64_t recoveries, uint64_t recovery_ns, bool failed) {
   pthread_mutex_lock(&g_live_mu);
   if (dv->live_prev || g_live == dv) {
     if (dv->live_prev) dv->live_prev->live_next = dv->live_next;
@@ -43,6 +44,7 @@ void ul__wg_device_gone(ul__wg_device *dv, uint64_t recoveries, bool failed) {
     dv->live_prev = dv->live_next = NULL;
   }
   atomic_fetch_add(&g_recoveries, recoveries);
+  atomic_fetch_add(&g_recovery_ns, recovery_ns);
   if (failed) atomic_fetch_add(&g_failed, 1);
   pthread_mutex_unlock(&g_live_mu);
 }
@@ -59,15 +61,19 @@ static void chaos_report_line(ul_env *env, char *line, size_t cap) {
   ul__error_restore(&keep);
   pthread_mutex_lock(&g_live_mu);
   uint64_t recoveries = atomic_load(&g_recoveries), failed = atomic_load(&g_failed);
+  uint64_t recovery_ns = atomic_load(&g_recovery_ns);
   for (ul__wg_device *dv = g_live; dv; dv = dv->live_next) {
     recoveries += ul__device_recoveries(dv->ud);
+    recovery_ns += ul__device_recovery_ns(dv->ud);
     failed += atomic_load(&dv->lost) && dv->lost_reason != WGPUDeviceLostReason_Destroyed;
   }
   pthread_mutex_unlock(&g_live_mu);
-  snprintf(line, cap, "calls=%llu injected=%llu recoveries=%llu leaked_devices=%llu failed_devices=%llu reentries=%llu\n",
+  snprintf(line, cap,
+           "calls=%llu injected=%llu recoveries=%llu leaked_devices=%llu failed_devices=%llu reentries=%llu "
+           "recovery_ms=%.1f\n",
            (unsigned long long)calls, (unsigned long long)injected, (unsigned long long)recoveries,
            (unsigned long long)atomic_load(&g_leaks), (unsigned long long)failed,
-           (unsigned long long)ul_wgpu_reentries());
+           (unsigned long long)ul_wgpu_reentries(), (double)recovery_ns / 1e6);
 }
 
 /* Appends a line (written with no lock held: the file may be slow). */
@@ -137,6 +143,15 @@ ul_env *ul_webgpu_env(void) {
   ul_env *e = g_env;
   pthread_mutex_unlock(&g_env_mu);
   return e;
+}
+
+/* unlost exec: the library says it was loaded into this process. */
+__attribute__((constructor)) static void exec_mark(void) {
+  const char *path = ul__opt_text(UL__OPT_EXEC_MARK);
+  FILE *f = path ? fopen(path, "a") : NULL;
+  if (!f) return;
+  fprintf(f, "loaded %ld\n", (long)getpid());
+  fclose(f);
 }
 
 /* ---- instances ---- */

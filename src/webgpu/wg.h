@@ -348,7 +348,7 @@ static inline ul__wg_device *ul__wg_dev(void *o) { return o ? ((ul__wg_obj *)o)-
  * ul__wg_device_gone as the device is freed, before its engine device is
  * destroyed (its recoveries and whether it failed move from the live
  * devices to the process's counts), then whether that destroy leaked it. */
-void ul__wg_device_gone(ul__wg_device *dv, uint64_t recoveries, bool failed);
+void ul__wg_device_gone(ul__wg_device *dv, uint64_t recoveries, uint64_t recovery_ns, bool failed);
 void ul__wg_count_leaked(void);
 /* Frees a device once nothing holds it (object.c calls it). */
 void ul__wg_device_free(ul__wg_device *dv);

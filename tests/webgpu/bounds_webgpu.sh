@@ -121,7 +121,7 @@ report)
   echo "report: $(cat "$report")"
   lines=$(wc -l <"$report")
   line=$(head -n 1 "$report")
-  re='^calls=([0-9]+) injected=([0-9]+) recoveries=([0-9]+) leaked_devices=([0-9]+) failed_devices=([0-9]+) reentries=([0-9]+)$'
+  re='^calls=([0-9]+) injected=([0-9]+) recoveries=([0-9]+) leaked_devices=([0-9]+) failed_devices=([0-9]+) reentries=([0-9]+) recovery_ms=([0-9.]+)$'
   if [ "$lines" != 1 ] || ! [[ $line =~ $re ]]; then
     echo "FAIL: the report is not one line of the layer's format"
     exit 1

@@ -184,11 +184,6 @@ static size_t programs_all(const char *dir, wprog *out, size_t cap) {
 
 /* ---- one child ---- */
 
-typedef struct layer_report {
-  bool present;
-  uint64_t calls, injected, recoveries, leaked, failed;
-} layer_report;
-
 typedef struct child_result {
   int exit_code; /* -1: killed by a signal or for its time */
   int signal;    /* the signal that ended it, when it was not ours */
@@ -291,28 +286,6 @@ static bool slot_start(slot *s, const wprog *p, const wopts *o, unsigned repeat)
   return true;
 }
 
-static void read_report(const char *path, layer_report *r) {
-  memset(r, 0, sizeof *r);
-  FILE *f = fopen(path, "r");
-  if (!f) return;
-  char line[256];
-  while (fgets(line, sizeof line, f)) {
-    unsigned long long c, i, rc, l, fl;
-    if (sscanf(line, "calls=%llu injected=%llu recoveries=%llu leaked_devices=%llu failed_devices=%llu", &c, &i, &rc,
-               &l, &fl) != 5)
-      continue;
-    /* One line per time the process's last instance went: calls and
-     * injected start again with each env, the rest are the process's. */
-    r->present = true;
-    r->calls += c;
-    r->injected += i;
-    r->recoveries = rc;
-    r->leaked = l;
-    r->failed = fl;
-  }
-  fclose(f);
-}
-
 /* s, cut to fit (an excerpt for a message). */
 static void copy_cut(char *out, size_t cap, const char *s) {
   size_t n = strlen(s);
@@ -366,7 +339,7 @@ static void slot_finish(slot *s, int status, bool killed, child_result *r) {
     }
     fclose(f);
   }
-  read_report(s->rep, &r->rep);
+  layer_report_read(s->rep, &r->rep);
   if (r->exit_code != 0 || r->wrong_line) {
     read_said(s->err, r->said, sizeof r->said);
     read_said(s->out, r->said_out, sizeof r->said_out);

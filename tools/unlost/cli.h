@@ -24,6 +24,18 @@ int cmd_bench(int argc, char **argv);
 int cmd_chaos(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+
+/* libunlost-webgpu's report (UNLOST_CHAOS_REPORT): one line each time the
+ * process's last instance went, or at its exit. calls and injected start
+ * again with each line and are summed; the rest are the process's totals
+ * so far (the last line's). present: a line was found. */
+typedef struct layer_report {
+  bool present;
+  uint64_t calls, injected, recoveries, leaked, failed;
+  double recovery_ms;
+} layer_report;
+void layer_report_read(const char *path, layer_report *r);
 
 /* Option values (cli_num.c): the whole text a number in [lo, hi], or a
  * message "unlost CMD: OPT: ..." on stderr and false. cli_size takes K, M,

@@ -20,6 +20,7 @@ static const cli_command commands[] = {
     {"bench", "benchmarks against raw webgpu.h, with JSON output", cmd_bench},
     {"serve", "run a workload and serve its page, /metrics, /healthz, /readyz over HTTP", cmd_serve},
     {"report", "summarize a JSON report; --html writes its timeline page", cmd_report},
+    {"exec", "run a webgpu.h program through libunlost-webgpu and say what happened", cmd_exec},
 };
 
 static void usage(FILE *f) {
