@@ -123,6 +123,16 @@ grep -q "^ok " "$tmp/webgpu.out" || fail "the webgpu.h program did not pass"
 ldd "$tmp/pc_webgpu" >"$tmp/ldd_webgpu.txt" || fail "ldd pc_webgpu"
 grep -q "$libdir/libunlost-webgpu.so" "$tmp/ldd_webgpu.txt" || { cat "$tmp/ldd_webgpu.txt"; fail "not linked to the installed libunlost-webgpu.so"; }
 
+# The same program run through the installed `unlost exec` under a loss
+# schedule: the same output as without losses, and recoveries counted.
+step "unlost exec"
+"$prefix/bin/unlost" exec --chaos loss-every=40 -- "$tmp/pc_webgpu" >"$tmp/exec.out" 2>"$tmp/exec.err" \
+  || { cat "$tmp/exec.err"; fail "unlost exec --chaos loss-every=40 (installed)"; }
+cmp -s <(grep '^digest' "$tmp/webgpu.out") <(grep '^digest' "$tmp/exec.out") \
+  || fail "unlost exec: the output differs from the run without losses"
+grep -qE 'through libunlost-webgpu: [0-9]+ fault\(s\) injected in [0-9]+ WebGPU calls, [1-9][0-9]* recoveries' "$tmp/exec.err" \
+  || { cat "$tmp/exec.err"; fail "unlost exec: no recovery counted"; }
+
 step "find_package(unlost)"
 mkdir -p "$tmp/consumer"
 {
