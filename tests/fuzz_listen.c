@@ -158,6 +158,10 @@ static bool ref_listen(const char *s, ref_addr *a) {
     hn = (size_t)(colon - s);
     port = colon + 1;
     a->family = AF_INET;
+    if (hn == 9 && !memcmp(host, "localhost", 9)) { /* the one name: this host's loopback */
+      host = "127.0.0.1";
+      hn = 9;
+    }
     if (hn == 0 || hn >= sizeof a->host || !ref_ipv4(host, hn, a->bytes)) return false;
     if (a->bytes[0] >= 224 && a->bytes[0] <= 239) return false; /* multicast */
     if (a->bytes[0] == 255 && a->bytes[1] == 255 && a->bytes[2] == 255 && a->bytes[3] == 255) return false;

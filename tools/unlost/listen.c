@@ -42,6 +42,8 @@ bool cli_parse_listen(const char *s, cli_listen_addr *a, char *why, size_t cap) 
     }
     memcpy(host, s, n);
     host[n] = '\0';
+    /* The one name taken (no resolver on this path): this host's loopback. */
+    if (!strcmp(host, "localhost")) snprintf(host, sizeof host, "127.0.0.1");
     a->family = AF_INET;
   }
   uint64_t port;
@@ -54,7 +56,7 @@ bool cli_parse_listen(const char *s, cli_listen_addr *a, char *why, size_t cap) 
     a->v4.sin_family = AF_INET;
     a->v4.sin_port = htons((uint16_t)port);
     if (inet_pton(AF_INET, host, &a->v4.sin_addr) != 1) {
-      snprintf(why, cap, "HOST '%s' is not an IPv4 literal (names are not resolved)", host);
+      snprintf(why, cap, "HOST '%s' is not an IPv4 literal or localhost (names are not resolved)", host);
       return false;
     }
   } else {
