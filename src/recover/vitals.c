@@ -160,17 +160,14 @@ ul_status ul__device_health_gate(ul_device *d) {
       ul__track_get_stats(d->res->tracker, &st);
       ul__health_memory(d->health, st.total.live_bytes, st.budget_bytes, now);
     }
+    /* Submissions' done callbacks run when the implementation's events
+     * are processed, which a program that only submits may leave to later:
+     * processed now (at most every 50 ms), before any is called overdue
+     * (which takes it off the list). */
+    d->wgpu->InstanceProcessEvents(d->instance);
     uint64_t overdue[8];
     size_t n = 0;
-    ul__health_overdue(d->health, now, overdue, UL__COUNT_OF(overdue), &n);
-    if (n) {
-      /* Submissions' done callbacks run when the implementation's events
-       * are processed, which a program that only submits may leave to
-       * later: processed now, before any is called overdue. */
-      d->wgpu->InstanceProcessEvents(d->instance);
-      n = 0;
-      ul__health_overdue(d->health, ul__now_ns(), overdue, UL__COUNT_OF(overdue), &n);
-    }
+    ul__health_overdue(d->health, ul__now_ns(), overdue, UL__COUNT_OF(overdue), &n);
     if (n && d->desc.health.declare_hung && !ul__device_loss_pending(d) && d->wgpu->DeviceForceLoss) {
       char msg[128];
       snprintf(msg, sizeof msg, "unlost: submission %llu overdue; the device is declared hung",
