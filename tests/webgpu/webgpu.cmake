@@ -82,6 +82,15 @@ if(TARGET unlost_webgpu)
   endforeach()
   # At info level the layer says, once, that it is in the program and over
   # which implementation (issue 39), preloaded as linked.
+  # unlost exec runs a webgpu.h program through the layer (issue 39); under
+  # ASan the sanitizer's runtime is preloaded first, and exec adds the layer
+  # after it.
+  add_test(NAME test_unlost_exec COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_unlost_exec.sh ${CMAKE_BINARY_DIR})
+  set(UL_EXEC_ENV "${UL_WEBGPU_TEST_ENV}")
+  if(UL_SANITIZE MATCHES "address")
+    list(APPEND UL_EXEC_ENV "LD_PRELOAD=${UL_ASAN_RT}")
+  endif()
+  set_tests_properties(test_unlost_exec PROPERTIES TIMEOUT 300 LABELS "webgpu" ENVIRONMENT "${UL_EXEC_ENV}")
   add_test(NAME webgpu_active_line COMMAND bash -c
     "out=$($<TARGET_FILE:wgpu_matmul> 2>&1) && grep -q 'libunlost-webgpu .* is active over .*; recovery on' <<<\"$out\"")
   set_tests_properties(webgpu_active_line PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"

@@ -122,8 +122,10 @@ int cmd_exec(int argc, char **argv) {
   char report[4300], mark[4300], preload[8800];
   snprintf(report, sizeof report, "%s/report", dirbuf);
   snprintf(mark, sizeof mark, "%s/loaded", dirbuf);
+  /* After what is preloaded already (a sanitizer's runtime must stay
+   * first); still before the implementation, which the program links. */
   const char *old = getenv("LD_PRELOAD");
-  snprintf(preload, sizeof preload, "%s%s%s", layer, old && *old ? ":" : "", old && *old ? old : "");
+  snprintf(preload, sizeof preload, "%s%s%s", old && *old ? old : "", old && *old ? ":" : "", layer);
   if (!set_env("LD_PRELOAD", preload) || !set_env("UNLOST_CHAOS_REPORT", report) ||
       !set_env("UNLOST_EXEC_MARK", mark) || (chaos && !set_env("UNLOST_CHAOS", chaos)))
     return 1;
