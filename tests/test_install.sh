@@ -55,6 +55,14 @@ step "check the installed files"
 pc=$(find "$prefix" -name unlost.pc)
 [ -n "$pc" ] || fail "no unlost.pc under $prefix"
 libdir=$(dirname "$(dirname "$pc")")
+# bin/ holds the tool alone: the front door's benchmark is its helper, in
+# libexec/unlost (issue 40), and `unlost bench webgpu` finds it there.
+[ "$(ls "$prefix/bin")" = unlost ] || fail "bin/ holds more than unlost: $(ls "$prefix/bin" | tr '\n' ' ')"
+# (an option it does not know: the benchmark itself answers with its usage, exit 2)
+bw_rc=0
+"$prefix/bin/unlost" bench webgpu --no-such-option >"$tmp/bw_help.txt" 2>&1 || bw_rc=$?
+[ "$bw_rc" = 2 ] && grep -q "^usage: unlost bench webgpu" "$tmp/bw_help.txt" \
+  || { cat "$tmp/bw_help.txt"; fail "unlost bench webgpu did not find its benchmark (installed)"; }
 for f in include/unlost.h include/unlost_webgpu.h bin/unlost; do
   [ -f "$prefix/$f" ] || fail "missing $prefix/$f"
 done

@@ -68,7 +68,11 @@ static void bench_log(const ul_log_line *l, void *user) {
 }
 
 /* The front door's benchmark is a program of its own (it is linked to
- * libunlost-webgpu): unlost-bench-webgpu beside this executable. */
+ * libunlost-webgpu): unlost-bench-webgpu beside this executable (a build
+ * tree), else in the installation's libexec/unlost. */
+#ifndef UL_INSTALL_LIBEXECDIR
+#define UL_INSTALL_LIBEXECDIR "libexec"
+#endif
 static int bench_webgpu_exec(int argc, char **argv) {
   char self[4096], path[4200];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -80,6 +84,8 @@ static int bench_webgpu_exec(int argc, char **argv) {
   char *slash = strrchr(self, '/');
   if (slash) *slash = 0;
   snprintf(path, sizeof path, "%s/unlost-bench-webgpu", self);
+  if (access(path, X_OK) != 0)
+    snprintf(path, sizeof path, "%s/../" UL_INSTALL_LIBEXECDIR "/unlost/unlost-bench-webgpu", self);
   char **args = calloc((size_t)argc + 1, sizeof *args);
   if (!args) return 1;
   int k = 0;
