@@ -272,8 +272,9 @@ WGPULimits ul__device_limits_native(ul_device *d);
 ul_status ul__adapter_for(ul_env *env, ul_power_preference power, WGPUAdapter *adapter, WGPUInstance *instance);
 /* The recoveries device `d` went through (0 for NULL). */
 uint64_t ul__device_recoveries(ul_device *d);
-/* The time from each of its losses to the recovery that followed, summed. */
-uint64_t ul__device_recovery_ns(ul_device *d);
+/* The same, and the time from each of those losses to the recovery that
+ * followed, summed, into *recovery_ns (read together). */
+uint64_t ul__device_recoveries_ns(ul_device *d, uint64_t *recovery_ns);
 /* Loses device `d` through the implementation (ul_device_force_loss's
  * work; takes d->mu itself, not the gate): UL_ERR_UNSUPPORTED without
  * wgpuDeviceForceLoss, UL_ERR_DEVICE_FAILED for a device that failed for

@@ -186,20 +186,18 @@ ul_status ul__device_destroy(ul_device *d) {
   return s;
 }
 
-uint64_t ul__device_recovery_ns(ul_device *d) {
+uint64_t ul__device_recoveries_ns(ul_device *d, uint64_t *recovery_ns) {
+  if (recovery_ns) *recovery_ns = 0;
   if (!d) return 0;
-  ul__lost_lock();
-  uint64_t ns = d->recovery_ns_total;
+  ul__lost_lock(); /* both are written under it (and mu), together */
+  uint64_t n = d->recoveries_total;
+  if (recovery_ns) *recovery_ns = d->recovery_ns_total;
   ul__lost_unlock();
-  return ns;
+  return n;
 }
 
 uint64_t ul__device_recoveries(ul_device *d) {
-  if (!d) return 0;
-  ul__lost_lock(); /* the count is written under it (and mu) */
-  uint64_t n = d->recoveries_total;
-  ul__lost_unlock();
-  return n;
+  return ul__device_recoveries_ns(d, NULL);
 }
 
 ul_status ul__device_force_loss(ul_device *d, const char *message) {

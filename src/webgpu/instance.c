@@ -63,8 +63,9 @@ static void chaos_report_line(ul_env *env, char *line, size_t cap) {
   uint64_t recoveries = atomic_load(&g_recoveries), failed = atomic_load(&g_failed);
   uint64_t recovery_ns = atomic_load(&g_recovery_ns);
   for (ul__wg_device *dv = g_live; dv; dv = dv->live_next) {
-    recoveries += ul__device_recoveries(dv->ud);
-    recovery_ns += ul__device_recovery_ns(dv->ud);
+    uint64_t ns;
+    recoveries += ul__device_recoveries_ns(dv->ud, &ns);
+    recovery_ns += ns;
     failed += atomic_load(&dv->lost) && dv->lost_reason != WGPUDeviceLostReason_Destroyed;
   }
   pthread_mutex_unlock(&g_live_mu);

@@ -151,7 +151,9 @@ void ul__wg_device_free(ul__wg_device *dv) {
   ul__work_redo_clear(&dv->redo);
   if (dv->ud) {
     bool failed = atomic_load(&dv->lost) && dv->lost_reason != WGPUDeviceLostReason_Destroyed;
-    ul__wg_device_gone(dv, ul__device_recoveries(dv->ud), ul__device_recovery_ns(dv->ud), failed);
+    uint64_t recovery_ns;
+    uint64_t recoveries = ul__device_recoveries_ns(dv->ud, &recovery_ns);
+    ul__wg_device_gone(dv, recoveries, recovery_ns, failed);
     ul_status s = ul__device_destroy(dv->ud);
     if (s && s != UL_ERR_BUSY) ul__log(UL__LOG_WARN, "webgpu.h device: %s", ul_last_error());
     if (s == UL_ERR_BUSY) ul__wg_count_leaked();

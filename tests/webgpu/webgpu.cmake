@@ -20,14 +20,22 @@ foreach(src ${UL_WEBGPU_SOURCES})
 endforeach()
 list(SORT UL_WEBGPU_PROGRAMS)
 
+# Builds tests/webgpu/`source` as executable `target` into
+# ${CMAKE_BINARY_DIR}/tests/webgpu, linked to `impl` (the implementation,
+# libunlost-webgpu, or its static form for a test that reaches internals)
+# and to what follows it.
+function(ul_add_webgpu_test target source impl)
+  add_executable(${target} ${CMAKE_SOURCE_DIR}/tests/webgpu/${source})
+  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
+  target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
+  target_link_libraries(${target} PRIVATE ${impl} m ${ARGN})
+endfunction()
+
 # Builds program `name` as executable `target`, linked to `impl` (the path or
 # target of a library exporting the webgpu.h entry points), into
 # ${CMAKE_BINARY_DIR}/tests/webgpu.
 function(ul_add_webgpu_program target name impl)
-  add_executable(${target} ${CMAKE_SOURCE_DIR}/tests/webgpu/wgpu_${name}.c)
-  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
-  target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
-  target_link_libraries(${target} PRIVATE ${impl} m)
+  ul_add_webgpu_test(${target} wgpu_${name}.c ${impl})
   # The decode takes its model and CPU reference from tools/llm's host half,
   # whose errors go through ul_error_set: from libunlost-webgpu when that is
   # the implementation, else from libunlost's few objects that define it
@@ -106,23 +114,14 @@ endif()
 # Restore policies through the front door (unlost_webgpu.h): linked to the
 # library, as a program that uses unlost's additions is.
 if(TARGET unlost_webgpu)
-  add_executable(webgpu_policy ${CMAKE_SOURCE_DIR}/tests/webgpu/policy_webgpu.c)
-  set_target_properties(webgpu_policy PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
-  target_include_directories(webgpu_policy PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
-  target_link_libraries(webgpu_policy PRIVATE unlost_webgpu m)
+  ul_add_webgpu_test(webgpu_policy policy_webgpu.c unlost_webgpu)
   add_test(NAME webgpu_policy COMMAND webgpu_policy)
   # Re-entry: the detector and a run through the static library; then a
   # program linked to the implementation with the library preloaded.
-  add_executable(webgpu_reentry ${CMAKE_SOURCE_DIR}/tests/webgpu/reentry_webgpu.c)
-  set_target_properties(webgpu_reentry PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
-  target_include_directories(webgpu_reentry PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
-  target_link_libraries(webgpu_reentry PRIVATE unlost_webgpu_static m)
+  ul_add_webgpu_test(webgpu_reentry reentry_webgpu.c unlost_webgpu_static)
   add_test(NAME webgpu_reentry COMMAND webgpu_reentry)
   # Readbacks at every step let asynchronous checkpoints commit (issue 38).
-  add_executable(webgpu_readback ${CMAKE_SOURCE_DIR}/tests/webgpu/readback_webgpu.c)
-  set_target_properties(webgpu_readback PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
-  target_include_directories(webgpu_readback PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
-  target_link_libraries(webgpu_readback PRIVATE unlost_webgpu_static m)
+  ul_add_webgpu_test(webgpu_readback readback_webgpu.c unlost_webgpu_static)
   add_test(NAME webgpu_readback COMMAND webgpu_readback)
   set_tests_properties(webgpu_readback PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu"
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
@@ -140,10 +139,7 @@ if(TARGET unlost_webgpu)
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
   # A checkpoint while the program's map of a MAP_READ buffer is on its way
   # (the small log filled by uploads): it waits for the map, reads it.
-  add_executable(webgpu_mapckpt ${CMAKE_SOURCE_DIR}/tests/webgpu/mapckpt_webgpu.c)
-  set_target_properties(webgpu_mapckpt PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
-  target_include_directories(webgpu_mapckpt PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
-  target_link_libraries(webgpu_mapckpt PRIVATE unlost_webgpu m)
+  ul_add_webgpu_test(webgpu_mapckpt mapckpt_webgpu.c unlost_webgpu)
   add_test(NAME webgpu_mapckpt COMMAND webgpu_mapckpt)
   set_tests_properties(webgpu_mapckpt PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180 LABELS "webgpu"
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
@@ -151,21 +147,13 @@ if(TARGET unlost_webgpu)
   # implementation (the oracle) and linked to the library, their answers
   # compared; then threads, re-entrant waits and pending callbacks under
   # losses, through the library.
-  foreach(way direct linked)
-    add_executable(webgpu_futures_${way} ${CMAKE_SOURCE_DIR}/tests/webgpu/futures_webgpu.c)
-    set_target_properties(webgpu_futures_${way} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
-    target_include_directories(webgpu_futures_${way} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
-  endforeach()
-  target_link_libraries(webgpu_futures_direct PRIVATE ${UL_DAWN_LIB} m Threads::Threads)
-  target_link_libraries(webgpu_futures_linked PRIVATE unlost_webgpu m Threads::Threads)
+  ul_add_webgpu_test(webgpu_futures_direct futures_webgpu.c ${UL_DAWN_LIB} Threads::Threads)
+  ul_add_webgpu_test(webgpu_futures_linked futures_webgpu.c unlost_webgpu Threads::Threads)
   add_test(NAME webgpu_futures COMMAND bash ${CMAKE_SOURCE_DIR}/tests/webgpu/futures_compare.sh
     $<TARGET_FILE:webgpu_futures_direct> $<TARGET_FILE:webgpu_futures_linked>)
   set_tests_properties(webgpu_futures PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu;threads"
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
-  add_executable(webgpu_lossfut ${CMAKE_SOURCE_DIR}/tests/webgpu/lossfut_webgpu.c)
-  set_target_properties(webgpu_lossfut PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
-  target_include_directories(webgpu_lossfut PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
-  target_link_libraries(webgpu_lossfut PRIVATE unlost_webgpu m Threads::Threads)
+  ul_add_webgpu_test(webgpu_lossfut lossfut_webgpu.c unlost_webgpu Threads::Threads)
   # Two threads mapping on one device, losses every 53 calls (observation 4).
   add_test(NAME webgpu_lossfut_threads COMMAND webgpu_lossfut threads)
   set_tests_properties(webgpu_lossfut_threads PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu;threads"
@@ -184,13 +172,8 @@ endif()
 # test_only_what_the_log_names_is_kept checks the layer's part exactly). Not
 # under a sanitizer, whose allocator mallinfo2 does not see.
 if(TARGET unlost_webgpu)
-  foreach(way direct linked)
-    add_executable(webgpu_objmem_${way} ${CMAKE_SOURCE_DIR}/tests/webgpu/objmem_webgpu.c)
-    set_target_properties(webgpu_objmem_${way} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
-    target_include_directories(webgpu_objmem_${way} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
-  endforeach()
-  target_link_libraries(webgpu_objmem_direct PRIVATE ${UL_DAWN_LIB} m)
-  target_link_libraries(webgpu_objmem_linked PRIVATE unlost_webgpu m)
+  ul_add_webgpu_test(webgpu_objmem_direct objmem_webgpu.c ${UL_DAWN_LIB})
+  ul_add_webgpu_test(webgpu_objmem_linked objmem_webgpu.c unlost_webgpu)
   if(NOT UL_SANITIZE)
     add_test(NAME webgpu_objmem COMMAND bash ${CMAKE_SOURCE_DIR}/tests/webgpu/objmem_webgpu.sh ${CMAKE_BINARY_DIR}/tests/webgpu)
     set_tests_properties(webgpu_objmem PROPERTIES TIMEOUT 300 LABELS "webgpu" ENVIRONMENT "${UL_WEBGPU_TEST_ENV}")
@@ -204,14 +187,8 @@ endif()
 # (refused, in bounded time), and checks the chaos report of a program that
 # never releases its instance.
 if(TARGET unlost_webgpu)
-  foreach(v direct linked)
-    set(t webgpu_bounds_${v})
-    add_executable(${t} ${CMAKE_SOURCE_DIR}/tests/webgpu/bounds_webgpu.c)
-    set_target_properties(${t} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
-    target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
-  endforeach()
-  target_link_libraries(webgpu_bounds_direct PRIVATE ${UL_DAWN_LIB} m)
-  target_link_libraries(webgpu_bounds_linked PRIVATE unlost_webgpu m)
+  ul_add_webgpu_test(webgpu_bounds_direct bounds_webgpu.c ${UL_DAWN_LIB})
+  ul_add_webgpu_test(webgpu_bounds_linked bounds_webgpu.c unlost_webgpu)
   # Each run's watchdog: three times as long under a sanitizer.
   set(ul_bounds_watchdog 20)
   if(UL_SANITIZE)
@@ -232,10 +209,7 @@ if(TARGET unlost_webgpu)
   # A command buffer finished before a loss, submitted or released after
   # it while the lost device is destroyed in the background (issue 36,
   # observation 13): a crash or wrong data fails it.
-  add_executable(webgpu_cmdbuf ${CMAKE_SOURCE_DIR}/tests/webgpu/cmdbuf_webgpu.c)
-  set_target_properties(webgpu_cmdbuf PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
-  target_include_directories(webgpu_cmdbuf PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
-  target_link_libraries(webgpu_cmdbuf PRIVATE unlost_webgpu m)
+  ul_add_webgpu_test(webgpu_cmdbuf cmdbuf_webgpu.c unlost_webgpu)
   add_test(NAME webgpu_cmdbuf_loss COMMAND webgpu_cmdbuf 48)
   set_tests_properties(webgpu_cmdbuf_loss PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "webgpu"
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
@@ -244,10 +218,7 @@ if(TARGET unlost_webgpu)
   # device before its objects) or nothing at all; under ASan a double free
   # or a crash at exit fails it. The standby is on (UNLOST_STANDBY=1), as
   # on a GPU, and standby-fail makes its builds fail too.
-  add_executable(webgpu_teardown ${CMAKE_SOURCE_DIR}/tests/webgpu/teardown_webgpu.c)
-  set_target_properties(webgpu_teardown PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/webgpu)
-  target_include_directories(webgpu_teardown PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/webgpu)
-  target_link_libraries(webgpu_teardown PRIVATE unlost_webgpu m)
+  ul_add_webgpu_test(webgpu_teardown teardown_webgpu.c unlost_webgpu)
   set(UL_TEARDOWN_CASES
     "recovered|release|loss-every=15,recovery-fail=2"
     "recovered_exit|exit|loss-every=15,recovery-fail=2"

@@ -75,14 +75,10 @@ static void bench_log(const ul_log_line *l, void *user) {
 #endif
 static int bench_webgpu_exec(int argc, char **argv) {
   char self[4096], path[4200];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) {
+  if (!cli_self_dir(self, sizeof self)) {
     fprintf(stderr, "unlost bench webgpu: cannot find this executable's folder\n");
     return 1;
   }
-  self[n] = 0;
-  char *slash = strrchr(self, '/');
-  if (slash) *slash = 0;
   snprintf(path, sizeof path, "%s/unlost-bench-webgpu", self);
   if (access(path, X_OK) != 0)
     snprintf(path, sizeof path, "%s/../" UL_INSTALL_LIBEXECDIR "/unlost/unlost-bench-webgpu", self);

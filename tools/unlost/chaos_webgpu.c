@@ -133,13 +133,7 @@ static bool programs_dir(char *out, size_t cap) {
   const char *env = getenv("UNLOST_WEBGPU_PROGRAMS_DIR");
   if (env && *env) return (size_t)snprintf(out, cap, "%s", env) < cap;
   char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return false;
-  self[n] = '\0';
-  char *slash = strrchr(self, '/');
-  if (!slash) return false;
-  *slash = '\0';
-  return (size_t)snprintf(out, cap, "%s/tests/webgpu", self) < cap;
+  return cli_self_dir(self, sizeof self) && (size_t)snprintf(out, cap, "%s/tests/webgpu", self) < cap;
 }
 
 static bool executable(const char *path) {

@@ -26,6 +26,10 @@ int cmd_serve(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 
+/* This executable's folder into out (cli_child.c); false when it cannot
+ * be read or does not fit. */
+bool cli_self_dir(char *out, size_t cap);
+
 /* libunlost-webgpu's report (UNLOST_CHAOS_REPORT): one line each time the
  * process's last instance went, or at its exit. calls and injected start
  * again with each line and are summed; the rest are the process's totals

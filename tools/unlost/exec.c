@@ -48,11 +48,7 @@ static bool find_layer(char *out, size_t cap) {
     return access(out, R_OK) == 0;
   }
   char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return false;
-  self[n] = 0;
-  char *slash = strrchr(self, '/');
-  if (slash) *slash = 0;
+  if (!cli_self_dir(self, sizeof self)) return false;
   const char *tries[] = {"%s/libunlost-webgpu.so", "%s/../" UL_INSTALL_LIBDIR "/libunlost-webgpu.so"};
   for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
     snprintf(out, cap, tries[i], self);
@@ -106,22 +102,27 @@ int cmd_exec(int argc, char **argv) {
                                                                         "installation's library folder");
     return 1;
   }
-  /* Both files in a folder of our own; the report where asked as well. */
-  char dir[] = "/tmp/unlost-exec-XXXXXX";
+  /* The mark, and the report unless it is to be kept, in a folder of our
+   * own; a kept report is emptied first (the layer appends to it). */
   const char *tmp = getenv("TMPDIR");
-  char dirbuf[4200];
-  if (tmp && *tmp) {
-    snprintf(dirbuf, sizeof dirbuf, "%s/unlost-exec-XXXXXX", tmp);
-  } else {
-    snprintf(dirbuf, sizeof dirbuf, "%s", dir);
-  }
-  if (!mkdtemp(dirbuf)) {
+  char dir[4200], report[4300], mark[4300], preload[8800];
+  snprintf(dir, sizeof dir, "%s/unlost-exec-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) {
     fprintf(stderr, "unlost exec: cannot make a folder in %s: %s\n", tmp && *tmp ? tmp : "/tmp", strerror(errno));
     return 1;
   }
-  char report[4300], mark[4300], preload[8800];
-  snprintf(report, sizeof report, "%s/report", dirbuf);
-  snprintf(mark, sizeof mark, "%s/loaded", dirbuf);
+  snprintf(report, sizeof report, "%s/report", dir);
+  snprintf(mark, sizeof mark, "%s/loaded", dir);
+  if (keep) {
+    FILE *f = fopen(keep, "w");
+    if (!f) {
+      fprintf(stderr, "unlost exec: cannot write %s: %s\n", keep, strerror(errno));
+      rmdir(dir);
+      return 1;
+    }
+    fclose(f);
+    snprintf(report, sizeof report, "%s", keep);
+  }
   /* After what is preloaded already (a sanitizer's runtime must stay
    * first); still before the implementation, which the program links. */
   const char *old = getenv("LD_PRELOAD");
@@ -151,18 +152,9 @@ int cmd_exec(int argc, char **argv) {
   bool loaded = stat(mark, &sb) == 0 && sb.st_size > 0;
   layer_report s;
   layer_report_read(report, &s);
-  if (keep) {
-    FILE *in = fopen(report, "r"), *out = fopen(keep, "w");
-    char buf[4096];
-    size_t n;
-    while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
-    if (!out) fprintf(stderr, "unlost exec: cannot write %s: %s\n", keep, strerror(errno));
-    if (in) fclose(in);
-    if (out) fclose(out);
-  }
-  unlink(report);
+  if (!keep) unlink(report);
   unlink(mark);
-  rmdir(dirbuf);
+  rmdir(dir);
   const char *prog = argv[i];
   if (!loaded) {
     fprintf(stderr, "unlost exec: the layer (%s) did not load into %s: it ran without unlost (a static or "

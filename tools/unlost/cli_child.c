@@ -1,6 +1,20 @@
-/* Reading libunlost-webgpu's report lines (cli.h), for the harness that
- * runs programs as children (chaos_webgpu.c) and for unlost exec. */
+/* What the commands that run other programs share (cli.h): this
+ * executable's folder (beside it: the tests' programs, the front door's
+ * benchmark, libunlost-webgpu in a build tree) and libunlost-webgpu's
+ * report lines (the chaos harness, unlost exec). */
 #include "cli.h"
+
+#include <unistd.h>
+
+bool cli_self_dir(char *out, size_t cap) {
+  ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+  if (n <= 0 || (size_t)n >= cap - 1) return false;
+  out[n] = '\0';
+  char *slash = strrchr(out, '/');
+  if (!slash) return false;
+  *slash = '\0';
+  return true;
+}
 
 void layer_report_read(const char *path, layer_report *r) {
   memset(r, 0, sizeof *r);
