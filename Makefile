@@ -23,8 +23,8 @@ test: deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE full
 
 # Rewrites the generated half of the webgpu.h door (src/wgpu/wgpu.h,
-# src/wgpu/wgpu_api.h, src/webgpu/refused.c, docs/webgpu.md's entry-point
-# table) from src/wgpu/webgpu.api; test_generated fails until this is run.
+# src/wgpu/wgpu_api.h, src/webgpu/refused.c, src/webgpu/lifetime.c,
+# docs/webgpu.md's entry-point table) from src/wgpu/webgpu.api; test_generated fails until this is run.
 regen: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) --target wgpugen
 	"$(BUILD)/wgpugen" . .

@@ -167,6 +167,8 @@ static inline uint64_t ul__hash64(uint64_t h, const void *data, size_t n) {
 /* ---- strings ---- */
 /* strdup that accepts NULL (returns NULL) and reports OOM by NULL. */
 char *ul__strdup(const char *s);
+/* A malloc'd copy of n bytes; NULL for n 0 or out of memory. */
+void *ul__memdup(const void *p, size_t n);
 
 /* Strict numbers (parse.c): the whole text is a decimal number in
  * [lo, hi]; ul__parse_u64 with size_suffix takes K, M, G, T (x1024^n, with

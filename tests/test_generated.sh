@@ -11,7 +11,7 @@ set -euo pipefail
 src=$(cd "${1:?usage: test_generated.sh SOURCE_DIR WGPUGEN OUT_DIR}" && pwd)
 gen=${2:?usage: test_generated.sh SOURCE_DIR WGPUGEN OUT_DIR}
 out=${3:?usage: test_generated.sh SOURCE_DIR WGPUGEN OUT_DIR}
-files=(src/wgpu/wgpu.h src/wgpu/wgpu_api.h src/webgpu/refused.c docs/webgpu.md)
+files=(src/wgpu/wgpu.h src/wgpu/wgpu_api.h src/webgpu/refused.c src/webgpu/lifetime.c docs/webgpu.md)
 
 rm -rf "$out"
 mkdir -p "$out/gen/src/wgpu" "$out/gen/src/webgpu" "$out/gen/docs"

@@ -100,11 +100,11 @@ ul_status ul__wrap(ul_status s, const char *fmt, ...) { UL__VA_FORWARD(vwrap); }
 ul_status ul_error_set(ul_status s, const char *fmt, ...) { UL__VA_FORWARD(vfail); }
 ul_status ul_error_wrap(ul_status s, const char *fmt, ...) { UL__VA_FORWARD(vwrap); }
 
-char *ul__strdup(const char *s) {
-  if (!s) return NULL;
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d) memcpy(d, s, n);
+char *ul__strdup(const char *s) { return s ? ul__memdup(s, strlen(s) + 1) : NULL; }
+
+void *ul__memdup(const void *p, size_t n) {
+  void *d = n ? malloc(n) : NULL;
+  if (d) memcpy(d, p, n);
   return d;
 }
 

@@ -106,16 +106,6 @@ UL__WG_EXPORT WGPUCommandEncoder wgpuDeviceCreateCommandEncoder(WGPUDevice devic
   return (WGPUCommandEncoder)e;
 }
 
-UL__WG_EXPORT void wgpuCommandEncoderAddRef(WGPUCommandEncoder encoder) {
-  ul__wg_encoder *e = ul__wg_check(encoder, UL__WG_ENCODER, "wgpuCommandEncoderAddRef");
-  if (e) ul__wg_addref(e);
-}
-
-UL__WG_EXPORT void wgpuCommandEncoderRelease(WGPUCommandEncoder encoder) {
-  ul__wg_encoder *e = ul__wg_check(encoder, UL__WG_ENCODER, "wgpuCommandEncoderRelease");
-  if (e) ul__wg_release(e);
-}
-
 UL__WG_EXPORT void wgpuCommandEncoderSetLabel(WGPUCommandEncoder encoder, WGPUStringView label) {
   ul__wg_encoder *e = ul__wg_check(encoder, UL__WG_ENCODER, "wgpuCommandEncoderSetLabel");
   if (!e) return;
@@ -350,21 +340,6 @@ static ul__wg_pass *pass_recording(WGPUComputePassEncoder pass, const char *what
   return p;
 }
 
-UL__WG_EXPORT void wgpuComputePassEncoderAddRef(WGPUComputePassEncoder pass) {
-  ul__wg_pass *p = ul__wg_check(pass, UL__WG_PASS, "wgpuComputePassEncoderAddRef");
-  if (p) ul__wg_addref(p);
-}
-
-UL__WG_EXPORT void wgpuComputePassEncoderRelease(WGPUComputePassEncoder pass) {
-  ul__wg_pass *p = ul__wg_check(pass, UL__WG_PASS, "wgpuComputePassEncoderRelease");
-  if (p) ul__wg_release(p);
-}
-
-UL__WG_EXPORT void wgpuComputePassEncoderSetLabel(WGPUComputePassEncoder pass, WGPUStringView label) {
-  ul__wg_check(pass, UL__WG_PASS, "wgpuComputePassEncoderSetLabel");
-  UL__UNUSED(label);
-}
-
 UL__WG_EXPORT void wgpuComputePassEncoderSetPipeline(WGPUComputePassEncoder pass, WGPUComputePipeline pipeline) {
   const char *what = "wgpuComputePassEncoderSetPipeline";
   ul__wg_pass *p = pass_recording(pass, what);
@@ -523,19 +498,4 @@ UL__WG_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder enco
     ul__wg_report(dv, s, what);
   }
   return (WGPUCommandBuffer)c;
-}
-
-UL__WG_EXPORT void wgpuCommandBufferAddRef(WGPUCommandBuffer commandBuffer) {
-  ul__wg_cmdbuf *c = ul__wg_check(commandBuffer, UL__WG_CMDBUF, "wgpuCommandBufferAddRef");
-  if (c) ul__wg_addref(c);
-}
-
-UL__WG_EXPORT void wgpuCommandBufferRelease(WGPUCommandBuffer commandBuffer) {
-  ul__wg_cmdbuf *c = ul__wg_check(commandBuffer, UL__WG_CMDBUF, "wgpuCommandBufferRelease");
-  if (c) ul__wg_release(c);
-}
-
-UL__WG_EXPORT void wgpuCommandBufferSetLabel(WGPUCommandBuffer commandBuffer, WGPUStringView label) {
-  ul__wg_check(commandBuffer, UL__WG_CMDBUF, "wgpuCommandBufferSetLabel");
-  UL__UNUSED(label);
 }

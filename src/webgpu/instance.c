@@ -198,16 +198,6 @@ UL__WG_EXPORT WGPUStatus wgpuGetInstanceCapabilities(WGPUInstanceCapabilities *c
   return WGPUStatus_Success;
 }
 
-UL__WG_EXPORT void wgpuInstanceAddRef(WGPUInstance instance) {
-  ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceAddRef");
-  if (in) ul__wg_addref(in);
-}
-
-UL__WG_EXPORT void wgpuInstanceRelease(WGPUInstance instance) {
-  ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceRelease");
-  if (in) ul__wg_release(in);
-}
-
 UL__WG_EXPORT WGPUBool wgpuInstanceHasWGSLLanguageFeature(WGPUInstance instance, WGPUWGSLLanguageFeatureName feature) {
   ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceHasWGSLLanguageFeature");
   if (!in || !in->env->wgpu->InstanceHasWGSLLanguageFeature) return 0;
@@ -224,14 +214,9 @@ UL__WG_EXPORT WGPUStatus wgpuInstanceGetWGSLLanguageFeatures(WGPUInstance instan
   if (!w || !w->InstanceGetWGSLLanguageFeatures) return WGPUStatus_Error;
   WGPUSupportedWGSLLanguageFeatures raw = {0, NULL};
   WGPUStatus st = w->InstanceGetWGSLLanguageFeatures(in->env->instance, &raw);
-  if (st == WGPUStatus_Success && raw.featureCount) {
-    WGPUWGSLLanguageFeatureName *f = malloc(sizeof *f * raw.featureCount);
-    if (f) {
-      memcpy(f, raw.features, sizeof *f * raw.featureCount);
-      features->features = f;
-      features->featureCount = raw.featureCount;
-    }
-  }
+  if (st == WGPUStatus_Success &&
+      (features->features = ul__memdup(raw.features, sizeof *raw.features * raw.featureCount)))
+    features->featureCount = raw.featureCount;
   if (w->SupportedWGSLLanguageFeaturesFreeMembers) w->SupportedWGSLLanguageFeaturesFreeMembers(raw);
   return st;
 }
@@ -288,8 +273,7 @@ UL__WG_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance, const
                                                     WGPURequestAdapterCallbackInfo info) {
   ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceRequestAdapter");
   if (!in) return (WGPUFuture){0};
-  ul__wg_future *f = ul__wg_future_new(in, UL__WGF_ADAPTER, info.mode, (void *)info.callback, info.userdata1,
-                                       info.userdata2);
+  ul__wg_future *f = UL__WG_FUTURE_OF(in, UL__WGF_ADAPTER, info);
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   WGPURequestAdapterOptions o = options ? *options : (WGPURequestAdapterOptions){0};
@@ -329,16 +313,6 @@ UL__WG_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance, const
   a->native_instance = ni;
   ul__wg_future_resolve(in, f, WGPURequestAdapterStatus_Success, 0, a, "");
   return id;
-}
-
-UL__WG_EXPORT void wgpuAdapterAddRef(WGPUAdapter adapter) {
-  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterAddRef");
-  if (a) ul__wg_addref(a);
-}
-
-UL__WG_EXPORT void wgpuAdapterRelease(WGPUAdapter adapter) {
-  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterRelease");
-  if (a) ul__wg_release(a);
 }
 
 UL__WG_EXPORT WGPUInstance wgpuAdapterGetInstance(WGPUAdapter adapter) {
@@ -393,14 +367,8 @@ UL__WG_EXPORT void wgpuAdapterGetFeatures(WGPUAdapter adapter, WGPUSupportedFeat
   if (!w || !w->AdapterGetFeatures) return;
   WGPUSupportedFeatures raw = {0, NULL};
   w->AdapterGetFeatures(a->native, &raw);
-  if (raw.featureCount) {
-    WGPUFeatureName *f = malloc(sizeof *f * raw.featureCount);
-    if (f) {
-      memcpy(f, raw.features, sizeof *f * raw.featureCount);
-      features->features = f;
-      features->featureCount = raw.featureCount;
-    }
-  }
+  if ((features->features = ul__memdup(raw.features, sizeof *raw.features * raw.featureCount)))
+    features->featureCount = raw.featureCount;
   if (w->SupportedFeaturesFreeMembers) w->SupportedFeaturesFreeMembers(raw);
 }
 
@@ -526,8 +494,7 @@ UL__WG_EXPORT WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter, const WGP
                                                   WGPURequestDeviceCallbackInfo info) {
   ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterRequestDevice");
   if (!a) return (WGPUFuture){0};
-  ul__wg_future *f = ul__wg_future_new(a->instance, UL__WGF_DEVICE, info.mode, (void *)info.callback,
-                                       info.userdata1, info.userdata2);
+  ul__wg_future *f = UL__WG_FUTURE_OF(a->instance, UL__WGF_DEVICE, info);
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   request_device(a, descriptor, f);

@@ -72,8 +72,7 @@ UL__WG_EXPORT WGPUFuture wgpuDeviceCreateRenderPipelineAsync(WGPUDevice device, 
   refuse(device, "wgpuDeviceCreateRenderPipelineAsync");
   ul__wg_device *dv = device_of(device);
   if (!dv || !callbackInfo.callback) return (WGPUFuture){0};
-  ul__wg_future *f = ul__wg_future_new(dv->instance, UL__WGF_PIPELINE, callbackInfo.mode, (void *)callbackInfo.callback, callbackInfo.userdata1,
-                                       callbackInfo.userdata2);
+  ul__wg_future *f = UL__WG_FUTURE_OF(dv->instance, UL__WGF_PIPELINE, callbackInfo);
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   ul__wg_future_resolve(dv->instance, f, WGPUCreatePipelineAsyncStatus_ValidationError, 0, NULL,

@@ -35,6 +35,22 @@ static bool chain_refused(ul__wg_device *dv, const WGPUChainedStruct *c, const c
   return true;
 }
 
+/* The start of the wgpuDeviceCreate* that need a descriptor: the device
+ * checked, the door's object made (NULL for a wrong device or no host
+ * memory). *go is false when the descriptor is NULL or chains a struct the
+ * door does not keep (said on the device): the caller returns the object
+ * as it is then, an error object. */
+static void *create_begin(WGPUDevice device, ul__wg_kind kind, size_t size, const void *descriptor,
+                          const WGPUChainedStruct *chain, const char *what, bool *go) {
+  *go = false;
+  ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, what);
+  void *o = dv ? ul__wg_new(kind, size, dv) : NULL;
+  if (!o) return NULL;
+  if (!descriptor) ul__wg_error(dv, WGPUErrorType_Validation, "%s: the descriptor is NULL", what);
+  else *go = !chain_refused(dv, chain, what);
+  return o;
+}
+
 /* ---- textures and views ---- */
 
 UL__WG_EXPORT WGPUTexture wgpuDeviceCreateTexture(WGPUDevice device, const WGPUTextureDescriptor *descriptor) {
@@ -74,40 +90,11 @@ UL__WG_EXPORT WGPUTexture wgpuDeviceCreateErrorTexture(WGPUDevice device, const 
   return (WGPUTexture)t;
 }
 
-UL__WG_EXPORT void wgpuTextureAddRef(WGPUTexture texture) {
-  ul__wg_texture *t = ul__wg_check(texture, UL__WG_TEXTURE, "wgpuTextureAddRef");
-  if (t) ul__wg_addref(t);
-}
-
-UL__WG_EXPORT void wgpuTextureRelease(WGPUTexture texture) {
-  ul__wg_texture *t = ul__wg_check(texture, UL__WG_TEXTURE, "wgpuTextureRelease");
-  if (t) ul__wg_release(t);
-}
-
 UL__WG_EXPORT void wgpuTextureDestroy(WGPUTexture texture) {
   ul__wg_texture *t = ul__wg_check(texture, UL__WG_TEXTURE, "wgpuTextureDestroy");
   if (!t || atomic_exchange(&t->h.destroyed, true) || !t->h.id) return;
   ul__destroy_by_id(t->h.dev->ud, t->h.id, UL__OBJ_TEXTURE, true);
 }
-
-UL__WG_EXPORT void wgpuTextureSetLabel(WGPUTexture texture, WGPUStringView label) {
-  ul__wg_check(texture, UL__WG_TEXTURE, "wgpuTextureSetLabel");
-  UL__UNUSED(label);
-}
-
-#define UL__WG_TEXTURE_GETTER(Ret, Name, expr)                                   \
-  UL__WG_EXPORT Ret wgpuTexture##Name(WGPUTexture texture) {                    \
-    ul__wg_texture *t = ul__wg_check(texture, UL__WG_TEXTURE, "wgpuTexture" #Name); \
-    return t ? (Ret)(expr) : (Ret)0;                                             \
-  }
-UL__WG_TEXTURE_GETTER(uint32_t, GetWidth, t->desc.size.width)
-UL__WG_TEXTURE_GETTER(uint32_t, GetHeight, t->desc.size.height)
-UL__WG_TEXTURE_GETTER(uint32_t, GetDepthOrArrayLayers, t->desc.size.depthOrArrayLayers)
-UL__WG_TEXTURE_GETTER(uint32_t, GetMipLevelCount, t->desc.mipLevelCount)
-UL__WG_TEXTURE_GETTER(uint32_t, GetSampleCount, t->desc.sampleCount)
-UL__WG_TEXTURE_GETTER(WGPUTextureDimension, GetDimension, t->desc.dimension)
-UL__WG_TEXTURE_GETTER(WGPUTextureFormat, GetFormat, t->desc.format)
-UL__WG_TEXTURE_GETTER(WGPUTextureUsage, GetUsage, t->desc.usage)
 
 static WGPUTextureView make_view(WGPUTexture texture, const WGPUTextureViewDescriptor *descriptor, bool error,
                                  void *ra) {
@@ -152,21 +139,6 @@ UL__WG_EXPORT WGPUTextureView wgpuTextureCreateErrorView(WGPUTexture texture,
   return make_view(texture, descriptor, true, __builtin_return_address(0));
 }
 
-UL__WG_EXPORT void wgpuTextureViewAddRef(WGPUTextureView view) {
-  ul__wg_view *v = ul__wg_check(view, UL__WG_VIEW, "wgpuTextureViewAddRef");
-  if (v) ul__wg_addref(v);
-}
-
-UL__WG_EXPORT void wgpuTextureViewRelease(WGPUTextureView view) {
-  ul__wg_view *v = ul__wg_check(view, UL__WG_VIEW, "wgpuTextureViewRelease");
-  if (v) ul__wg_release(v);
-}
-
-UL__WG_EXPORT void wgpuTextureViewSetLabel(WGPUTextureView view, WGPUStringView label) {
-  ul__wg_check(view, UL__WG_VIEW, "wgpuTextureViewSetLabel");
-  UL__UNUSED(label);
-}
-
 /* ---- samplers ---- */
 
 UL__WG_EXPORT WGPUSampler wgpuDeviceCreateSampler(WGPUDevice device, const WGPUSamplerDescriptor *descriptor) {
@@ -187,21 +159,6 @@ UL__WG_EXPORT WGPUSampler wgpuDeviceCreateSampler(WGPUDevice device, const WGPUS
   uint32_t id = 0;
   if (!UL__WG_CREATE(dv, what, ul__sampler_create(dv->ud, &sd, lab, site, &id))) o->id = id;
   return (WGPUSampler)o;
-}
-
-UL__WG_EXPORT void wgpuSamplerAddRef(WGPUSampler sampler) {
-  ul__wg_obj *o = ul__wg_check(sampler, UL__WG_SAMPLER, "wgpuSamplerAddRef");
-  if (o) ul__wg_addref(o);
-}
-
-UL__WG_EXPORT void wgpuSamplerRelease(WGPUSampler sampler) {
-  ul__wg_obj *o = ul__wg_check(sampler, UL__WG_SAMPLER, "wgpuSamplerRelease");
-  if (o) ul__wg_release(o);
-}
-
-UL__WG_EXPORT void wgpuSamplerSetLabel(WGPUSampler sampler, WGPUStringView label) {
-  ul__wg_check(sampler, UL__WG_SAMPLER, "wgpuSamplerSetLabel");
-  UL__UNUSED(label);
 }
 
 /* ---- shader modules ---- */
@@ -262,21 +219,6 @@ UL__WG_EXPORT WGPUShaderModule wgpuDeviceCreateErrorShaderModule(WGPUDevice devi
   ul__sv_copy(errorMessage, msg, sizeof msg);
   ul__wg_error(dv, WGPUErrorType_Validation, "%s", msg);
   return (WGPUShaderModule)sh;
-}
-
-UL__WG_EXPORT void wgpuShaderModuleAddRef(WGPUShaderModule shaderModule) {
-  ul__wg_shader *sh = ul__wg_check(shaderModule, UL__WG_SHADER, "wgpuShaderModuleAddRef");
-  if (sh) ul__wg_addref(sh);
-}
-
-UL__WG_EXPORT void wgpuShaderModuleRelease(WGPUShaderModule shaderModule) {
-  ul__wg_shader *sh = ul__wg_check(shaderModule, UL__WG_SHADER, "wgpuShaderModuleRelease");
-  if (sh) ul__wg_release(sh);
-}
-
-UL__WG_EXPORT void wgpuShaderModuleSetLabel(WGPUShaderModule shaderModule, WGPUStringView label) {
-  ul__wg_check(shaderModule, UL__WG_SHADER, "wgpuShaderModuleSetLabel");
-  UL__UNUSED(label);
 }
 
 /* The implementation's compilation messages, copied where its callback
@@ -378,8 +320,7 @@ UL__WG_EXPORT WGPUFuture wgpuShaderModuleGetCompilationInfo(WGPUShaderModule sha
   if (!sh) return (WGPUFuture){0};
   ul__wg_device *dv = sh->h.dev;
   ul__wg_instance *in = dv->instance;
-  ul__wg_future *f = ul__wg_future_new(in, UL__WGF_COMPILATION_INFO, callbackInfo.mode, (void *)callbackInfo.callback,
-                                       callbackInfo.userdata1, callbackInfo.userdata2);
+  ul__wg_future *f = UL__WG_FUTURE_OF(in, UL__WGF_COMPILATION_INFO, callbackInfo);
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   info_rec *r = atomic_load(&dv->lost) ? NULL : compile_info(dv, sh->h.id, sh->wgsl, sh->len);
@@ -400,15 +341,11 @@ UL__WG_EXPORT WGPUFuture wgpuShaderModuleGetCompilationInfo(WGPUShaderModule sha
 UL__WG_EXPORT WGPUBindGroupLayout wgpuDeviceCreateBindGroupLayout(WGPUDevice device,
                                                                  const WGPUBindGroupLayoutDescriptor *descriptor) {
   const char *what = "wgpuDeviceCreateBindGroupLayout";
-  ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, what);
-  if (!dv) return NULL;
   const ul_site *site = ul__wg_site(__builtin_return_address(0));
-  ul__wg_bgl *l = ul__wg_new(UL__WG_BGL, sizeof *l, dv);
-  if (!l) return NULL;
-  if (!descriptor || chain_refused(dv, descriptor->nextInChain, what)) {
-    if (!descriptor) ul__wg_error(dv, WGPUErrorType_Validation, "%s: the descriptor is NULL", what);
-    return (WGPUBindGroupLayout)l;
-  }
+  bool go;
+  ul__wg_bgl *l = create_begin(device, UL__WG_BGL, sizeof *l, descriptor, descriptor ? descriptor->nextInChain : NULL, what, &go);
+  if (!go) return (WGPUBindGroupLayout)l;
+  ul__wg_device *dv = l->h.dev;
   if (descriptor->entryCount && !descriptor->entries) {
     ul__wg_error(dv, WGPUErrorType_Validation, "%s: entries is NULL", what);
     return (WGPUBindGroupLayout)l;
@@ -429,35 +366,16 @@ UL__WG_EXPORT WGPUBindGroupLayout wgpuDeviceCreateBindGroupLayout(WGPUDevice dev
   return (WGPUBindGroupLayout)l;
 }
 
-UL__WG_EXPORT void wgpuBindGroupLayoutAddRef(WGPUBindGroupLayout layout) {
-  ul__wg_bgl *l = ul__wg_check(layout, UL__WG_BGL, "wgpuBindGroupLayoutAddRef");
-  if (l) ul__wg_addref(l);
-}
-
-UL__WG_EXPORT void wgpuBindGroupLayoutRelease(WGPUBindGroupLayout layout) {
-  ul__wg_bgl *l = ul__wg_check(layout, UL__WG_BGL, "wgpuBindGroupLayoutRelease");
-  if (l) ul__wg_release(l);
-}
-
-UL__WG_EXPORT void wgpuBindGroupLayoutSetLabel(WGPUBindGroupLayout layout, WGPUStringView label) {
-  ul__wg_check(layout, UL__WG_BGL, "wgpuBindGroupLayoutSetLabel");
-  UL__UNUSED(label);
-}
-
 void ul__wg_group_free(ul__wg_group *g) { ul__wg_holds_clear(&g->holds); }
 
 UL__WG_EXPORT WGPUPipelineLayout wgpuDeviceCreatePipelineLayout(WGPUDevice device,
                                                                const WGPUPipelineLayoutDescriptor *descriptor) {
   const char *what = "wgpuDeviceCreatePipelineLayout";
-  ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, what);
-  if (!dv) return NULL;
   const ul_site *site = ul__wg_site(__builtin_return_address(0));
-  ul__wg_group *g = ul__wg_new(UL__WG_PLAYOUT, sizeof *g, dv);
-  if (!g) return NULL;
-  if (!descriptor || chain_refused(dv, descriptor->nextInChain, what)) {
-    if (!descriptor) ul__wg_error(dv, WGPUErrorType_Validation, "%s: the descriptor is NULL", what);
-    return (WGPUPipelineLayout)g;
-  }
+  bool go;
+  ul__wg_group *g = create_begin(device, UL__WG_PLAYOUT, sizeof *g, descriptor, descriptor ? descriptor->nextInChain : NULL, what, &go);
+  if (!go) return (WGPUPipelineLayout)g;
+  ul__wg_device *dv = g->h.dev;
   size_t n = descriptor->bindGroupLayoutCount;
   if (n > UL_MAX_BIND_GROUPS || (n && !descriptor->bindGroupLayouts)) {
     ul__wg_error(dv, WGPUErrorType_Validation, "%s: %zu bind group layouts (at most %d)", what, n, UL_MAX_BIND_GROUPS);
@@ -481,21 +399,6 @@ UL__WG_EXPORT WGPUPipelineLayout wgpuDeviceCreatePipelineLayout(WGPUDevice devic
   if (!UL__WG_CREATE(dv, what, ul__playout_create(dv->ud, (uint32_t)n, ids, descriptor->immediateSize, lab, site, &id)))
     g->h.id = id;
   return (WGPUPipelineLayout)g;
-}
-
-UL__WG_EXPORT void wgpuPipelineLayoutAddRef(WGPUPipelineLayout layout) {
-  ul__wg_group *g = ul__wg_check(layout, UL__WG_PLAYOUT, "wgpuPipelineLayoutAddRef");
-  if (g) ul__wg_addref(g);
-}
-
-UL__WG_EXPORT void wgpuPipelineLayoutRelease(WGPUPipelineLayout layout) {
-  ul__wg_group *g = ul__wg_check(layout, UL__WG_PLAYOUT, "wgpuPipelineLayoutRelease");
-  if (g) ul__wg_release(g);
-}
-
-UL__WG_EXPORT void wgpuPipelineLayoutSetLabel(WGPUPipelineLayout layout, WGPUStringView label) {
-  ul__wg_check(layout, UL__WG_PLAYOUT, "wgpuPipelineLayoutSetLabel");
-  UL__UNUSED(label);
 }
 
 /* ---- compute pipelines ---- */
@@ -564,8 +467,7 @@ UL__WG_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice device,
                                                               WGPUCreateComputePipelineAsyncCallbackInfo callbackInfo) {
   ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, "wgpuDeviceCreateComputePipelineAsync");
   if (!dv) return (WGPUFuture){0};
-  ul__wg_future *f = ul__wg_future_new(dv->instance, UL__WGF_PIPELINE, callbackInfo.mode,
-                                       (void *)callbackInfo.callback, callbackInfo.userdata1, callbackInfo.userdata2);
+  ul__wg_future *f = UL__WG_FUTURE_OF(dv->instance, UL__WGF_PIPELINE, callbackInfo);
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   /* Made now (the engine compiles while the call runs); the program hears
@@ -591,21 +493,6 @@ UL__WG_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice device,
   }
   ul__wg_future_resolve(dv->instance, f, WGPUCreatePipelineAsyncStatus_Success, 0, p, "");
   return id;
-}
-
-UL__WG_EXPORT void wgpuComputePipelineAddRef(WGPUComputePipeline pipeline) {
-  ul__wg_pipeline *p = ul__wg_check(pipeline, UL__WG_PIPELINE, "wgpuComputePipelineAddRef");
-  if (p) ul__wg_addref(p);
-}
-
-UL__WG_EXPORT void wgpuComputePipelineRelease(WGPUComputePipeline pipeline) {
-  ul__wg_pipeline *p = ul__wg_check(pipeline, UL__WG_PIPELINE, "wgpuComputePipelineRelease");
-  if (p) ul__wg_release(p);
-}
-
-UL__WG_EXPORT void wgpuComputePipelineSetLabel(WGPUComputePipeline pipeline, WGPUStringView label) {
-  ul__wg_check(pipeline, UL__WG_PIPELINE, "wgpuComputePipelineSetLabel");
-  UL__UNUSED(label);
 }
 
 UL__WG_EXPORT WGPUBindGroupLayout wgpuComputePipelineGetBindGroupLayout(WGPUComputePipeline pipeline,
@@ -648,15 +535,11 @@ UL__WG_EXPORT WGPUBindGroupLayout wgpuComputePipelineGetBindGroupLayout(WGPUComp
 
 UL__WG_EXPORT WGPUBindGroup wgpuDeviceCreateBindGroup(WGPUDevice device, const WGPUBindGroupDescriptor *descriptor) {
   const char *what = "wgpuDeviceCreateBindGroup";
-  ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, what);
-  if (!dv) return NULL;
   const ul_site *site = ul__wg_site(__builtin_return_address(0));
-  ul__wg_group *g = ul__wg_new(UL__WG_BIND_GROUP, sizeof *g, dv);
-  if (!g) return NULL;
-  if (!descriptor || chain_refused(dv, descriptor->nextInChain, what)) {
-    if (!descriptor) ul__wg_error(dv, WGPUErrorType_Validation, "%s: the descriptor is NULL", what);
-    return (WGPUBindGroup)g;
-  }
+  bool go;
+  ul__wg_group *g = create_begin(device, UL__WG_BIND_GROUP, sizeof *g, descriptor, descriptor ? descriptor->nextInChain : NULL, what, &go);
+  if (!go) return (WGPUBindGroup)g;
+  ul__wg_device *dv = g->h.dev;
   size_t n = descriptor->entryCount;
   if (n && !descriptor->entries) {
     ul__wg_error(dv, WGPUErrorType_Validation, "%s: entries is NULL", what);
@@ -710,34 +593,15 @@ UL__WG_EXPORT WGPUBindGroup wgpuDeviceCreateBindGroup(WGPUDevice device, const W
   return (WGPUBindGroup)g;
 }
 
-UL__WG_EXPORT void wgpuBindGroupAddRef(WGPUBindGroup group) {
-  ul__wg_group *g = ul__wg_check(group, UL__WG_BIND_GROUP, "wgpuBindGroupAddRef");
-  if (g) ul__wg_addref(g);
-}
-
-UL__WG_EXPORT void wgpuBindGroupRelease(WGPUBindGroup group) {
-  ul__wg_group *g = ul__wg_check(group, UL__WG_BIND_GROUP, "wgpuBindGroupRelease");
-  if (g) ul__wg_release(g);
-}
-
-UL__WG_EXPORT void wgpuBindGroupSetLabel(WGPUBindGroup group, WGPUStringView label) {
-  ul__wg_check(group, UL__WG_BIND_GROUP, "wgpuBindGroupSetLabel");
-  UL__UNUSED(label);
-}
-
 /* ---- query sets ---- */
 
 UL__WG_EXPORT WGPUQuerySet wgpuDeviceCreateQuerySet(WGPUDevice device, const WGPUQuerySetDescriptor *descriptor) {
   const char *what = "wgpuDeviceCreateQuerySet";
-  ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, what);
-  if (!dv) return NULL;
   const ul_site *site = ul__wg_site(__builtin_return_address(0));
-  ul__wg_query_set *q = ul__wg_new(UL__WG_QUERY_SET, sizeof *q, dv);
-  if (!q) return NULL;
-  if (!descriptor || chain_refused(dv, descriptor->nextInChain, what)) {
-    if (!descriptor) ul__wg_error(dv, WGPUErrorType_Validation, "%s: the descriptor is NULL", what);
-    return (WGPUQuerySet)q;
-  }
+  bool go;
+  ul__wg_query_set *q = create_begin(device, UL__WG_QUERY_SET, sizeof *q, descriptor, descriptor ? descriptor->nextInChain : NULL, what, &go);
+  if (!go) return (WGPUQuerySet)q;
+  ul__wg_device *dv = q->h.dev;
   q->type = descriptor->type;
   q->count = descriptor->count;
   char label[128];
@@ -748,33 +612,9 @@ UL__WG_EXPORT WGPUQuerySet wgpuDeviceCreateQuerySet(WGPUDevice device, const WGP
   return (WGPUQuerySet)q;
 }
 
-UL__WG_EXPORT void wgpuQuerySetAddRef(WGPUQuerySet querySet) {
-  ul__wg_query_set *q = ul__wg_check(querySet, UL__WG_QUERY_SET, "wgpuQuerySetAddRef");
-  if (q) ul__wg_addref(q);
-}
-
-UL__WG_EXPORT void wgpuQuerySetRelease(WGPUQuerySet querySet) {
-  ul__wg_query_set *q = ul__wg_check(querySet, UL__WG_QUERY_SET, "wgpuQuerySetRelease");
-  if (q) ul__wg_release(q);
-}
-
 UL__WG_EXPORT void wgpuQuerySetDestroy(WGPUQuerySet querySet) {
   ul__wg_query_set *q = ul__wg_check(querySet, UL__WG_QUERY_SET, "wgpuQuerySetDestroy");
   if (!q || atomic_exchange(&q->h.destroyed, true) || !q->h.id) return;
   ul__destroy_by_id(q->h.dev->ud, q->h.id, UL__OBJ_QUERY_SET, false);
 }
 
-UL__WG_EXPORT void wgpuQuerySetSetLabel(WGPUQuerySet querySet, WGPUStringView label) {
-  ul__wg_check(querySet, UL__WG_QUERY_SET, "wgpuQuerySetSetLabel");
-  UL__UNUSED(label);
-}
-
-UL__WG_EXPORT uint32_t wgpuQuerySetGetCount(WGPUQuerySet querySet) {
-  ul__wg_query_set *q = ul__wg_check(querySet, UL__WG_QUERY_SET, "wgpuQuerySetGetCount");
-  return q ? q->count : 0;
-}
-
-UL__WG_EXPORT WGPUQueryType wgpuQuerySetGetType(WGPUQuerySet querySet) {
-  ul__wg_query_set *q = ul__wg_check(querySet, UL__WG_QUERY_SET, "wgpuQuerySetGetType");
-  return q ? q->type : 0;
-}

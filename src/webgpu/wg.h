@@ -365,6 +365,12 @@ ul__wg_future *ul__wg_future_new(ul__wg_instance *in, ul__wg_future_kind kind, u
  * meanwhile (maps and work done, whose creator fills in and starts it). */
 ul__wg_future *ul__wg_future_new_held(ul__wg_instance *in, ul__wg_future_kind kind, uint32_t mode, void *callback,
                                       void *u1, void *u2);
+/* The same from a webgpu.h callback info (its mode, callback and two
+ * userdata). */
+#define UL__WG_FUTURE_OF(in, kind, info) \
+  ul__wg_future_new(in, kind, (info).mode, (void *)(info).callback, (info).userdata1, (info).userdata2)
+#define UL__WG_FUTURE_HELD_OF(in, kind, info) \
+  ul__wg_future_new_held(in, kind, (info).mode, (void *)(info).callback, (info).userdata1, (info).userdata2)
 /* Ends the hold: a ready AllowSpontaneous callback runs now; a future
  * whose callback ran meanwhile is freed. `f` may be gone after. */
 void ul__wg_future_let_go(ul__wg_instance *in, ul__wg_future *f);

@@ -130,11 +130,6 @@ UL__WG_EXPORT WGPUBuffer wgpuDeviceCreateErrorBuffer(WGPUDevice device, const WG
   return (WGPUBuffer)b;
 }
 
-UL__WG_EXPORT void wgpuBufferAddRef(WGPUBuffer buffer) {
-  ul__wg_buffer *b = ul__wg_check(buffer, UL__WG_BUFFER, "wgpuBufferAddRef");
-  if (b) ul__wg_addref(b);
-}
-
 /* Ends the engine's mapping of b (the native one included). */
 static ul_status engine_unmap(ul__wg_buffer *b) {
   return ul__map_end(b->h.dev->ud, b->h.id, atomic_load(&b->h.dev->lost));
@@ -230,16 +225,6 @@ UL__WG_EXPORT void wgpuBufferUnmap(WGPUBuffer buffer) {
   end_mapping(b, "Buffer was unmapped before mapping was resolved.", true);
 }
 
-UL__WG_EXPORT uint64_t wgpuBufferGetSize(WGPUBuffer buffer) {
-  ul__wg_buffer *b = ul__wg_check(buffer, UL__WG_BUFFER, "wgpuBufferGetSize");
-  return b ? b->size : 0;
-}
-
-UL__WG_EXPORT WGPUBufferUsage wgpuBufferGetUsage(WGPUBuffer buffer) {
-  ul__wg_buffer *b = ul__wg_check(buffer, UL__WG_BUFFER, "wgpuBufferGetUsage");
-  return b ? b->usage : 0;
-}
-
 UL__WG_EXPORT WGPUBufferMapState wgpuBufferGetMapState(WGPUBuffer buffer) {
   ul__wg_buffer *b = ul__wg_check(buffer, UL__WG_BUFFER, "wgpuBufferGetMapState");
   if (!b) return WGPUBufferMapState_Unmapped;
@@ -249,11 +234,6 @@ UL__WG_EXPORT WGPUBufferMapState wgpuBufferGetMapState(WGPUBuffer buffer) {
   return st == UL__WG_MAPPED ? WGPUBufferMapState_Mapped
          : st == UL__WG_PENDING ? WGPUBufferMapState_Pending
                                 : WGPUBufferMapState_Unmapped;
-}
-
-UL__WG_EXPORT void wgpuBufferSetLabel(WGPUBuffer buffer, WGPUStringView label) {
-  ul__wg_check(buffer, UL__WG_BUFFER, "wgpuBufferSetLabel");
-  UL__UNUSED(label);
 }
 
 /* A range of the mapping, WebGPU's rules: inside it, the offset a multiple
@@ -306,8 +286,7 @@ UL__WG_EXPORT WGPUFuture wgpuBufferMapAsync(WGPUBuffer buffer, WGPUMapMode mode,
   ul__wg_instance *in = dv->instance;
   /* Held until it is started: no other thread moves it on (a submit's
    * progress, another thread's ProcessEvents) before its fields are set. */
-  ul__wg_future *f = ul__wg_future_new_held(in, UL__WGF_MAP, info.mode, (void *)info.callback, info.userdata1,
-                                            info.userdata2);
+  ul__wg_future *f = UL__WG_FUTURE_HELD_OF(in, UL__WGF_MAP, info);
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   if (size == WGPU_WHOLE_MAP_SIZE) size = offset <= b->size ? (size_t)(b->size - offset) : 0;

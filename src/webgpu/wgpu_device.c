@@ -172,16 +172,6 @@ void ul__wg_device_free(ul__wg_device *dv) {
 
 /* ---- the entry points ---- */
 
-UL__WG_EXPORT void wgpuDeviceAddRef(WGPUDevice device) {
-  ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, "wgpuDeviceAddRef");
-  if (dv) ul__wg_addref(dv);
-}
-
-UL__WG_EXPORT void wgpuDeviceRelease(WGPUDevice device) {
-  ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, "wgpuDeviceRelease");
-  if (dv) ul__wg_release(dv);
-}
-
 UL__WG_EXPORT void wgpuDeviceDestroy(WGPUDevice device) {
   ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, "wgpuDeviceDestroy");
   if (!dv || atomic_exchange(&dv->h.destroyed, true)) return;
@@ -190,12 +180,6 @@ UL__WG_EXPORT void wgpuDeviceDestroy(WGPUDevice device) {
    * of it as of a loss with the reason Destroyed. */
   ul__device_destroy_native(dv->ud);
   ul__wg_device_lose(dv, WGPUDeviceLostReason_Destroyed, "the device was destroyed by the program");
-}
-
-UL__WG_EXPORT void wgpuDeviceSetLabel(WGPUDevice device, WGPUStringView label) {
-  ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, "wgpuDeviceSetLabel");
-  UL__UNUSED(label);
-  UL__UNUSED(dv); /* the engine device keeps the label it was made with */
 }
 
 UL__WG_EXPORT WGPUQueue wgpuDeviceGetQueue(WGPUDevice device) {
@@ -226,12 +210,8 @@ UL__WG_EXPORT void wgpuDeviceGetFeatures(WGPUDevice device, WGPUSupportedFeature
   if (!features) return;
   features->featureCount = 0;
   features->features = NULL;
-  if (!dv || !dv->features_count) return;
-  WGPUFeatureName *f = malloc(sizeof *f * dv->features_count);
-  if (!f) return;
-  memcpy(f, dv->features, sizeof *f * dv->features_count);
-  features->features = f;
-  features->featureCount = dv->features_count;
+  if (dv && (features->features = ul__memdup(dv->features, sizeof *dv->features * dv->features_count)))
+    features->featureCount = dv->features_count;
 }
 
 UL__WG_EXPORT WGPUAdapter wgpuDeviceGetAdapter(WGPUDevice device) {
@@ -314,8 +294,7 @@ UL__WG_EXPORT void wgpuDevicePushErrorScope(WGPUDevice device, WGPUErrorFilter f
 UL__WG_EXPORT WGPUFuture wgpuDevicePopErrorScope(WGPUDevice device, WGPUPopErrorScopeCallbackInfo info) {
   ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, "wgpuDevicePopErrorScope");
   if (!dv) return (WGPUFuture){0};
-  ul__wg_future *f = ul__wg_future_new(dv->instance, UL__WGF_POP_SCOPE, info.mode, (void *)info.callback,
-                                       info.userdata1, info.userdata2);
+  ul__wg_future *f = UL__WG_FUTURE_OF(dv->instance, UL__WGF_POP_SCOPE, info);
   if (!f) return (WGPUFuture){0};
   uint32_t status = WGPUPopErrorScopeStatus_Success, type = WGPUErrorType_NoError;
   char *msg = NULL;

@@ -5,21 +5,6 @@
  * it has run: on a recovered device, after the replay). */
 #include "webgpu/wg.h"
 
-UL__WG_EXPORT void wgpuQueueAddRef(WGPUQueue queue) {
-  ul__wg_queue *q = ul__wg_check(queue, UL__WG_QUEUE, "wgpuQueueAddRef");
-  if (q) ul__wg_addref(q);
-}
-
-UL__WG_EXPORT void wgpuQueueRelease(WGPUQueue queue) {
-  ul__wg_queue *q = ul__wg_check(queue, UL__WG_QUEUE, "wgpuQueueRelease");
-  if (q) ul__wg_release(q);
-}
-
-UL__WG_EXPORT void wgpuQueueSetLabel(WGPUQueue queue, WGPUStringView label) {
-  ul__wg_check(queue, UL__WG_QUEUE, "wgpuQueueSetLabel");
-  UL__UNUSED(label);
-}
-
 /* Why a command buffer cannot run now: a buffer it uses (directly or
  * through a bind group) is mapped or has a map pending. NULL: none. */
 const char *ul__wg_cmdbuf_mapped(const ul__wg_cmdbuf *c) {
@@ -145,8 +130,7 @@ UL__WG_EXPORT WGPUFuture wgpuQueueOnSubmittedWorkDone(WGPUQueue queue, WGPUQueue
   if (!q) return (WGPUFuture){0};
   ul__wg_device *dv = q->h.dev;
   ul__wg_instance *in = dv->instance;
-  ul__wg_future *f = ul__wg_future_new_held(in, UL__WGF_WORK_DONE, callbackInfo.mode, (void *)callbackInfo.callback,
-                                            callbackInfo.userdata1, callbackInfo.userdata2);
+  ul__wg_future *f = UL__WG_FUTURE_HELD_OF(in, UL__WGF_WORK_DONE, callbackInfo);
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   if (atomic_load(&dv->lost)) {

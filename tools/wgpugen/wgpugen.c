@@ -3,11 +3,13 @@
  *   src/wgpu/wgpu.h        the types, enums, flags, structs and callbacks
  *   src/wgpu/wgpu_api.h    the list of entry points, UL__WGPU_API(X)
  *   src/webgpu/refused.c   a definition for each entry point classed refused
+ *   src/webgpu/lifetime.c  AddRef, Release, SetLabel and field getters of the
+ *                          door's objects
  *   docs/webgpu.md         the "Every entry point" table, between its markers
  *
  * Usage: wgpugen SOURCE_DIR OUT_DIR
  * reads SOURCE_DIR/src/wgpu/webgpu.api and SOURCE_DIR/docs/webgpu.md (the
- * prose around the table) and writes the four files under OUT_DIR, whose
+ * prose around the table) and writes the five files under OUT_DIR, whose
  * folders src/wgpu, src/webgpu and docs must exist. OUT_DIR may be
  * SOURCE_DIR (`make regen`): everything is read before anything is written.
  * test_generated writes into the build tree and compares.
@@ -150,6 +152,17 @@ LIST(structt, structs);
 LIST(pair, aliases);
 LIST(proto, callbacks);
 LIST(fnt, fns);
+/* "object NAME KIND [own-release] [own-label]": a handle the door carries. */
+typedef struct {
+  char *name, *kind;
+  int own_release, own_label;
+} objectt;
+LIST(objectt, objects);
+/* "getter FN TYPE FIELD": wgpuFN returns the door object's FIELD. */
+typedef struct {
+  char *fn, *type, *field;
+} gettert;
+LIST(gettert, getters);
 #define PUSH(name) (name = grow(name, (size_t)n_##name + 1, sizeof *name), &name[n_##name++])
 
 static int is_ident(int c) { return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -302,6 +315,28 @@ static void parse(char *text) {
         if (!strcmp(cls, class_names[i])) fn->cls = i;
       if (fn->cls < 0) die("unknown class \"%s\"", cls);
       parse_proto(&fn->p, name, rest);
+    } else if (!strcmp(kw, "getter")) {
+      gettert *g = PUSH(getters);
+      g->fn = word(&rest);
+      g->type = word(&rest);
+      g->field = rest;
+      need_ident(g->fn);
+      need_ident(g->type);
+      for (const char *c = g->field; *c; c++)
+        if (!is_ident((unsigned char)*c) && *c != '.') die("getter %s: \"%s\" is not a member path", g->fn, g->field);
+      if (!*g->field) die("getter %s: no member", g->fn);
+    } else if (!strcmp(kw, "object")) {
+      objectt *o = PUSH(objects);
+      memset(o, 0, sizeof *o);
+      o->name = word(&rest);
+      o->kind = word(&rest);
+      need_ident(o->name);
+      need_ident(o->kind);
+      for (char *flag; (flag = take(&rest));) {
+        if (!strcmp(flag, "own-release")) o->own_release = 1;
+        else if (!strcmp(flag, "own-label")) o->own_label = 1;
+        else die("unknown object flag \"%s\"", flag);
+      }
     } else {
       die("unknown record \"%s\"", kw);
     }
@@ -481,14 +516,13 @@ static void emit_refusal(buf *b, const fnt *f) {
     put(b,
         "  ul__wg_device *dv = device_of(%s);\n"
         "  if (!dv || !%s.callback) return (WGPUFuture){0};\n"
-        "  ul__wg_future *f = ul__wg_future_new(dv->instance, %s, %s.mode, (void *)%s.callback, %s.userdata1,\n"
-        "                                       %s.userdata2);\n"
+        "  ul__wg_future *f = UL__WG_FUTURE_OF(dv->instance, %s, %s);\n"
         "  if (!f) return (WGPUFuture){0};\n"
         "  WGPUFuture id = ul__wg_future_id(f);\n"
         "  ul__wg_future_resolve(dv->instance, f, %s, 0, NULL,\n"
         "                        \"wgpu%s is not supported by unlost-webgpu\");\n"
         "  return id;\n",
-        h, cb, f->future_kind, cb, cb, cb, cb, f->future_status, p->name);
+        h, cb, f->future_kind, cb, f->future_status, p->name);
   } else {
     die("wgpu%s returns %s: no refusal is known for it", p->name, p->ret);
   }
@@ -527,6 +561,80 @@ static void emit_refused_c(buf *b) {
          "}\n");
   for (int i = 0; i < n_fns; i++)
     if (fns[i].cls == REFUSED) emit_refusal(b, &fns[i]);
+}
+
+/* ---- src/webgpu/lifetime.c ------------------------------------------------ */
+static const fnt *find_fn(const char *object, const char *verb) {
+  char name[256];
+  snprintf(name, sizeof name, "%s%s", object, verb);
+  for (int i = 0; i < n_fns; i++)
+    if (!strcmp(fns[i].p.name, name)) return &fns[i];
+  return NULL;
+}
+
+/* wgpuNAME##verb of an object record: it must be declared, recovered and
+ * take the handle first. NULL when the object has none (optional). */
+static const fnt *object_fn(const objectt *o, const char *verb, int optional) {
+  const fnt *f = find_fn(o->name, verb);
+  if (!f) {
+    if (optional) return NULL;
+    die("object %s: no fn %s%s", o->name, o->name, verb);
+  }
+  if (f->cls != RECOVERED) die("object %s: wgpu%s is not classed recovered", o->name, f->p.name);
+  if (strcmp(f->p.ret, "void") || f->p.np < 1) die("object %s: wgpu%s does not return void over a handle", o->name, f->p.name);
+  return f;
+}
+
+/* The object record whose name begins wgpuFN's (the longest: TextureView
+ * before Texture). */
+static const objectt *object_of(const char *fn) {
+  const objectt *best = NULL;
+  for (int i = 0; i < n_objects; i++) {
+    size_t n = strlen(objects[i].name);
+    if (!strncmp(fn, objects[i].name, n) && (!best || n > strlen(best->name))) best = &objects[i];
+  }
+  if (!best) die("getter %s: no object record names its handle", fn);
+  return best;
+}
+
+static void emit_getter(buf *b, const gettert *g) {
+  const fnt *f = find_fn(g->fn, "");
+  if (!f) die("getter %s: no such fn", g->fn);
+  const proto *p = &f->p;
+  if (f->cls != RECOVERED || !strcmp(p->ret, "void") || p->np != 1)
+    die("getter %s: the fn must be classed recovered and return a value from its one handle", g->fn);
+  put(b, "\nUL__WG_EXPORT %s%swgpu%s(%s) {\n", p->ret, sep(p->ret), p->name, p->params);
+  put(b, "  const %s *o = ul__wg_check(%s, %s, \"wgpu%s\");\n", g->type, p->pname[0], object_of(g->fn)->kind, p->name);
+  put(b, "  return o ? o->%s : 0;\n}\n", g->field);
+}
+
+static void emit_lifetime_c(buf *b) {
+  put(b, "/* " GEN_NOTE "\n"
+         " *\n"
+         " * The reference counts and labels of the objects the webgpu.h door\n"
+         " * carries: each AddRef and Release checks its handle (a wrong or stale\n"
+         " * one is reported, never followed) and counts on the door's object; the\n"
+         " * last Release frees it with what it holds (src/webgpu/object.c). The\n"
+         " * labels the engine keeps are those given at creation: SetLabel checks\n"
+         " * its handle and keeps nothing. Objects marked own-release or own-label\n"
+         " * in the description define those by hand. The getters read what the\n"
+         " * door's object keeps (0 for a wrong handle). */\n"
+         "#include \"webgpu/wg.h\"\n");
+  for (int i = 0; i < n_objects; i++) {
+    const objectt *o = &objects[i];
+    const fnt *fs[3] = {object_fn(o, "AddRef", 0), o->own_release ? NULL : object_fn(o, "Release", 0),
+                        o->own_label ? NULL : object_fn(o, "SetLabel", 1)};
+    const char *body[3] = {"if (o) ul__wg_addref(o);", "if (o) ul__wg_release(o);", "UL__UNUSED(o);"};
+    for (int k = 0; k < 3; k++) {
+      const proto *p = fs[k] ? &fs[k]->p : NULL;
+      if (!p) continue;
+      put(b, "\nUL__WG_EXPORT void wgpu%s(%s) {\n", p->name, p->params);
+      put(b, "  void *o = ul__wg_check(%s, %s, \"wgpu%s\");\n", p->pname[0], o->kind, p->name);
+      for (int a = 1; a < p->np; a++) put(b, "  UL__UNUSED(%s);\n", p->pname[a]);
+      put(b, "  %s\n}\n", body[k]);
+    }
+  }
+  for (int i = 0; i < n_getters; i++) emit_getter(b, &getters[i]);
 }
 
 /* ---- docs/webgpu.md ------------------------------------------------------- */
@@ -569,16 +677,18 @@ int main(int argc, char **argv) {
   char *md = slurp(md_path, &len);
   api_path = path;
   parse(api_text);
-  buf out[4] = {{0}};
+  buf out[5] = {{0}};
   emit_wgpu_h(&out[0]);
   emit_api_h(&out[1]);
   emit_refused_c(&out[2]);
   emit_docs(&out[3], md, md_path);
+  emit_lifetime_c(&out[4]);
   spill(argv[2], "src/wgpu/wgpu.h", &out[0]);
   spill(argv[2], "src/wgpu/wgpu_api.h", &out[1]);
   spill(argv[2], "src/webgpu/refused.c", &out[2]);
   spill(argv[2], "docs/webgpu.md", &out[3]);
-  for (int i = 0; i < 4; i++) free(out[i].s);
+  spill(argv[2], "src/webgpu/lifetime.c", &out[4]);
+  for (int i = 0; i < 5; i++) free(out[i].s);
   free(md);
   free(md_path);
   return 0;
