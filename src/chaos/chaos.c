@@ -27,16 +27,20 @@ struct ul__chaos {
   _Atomic int recovering;
   WGPUDevice device;
   WGPUInstance cpu_instance;
-  fault_point points[UL__CHAOS_MAX_POINTS];
-  int npoints;
-  uint32_t gpu_fail, adapter_fail, device_fail, recovery_fail, standby_fail;
-  uint64_t recovery_delay_ms; /* each device request of a recovery waits this long first */
-  uint64_t standby_delay_ms;  /* each standby build's device request waits this long first */
-  bool count_recovery;
-  _Atomic int scope_depth;   /* unlost listens for the calls' errors (ul__chaos_listening) */
-  double loss_rate;
-  uint64_t loss_every;
-  uint64_t rng;
+  _Atomic int scope_depth; /* unlost listens for the calls' errors (ul__chaos_listening) */
+  /* The schedule (under mu): what parse_spec reads, replaced whole by
+   * ul__chaos_reschedule. */
+  struct {
+    fault_point points[UL__CHAOS_MAX_POINTS];
+    int npoints;
+    uint32_t gpu_fail, adapter_fail, device_fail, recovery_fail, standby_fail;
+    uint64_t recovery_delay_ms; /* each device request of a recovery waits this long first */
+    uint64_t standby_delay_ms;  /* each standby build's device request waits this long first */
+    bool count_recovery;
+    double loss_rate;
+    uint64_t loss_every;
+    uint64_t rng;
+  } plan;
 };
 
 static _Atomic(ul__chaos *) g_chaos;
@@ -74,53 +78,48 @@ static ul_status parse_item(ul__chaos *c, char *item) {
     uint64_t n = 0;
     ul_status s = parse_u64(at + 1, 1, &n);
     if (s) return ul__wrap(s, "call index (from 1)");
-    if (c->npoints >= UL__CHAOS_MAX_POINTS)
+    if (c->plan.npoints >= UL__CHAOS_MAX_POINTS)
       return ul__fail(UL_ERR_INVALID_ARGUMENT, "more than %d fault points", UL__CHAOS_MAX_POINTS);
-    c->points[c->npoints++] = (fault_point){k, n, false, false};
+    c->plan.points[c->plan.npoints++] = (fault_point){k, n, false, false};
     return UL_OK;
   }
   if (!eq) return ul__fail(UL_ERR_INVALID_ARGUMENT, "item '%s' is neither KIND@N nor KEY=VALUE", item);
   *eq = '\0';
   const char *v = eq + 1;
-  if (!strcmp(item, "gpu-fail")) return parse_count(v, &c->gpu_fail);
-  if (!strcmp(item, "adapter-fail")) return parse_count(v, &c->adapter_fail);
-  if (!strcmp(item, "device-fail")) return parse_count(v, &c->device_fail);
-  if (!strcmp(item, "recovery-fail")) return parse_count(v, &c->recovery_fail);
-  if (!strcmp(item, "standby-fail")) return parse_count(v, &c->standby_fail);
+  if (!strcmp(item, "gpu-fail")) return parse_count(v, &c->plan.gpu_fail);
+  if (!strcmp(item, "adapter-fail")) return parse_count(v, &c->plan.adapter_fail);
+  if (!strcmp(item, "device-fail")) return parse_count(v, &c->plan.device_fail);
+  if (!strcmp(item, "recovery-fail")) return parse_count(v, &c->plan.recovery_fail);
+  if (!strcmp(item, "standby-fail")) return parse_count(v, &c->plan.standby_fail);
   if (!strcmp(item, "recovery-delay")) {
-    ul_status s = ul__parse_u64(v, 0, 600000, false, &c->recovery_delay_ms);
+    ul_status s = ul__parse_u64(v, 0, 600000, false, &c->plan.recovery_delay_ms);
     return s ? ul__wrap(s, "recovery-delay (ms, at most 600000)") : UL_OK;
   }
   if (!strcmp(item, "standby-delay")) {
-    ul_status s = ul__parse_u64(v, 0, 600000, false, &c->standby_delay_ms);
+    ul_status s = ul__parse_u64(v, 0, 600000, false, &c->plan.standby_delay_ms);
     return s ? ul__wrap(s, "standby-delay (ms, at most 600000)") : UL_OK;
   }
   if (!strcmp(item, "count-recovery")) {
     if (strcmp(v, "0") && strcmp(v, "1"))
       return ul__fail(UL_ERR_INVALID_ARGUMENT, "count-recovery '%s' is not 0 or 1", v);
-    c->count_recovery = v[0] == '1';
+    c->plan.count_recovery = v[0] == '1';
     return UL_OK;
   }
-  if (!strcmp(item, "loss-every")) return parse_u64(v, 0, &c->loss_every);
+  if (!strcmp(item, "loss-every")) return parse_u64(v, 0, &c->plan.loss_every);
   if (!strcmp(item, "seed")) {
-    ul_status s = ul__parse_u64(v, 0, UINT64_MAX, false, &c->rng);
+    ul_status s = ul__parse_u64(v, 0, UINT64_MAX, false, &c->plan.rng);
     return s ? ul__wrap(s, "bad seed") : UL_OK;
   }
   if (!strcmp(item, "loss-rate")) {
-    ul_status s = ul__parse_f64(v, 0.0, 1.0, &c->loss_rate);
+    ul_status s = ul__parse_f64(v, 0.0, 1.0, &c->plan.loss_rate);
     return s ? ul__wrap(s, "loss-rate (0 to 1)") : UL_OK;
   }
   return ul__fail(UL_ERR_INVALID_ARGUMENT, "unknown chaos key '%s'", item);
 }
 
 static ul_status parse_spec(ul__chaos *c, const char *spec) {
-  c->npoints = 0;
-  c->gpu_fail = c->adapter_fail = c->device_fail = c->recovery_fail = c->standby_fail = 0;
-  c->recovery_delay_ms = c->standby_delay_ms = 0;
-  c->count_recovery = false;
-  c->loss_rate = 0;
-  c->loss_every = 0;
-  c->rng = 1;
+  memset(&c->plan, 0, sizeof c->plan);
+  c->plan.rng = 1;
   if (strlen(spec) > 4096) return ul__fail(UL_ERR_INVALID_ARGUMENT, "chaos schedule too long");
   char *copy = ul__strdup(spec);
   if (!copy) return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -131,7 +130,7 @@ static ul_status parse_spec(ul__chaos *c, const char *spec) {
     if (*it) s = parse_item(c, it);
   }
   free(copy);
-  if (!c->rng) c->rng = 1;
+  if (!c->plan.rng) c->plan.rng = 1;
   return s;
 }
 
@@ -144,7 +143,7 @@ static void before_call(ul__chaos *c, bool waiting) {
   /* Calls made by a recovery are not counted: a schedule addresses the
    * program's own work, and one denser than a recovery could otherwise
    * never let recovery finish. */
-  if (atomic_load(&c->recovering) > 0 && !c->count_recovery) return;
+  if (atomic_load(&c->recovering) > 0 && !c->plan.count_recovery) return;
   uint64_t n = atomic_fetch_add(&c->calls, 1) + 1;
   /* loss-every counts work, not waiting: a program that polls for its
    * results (WaitAny with no timeout, ProcessEvents in a loop) would
@@ -157,14 +156,14 @@ static void before_call(ul__chaos *c, bool waiting) {
   int ntodo = 0;
   pthread_mutex_lock(&c->mu);
   WGPUDevice dev = c->device;
-  for (int i = 0; i < c->npoints; i++) {
-    if (!c->points[i].done && c->points[i].at == n) {
-      c->points[i].done = true;
-      if (ntodo < 4) point[ntodo] = i, todo[ntodo++] = c->points[i].kind;
+  for (int i = 0; i < c->plan.npoints; i++) {
+    if (!c->plan.points[i].done && c->plan.points[i].at == n) {
+      c->plan.points[i].done = true;
+      if (ntodo < 4) point[ntodo] = i, todo[ntodo++] = c->plan.points[i].kind;
     }
   }
-  if (c->loss_every && !waiting && w % c->loss_every == 0 && ntodo < 4) point[ntodo] = -1, todo[ntodo++] = FAULT_LOSS;
-  if (c->loss_rate > 0 && next_unit(&c->rng) < c->loss_rate && ntodo < 4) point[ntodo] = -1, todo[ntodo++] = FAULT_LOSS;
+  if (c->plan.loss_every && !waiting && w % c->plan.loss_every == 0 && ntodo < 4) point[ntodo] = -1, todo[ntodo++] = FAULT_LOSS;
+  if (c->plan.loss_rate > 0 && next_unit(&c->plan.rng) < c->plan.loss_rate && ntodo < 4) point[ntodo] = -1, todo[ntodo++] = FAULT_LOSS;
   pthread_mutex_unlock(&c->mu);
   if (!dev) return;
   for (int i = 0; i < ntodo; i++) {
@@ -195,7 +194,7 @@ static void before_call(ul__chaos *c, bool waiting) {
     }
     if (point[i] >= 0 && atomic_load(&c->injected) != before) {
       pthread_mutex_lock(&c->mu);
-      c->points[point[i]].injected = true;
+      c->plan.points[point[i]].injected = true;
       pthread_mutex_unlock(&c->mu);
     }
   }
@@ -209,8 +208,8 @@ void ul__chaos_say_unmet(ul__chaos *c) {
   if (!c) return;
   uint64_t calls = atomic_load(&c->calls);
   pthread_mutex_lock(&c->mu);
-  for (int i = 0; i < c->npoints; i++) {
-    const fault_point *p = &c->points[i];
+  for (int i = 0; i < c->plan.npoints; i++) {
+    const fault_point *p = &c->plan.points[i];
     if (!p->done)
       ul__log(UL__LOG_WARN, "unlost chaos: %s@%llu injected nothing: the program made %llu counted call(s)",
               fault_name(p->kind), (unsigned long long)p->at, (unsigned long long)calls);
@@ -242,8 +241,8 @@ static WGPUFuture chaos_request_adapter(WGPUInstance i, const WGPURequestAdapter
   pthread_mutex_lock(&c->mu);
   bool fallback = (o && o->forceFallbackAdapter) || (c->cpu_instance && i == c->cpu_instance);
   pthread_mutex_unlock(&c->mu);
-  bool fail = take(c, &c->adapter_fail);
-  if (!fail && !fallback) fail = take(c, &c->gpu_fail);
+  bool fail = take(c, &c->plan.adapter_fail);
+  if (!fail && !fallback) fail = take(c, &c->plan.gpu_fail);
   if (fail) {
     WGPURequestAdapterOptions bad = o ? *o : (WGPURequestAdapterOptions){0};
     bad.backendType = WGPUBackendType_D3D12;
@@ -264,15 +263,15 @@ static WGPUFuture chaos_request_device(WGPUAdapter a, const WGPUDeviceDescriptor
                                        WGPURequestDeviceCallbackInfo cb) {
   ul__chaos *c = atomic_load(&g_chaos);
   before_call(c, false);
-  bool fail = take(c, &c->device_fail);
+  bool fail = take(c, &c->plan.device_fail);
   if (atomic_load(&c->recovering) > 0) {
     pthread_mutex_lock(&c->mu);
-    uint64_t delay = c->recovery_delay_ms;
+    uint64_t delay = c->plan.recovery_delay_ms;
     pthread_mutex_unlock(&c->mu);
     /* A device that is slow to come back (70-90 ms on an H200, far more on
      * a GPU being reset): no lock of unlost's is held across the request. */
     if (delay) ul__sleep_ns(delay * 1000000ull);
-    if (!fail) fail = take(c, &c->recovery_fail);
+    if (!fail) fail = take(c, &c->plan.recovery_fail);
   }
   if (fail) {
     WGPUDeviceDescriptor bad = d ? *d : (WGPUDeviceDescriptor){0};
@@ -288,13 +287,13 @@ static WGPUFuture chaos_request_device(WGPUAdapter a, const WGPUDeviceDescriptor
 uint64_t ul__chaos_standby_delay_ms(ul__chaos *c) {
   if (!c) return 0;
   pthread_mutex_lock(&c->mu);
-  uint64_t ms = c->standby_delay_ms;
+  uint64_t ms = c->plan.standby_delay_ms;
   pthread_mutex_unlock(&c->mu);
   return ms;
 }
 
 bool ul__chaos_standby_fails(ul__chaos *c) {
-  if (!c || !take(c, &c->standby_fail)) return false;
+  if (!c || !take(c, &c->plan.standby_fail)) return false;
   atomic_fetch_add(&c->injected, 1);
   return true;
 }
@@ -411,19 +410,7 @@ ul_status ul__chaos_reschedule(ul__chaos *c, const char *spec) {
   ul_status s = parse_spec(&tmp, spec);
   if (s) return s;
   pthread_mutex_lock(&c->mu);
-  memcpy(c->points, tmp.points, sizeof c->points);
-  c->npoints = tmp.npoints;
-  c->gpu_fail = tmp.gpu_fail;
-  c->adapter_fail = tmp.adapter_fail;
-  c->device_fail = tmp.device_fail;
-  c->recovery_fail = tmp.recovery_fail;
-  c->standby_fail = tmp.standby_fail;
-  c->recovery_delay_ms = tmp.recovery_delay_ms;
-  c->standby_delay_ms = tmp.standby_delay_ms;
-  c->count_recovery = tmp.count_recovery;
-  c->loss_rate = tmp.loss_rate;
-  c->loss_every = tmp.loss_every;
-  c->rng = tmp.rng;
+  c->plan = tmp.plan;
   pthread_mutex_unlock(&c->mu);
   return UL_OK;
 }

@@ -60,10 +60,7 @@ ul_status ul__request_adapter_with(ul_env *env, const ul__wgpu *w, WGPUInstance 
   opt.featureLevel = WGPUFeatureLevel_Core;
   opt.powerPreference = power;
   opt.forceFallbackAdapter = fallback;
-  WGPURequestAdapterCallbackInfo cb = {0};
-  cb.mode = WGPUCallbackMode_WaitAnyOnly;
-  cb.callback = on_adapter;
-  cb.userdata1 = r;
+  WGPURequestAdapterCallbackInfo cb = {.mode = WGPUCallbackMode_WaitAnyOnly, .callback = on_adapter, .userdata1 = r};
   WGPUFuture f = w->InstanceRequestAdapter(inst, &opt, cb);
   ul_status s = ul__env_wait_with(env, w, inst, f, &r->done, timeout_ns);
   if (s) {
@@ -95,10 +92,7 @@ ul_status ul__request_device_with(ul_env *env, const ul__wgpu *w, WGPUInstance i
   *out = NULL;
   ul__cb *r = ul__cb_new();
   if (!r) return ul__fail(UL_ERR_OUT_OF_MEMORY, "request device: out of host memory");
-  WGPURequestDeviceCallbackInfo cb = {0};
-  cb.mode = WGPUCallbackMode_WaitAnyOnly;
-  cb.callback = on_device;
-  cb.userdata1 = r;
+  WGPURequestDeviceCallbackInfo cb = {.mode = WGPUCallbackMode_WaitAnyOnly, .callback = on_device, .userdata1 = r};
   WGPUFuture f = w->AdapterRequestDevice(adapter, desc, cb);
   ul_status s = ul__env_wait_with(env, w, inst, f, &r->done, timeout_ns);
   if (s) {

@@ -24,8 +24,7 @@ typedef struct blob {
 struct ul__blob_cache {
   pthread_mutex_t mu;
   blob *buckets[UL__BLOB_BUCKETS];
-  size_t bytes, cap;
-  uint64_t hits, misses, stores, dropped;
+  ul__blob_stats st; /* bytes held, the bound, the counts */
 };
 
 static blob *find_locked(ul__blob_cache *c, uint64_t h, const void *key, size_t ks, blob ***link) {
@@ -46,9 +45,9 @@ static size_t blob_load(const void *key, size_t ks, void *value, size_t vs, void
   size_t n = b ? b->value_size : 0;
   if (b && value && vs >= n) {
     memcpy(value, b->bytes + ks, n);
-    c->hits++;
+    c->st.hits++;
   } else if (!b && !value) {
-    c->misses++;
+    c->st.misses++;
   }
   pthread_mutex_unlock(&c->mu);
   return n;
@@ -68,17 +67,17 @@ static void blob_store(const void *key, size_t ks, const void *value, size_t vs,
   pthread_mutex_lock(&c->mu);
   blob **link;
   blob *old = find_locked(c, h, key, ks, &link);
-  size_t after = c->bytes - (old ? old->key_size + old->value_size : 0) + ks + vs;
-  if (after > c->cap) {
-    c->dropped++;
+  size_t after = c->st.bytes - (old ? old->key_size + old->value_size : 0) + ks + vs;
+  if (after > c->st.cap) {
+    c->st.dropped++;
     pthread_mutex_unlock(&c->mu);
     free(nb);
     return;
   }
   nb->next = old ? old->next : NULL;
   *link = nb;
-  c->bytes = after;
-  c->stores++;
+  c->st.bytes = after;
+  c->st.stores++;
   pthread_mutex_unlock(&c->mu);
   free(old);
 }
@@ -88,7 +87,7 @@ ul__blob_cache *ul__blob_cache_new(size_t cap) {
   ul__blob_cache *c = calloc(1, sizeof *c);
   if (!c) return NULL;
   pthread_mutex_init(&c->mu, NULL);
-  c->cap = cap;
+  c->st.cap = cap;
   return c;
 }
 
@@ -118,11 +117,6 @@ void ul__blob_cache_stats(ul__blob_cache *c, ul__blob_stats *out) {
   memset(out, 0, sizeof *out);
   if (!c) return;
   pthread_mutex_lock(&c->mu);
-  out->bytes = c->bytes;
-  out->cap = c->cap;
-  out->hits = c->hits;
-  out->misses = c->misses;
-  out->stores = c->stores;
-  out->dropped = c->dropped;
+  *out = c->st;
   pthread_mutex_unlock(&c->mu);
 }

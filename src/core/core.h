@@ -327,6 +327,9 @@ typedef struct ul__native {
   /* A standby's: SOURCE buffers made and filled on it ahead (prefill.h). */
   struct ul__prefill *prefills;
 } ul__native;
+/* The members a ul_device holds of its current native device under the
+ * same names (ul__native_adopt, ul__native_current). */
+#define UL__NATIVE_SHARED(X) X(instance) X(adapter) X(device) X(queue) X(limits) X(info) X(synchronized) X(host_mapped)
 /* Requests an adapter (the fallback one when asked) and a device for
  * epoch `epoch`, bounded by the recovery config's request timeout. On
  * failure nothing is held. No lock held. */

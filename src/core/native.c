@@ -627,12 +627,9 @@ ul_status ul__native_build(ul_device *d, bool fallback, uint64_t epoch, ul__nati
 
 /* Makes `n` the device's current native device (epoch already chosen). */
 void ul__native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
-  d->instance = n->instance;
-  d->adapter = n->adapter;
-  d->device = n->device;
-  d->queue = n->queue;
-  d->limits = n->limits;
-  d->info = n->info;
+#define UL__TAKE(m) d->m = n->m;
+  UL__NATIVE_SHARED(UL__TAKE)
+#undef UL__TAKE
   pthread_mutex_lock(&ul__lost_mu);
   d->native_ctx = n->ctx;
   if (n->ctx) n->ctx->epoch = epoch;
@@ -643,8 +640,6 @@ void ul__native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
   else atomic_store(&d->lost, false);
   pthread_mutex_unlock(&ul__lost_mu);
   d->on_fallback = n->info.is_fallback;
-  d->synchronized = n->synchronized;
-  d->host_mapped = n->host_mapped;
   /* Buffers made ahead are for the device they were made on. */
   ul__prefills_drop(d);
   d->prefills = n->prefills;
@@ -654,15 +649,10 @@ void ul__native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
 }
 
 void ul__native_current(ul_device *d, ul__native *n) {
-  n->instance = d->instance;
-  n->adapter = d->adapter;
-  n->device = d->device;
-  n->queue = d->queue;
-  n->limits = d->limits;
-  n->info = d->info;
+#define UL__GIVE(m) n->m = d->m;
+  UL__NATIVE_SHARED(UL__GIVE)
+#undef UL__GIVE
   n->ctx = d->native_ctx;
-  n->synchronized = d->synchronized;
-  n->host_mapped = d->host_mapped;
   n->prefills = NULL; /* they stay the device's (ul__prefills_drop) */
   n->hung = d->hung;
 }

@@ -60,10 +60,7 @@ ul_status ul__queue_work_done_wait(const ul__wgpu *w, ul_env *env, WGPUInstance 
                                    uint64_t timeout_ns, uint32_t *status) {
   ul__cb *c = ul__cb_new();
   if (!c) return ul__fail(UL_ERR_OUT_OF_MEMORY, "wait: out of host memory");
-  WGPUQueueWorkDoneCallbackInfo cb = {0};
-  cb.mode = WGPUCallbackMode_WaitAnyOnly;
-  cb.callback = ul__cb_on_status;
-  cb.userdata1 = c;
+  WGPUQueueWorkDoneCallbackInfo cb = {.mode = WGPUCallbackMode_WaitAnyOnly, .callback = ul__cb_on_status, .userdata1 = c};
   WGPUFuture f = w->QueueOnSubmittedWorkDone(q, cb);
   ul_status s = ul__env_wait_with(env, w, inst, f, &c->done, timeout_ns);
   if (!s) *status = c->status;

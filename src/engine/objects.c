@@ -8,6 +8,13 @@
 #include "engine/engine.h"
 #include "exec/oplog.h"
 
+/* A create that ran out of host memory copying its descriptor: the new
+ * object goes, untracked. */
+static ul_status no_memory(ul_device *d, ul__obj *o) {
+  ul__obj_free(d, o);
+  return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
+}
+
 ul_status ul__obj_finish(ul_device *d, ul__obj *o, uint32_t *out) {
   ul_status s;
   ul__retry rt = UL__RETRY_SCOPES;
@@ -33,10 +40,7 @@ ul_status ul__shader_create(ul_device *d, const char *wgsl, size_t len, const ch
   ul_status s = ul__obj_new(d, UL__OBJ_SHADER, label, site, &o);
   if (s) return s;
   o->pending = true;
-  if (!(o->u.sh.wgsl = malloc(len + 1))) {
-    ul__obj_free(d, o);
-    return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
-  }
+  if (!(o->u.sh.wgsl = malloc(len + 1))) return no_memory(d, o);
   memcpy(o->u.sh.wgsl, wgsl, len);
   o->u.sh.wgsl[len] = 0;
   o->u.sh.wgsl_len = len;
@@ -51,12 +55,8 @@ ul_status ul__bgl_create(ul_device *d, uint32_t count, const WGPUBindGroupLayout
   ul_status s = ul__obj_new(d, UL__OBJ_BGL, label, site, &o);
   if (s) return s;
   o->pending = true;
-  if (count && !(o->u.bgl.entries = malloc(sizeof *entries * count))) {
-    ul__obj_free(d, o);
-    return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
-  }
+  if (count && !(o->u.bgl.entries = ul__memdup(entries, sizeof *entries * count))) return no_memory(d, o);
   for (uint32_t i = 0; i < count; i++) {
-    o->u.bgl.entries[i] = entries[i];
     o->u.bgl.entries[i].nextInChain = NULL;
     o->u.bgl.entries[i].buffer.nextInChain = NULL;
     o->u.bgl.entries[i].sampler.nextInChain = NULL;
@@ -98,11 +98,7 @@ ul_status ul__playout_create(ul_device *d, uint32_t count, const uint32_t *group
   ul_status s = ul__obj_new(d, UL__OBJ_PLAYOUT, label, site, &o);
   if (s) return s;
   o->pending = true;
-  if (count && !(o->u.pl.groups = malloc(sizeof *groups * count))) {
-    ul__obj_free(d, o);
-    return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
-  }
-  if (count) memcpy(o->u.pl.groups, groups, sizeof *groups * count);
+  if (count && !(o->u.pl.groups = ul__memdup(groups, sizeof *groups * count))) return no_memory(d, o);
   o->u.pl.count = count;
   o->u.pl.immediate_size = immediate_size;
   return ul__obj_finish(d, o, out);
@@ -148,10 +144,7 @@ ul_status ul__pipeline_create(ul_device *d, uint32_t shader, uint32_t layout, co
       p->constant_count = i + 1;
     }
   }
-  if (oom) {
-    ul__obj_free(d, o);
-    return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
-  }
+  if (oom) return no_memory(d, o);
   return ul__obj_finish(d, o, out);
 }
 
@@ -167,10 +160,7 @@ ul_status ul__bind_group_create(ul_device *d, uint32_t layout, uint32_t pipeline
   bg->layout = layout;
   bg->pipeline = pipeline;
   bg->group = group;
-  if (count && !(bg->entries = malloc(sizeof *entries * count))) {
-    ul__obj_free(d, o);
-    return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
-  }
+  if (count && !(bg->entries = malloc(sizeof *entries * count))) return no_memory(d, o);
   if (count) memcpy(bg->entries, entries, sizeof *entries * count);
   bg->count = count;
   return ul__obj_finish(d, o, out);
@@ -230,10 +220,7 @@ ul_status ul__texture_create(ul_device *d, const WGPUTextureDescriptor *nd, ul_r
   if (fmt.copyable && nd->sampleCount <= 1) t->nd.usage |= WGPUTextureUsage_CopySrc | WGPUTextureUsage_CopyDst;
   if (nd->viewFormatCount) {
     uint32_t *vf = malloc(sizeof *vf * nd->viewFormatCount);
-    if (!vf) {
-      ul__obj_free(d, o);
-      return ul__fail(UL_ERR_OUT_OF_MEMORY, "out of host memory");
-    }
+    if (!vf) return no_memory(d, o);
     memcpy(vf, nd->viewFormats, sizeof *vf * nd->viewFormatCount);
     t->nd.viewFormats = vf;
   }

@@ -165,28 +165,29 @@ ul_status ul_cmd_clear_buffer(ul_cmd *c, ul_buffer b, uint64_t offset, uint64_t 
   return push(c, &op);
 }
 
+/* A copy between a buffer and a texture, either way (`to_texture`). */
+static ul_status texel_copy(ul_cmd *c, bool to_texture, ul_buffer buf, uint64_t offset, uint32_t bpr, ul_texture tex,
+                            uint32_t w, uint32_t h, uint32_t depth) {
+  const char *what = to_texture ? "copy buffer to texture" : "copy texture to buffer";
+  if (!c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "%s: command list is NULL", what);
+  if (bpr % 256) return ul__fail(UL_ERR_INVALID_ARGUMENT, "%s: bytes_per_row %u is not a multiple of 256", what, bpr);
+  ul_status s = to_texture ? check(c, buf.id, UL__OBJ_BUFFER, what) : check(c, tex.id, UL__OBJ_TEXTURE, what);
+  if (!s) s = to_texture ? check(c, tex.id, UL__OBJ_TEXTURE, what) : check(c, buf.id, UL__OBJ_BUFFER, what);
+  if (s) return s;
+  ul__op op = {.bytes_per_row = bpr, .texture = tex.id, .x = w, .y = h, .z = depth};
+  if (to_texture) op.kind = UL__OP_COPY_BUFFER_TO_TEXTURE, op.buf_a = buf.id, op.off_a = offset;
+  else op.kind = UL__OP_COPY_TEXTURE_TO_BUFFER, op.buf_b = buf.id, op.off_b = offset;
+  return push(c, &op);
+}
+
 ul_status ul_cmd_copy_buffer_to_texture(ul_cmd *c, ul_buffer src, uint64_t offset, uint32_t bpr,
                                         ul_texture dst, uint32_t w, uint32_t h, uint32_t depth) {
-  if (!c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy buffer to texture: command list is NULL");
-  if (bpr % 256) return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy buffer to texture: bytes_per_row %u is not a multiple of 256", bpr);
-  ul_status s = check(c, src.id, UL__OBJ_BUFFER, "copy buffer to texture");
-  if (!s) s = check(c, dst.id, UL__OBJ_TEXTURE, "copy buffer to texture");
-  if (s) return s;
-  ul__op op = {.kind = UL__OP_COPY_BUFFER_TO_TEXTURE, .buf_a = src.id, .off_a = offset,
-               .bytes_per_row = bpr, .texture = dst.id, .x = w, .y = h, .z = depth};
-  return push(c, &op);
+  return texel_copy(c, true, src, offset, bpr, dst, w, h, depth);
 }
 
 ul_status ul_cmd_copy_texture_to_buffer(ul_cmd *c, ul_texture src, uint32_t w, uint32_t h,
                                         uint32_t depth, ul_buffer dst, uint64_t offset, uint32_t bpr) {
-  if (!c) return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy texture to buffer: command list is NULL");
-  if (bpr % 256) return ul__fail(UL_ERR_INVALID_ARGUMENT, "copy texture to buffer: bytes_per_row %u is not a multiple of 256", bpr);
-  ul_status s = check(c, src.id, UL__OBJ_TEXTURE, "copy texture to buffer");
-  if (!s) s = check(c, dst.id, UL__OBJ_BUFFER, "copy texture to buffer");
-  if (s) return s;
-  ul__op op = {.kind = UL__OP_COPY_TEXTURE_TO_BUFFER, .buf_b = dst.id, .off_b = offset,
-               .bytes_per_row = bpr, .texture = src.id, .x = w, .y = h, .z = depth};
-  return push(c, &op);
+  return texel_copy(c, false, dst, offset, bpr, src, w, h, depth);
 }
 
 /* A bind group is usable when it and everything it refers to are live. */

@@ -350,6 +350,15 @@ bool ul__oplog_names(ul_device *d, ul__obj *o) {
   return o->log_gen >= l->low_gen;
 }
 
+/* The buffer a write entry names, made and filled first if a rebuild left
+ * it for its first use; an error when it is gone (never: the log holds
+ * what it names). */
+static ul_status replay_target(ul_device *d, const ul__entry *e, ul__obj **out) {
+  *out = ul__obj_find(d, e->obj, UL__OBJ_BUFFER);
+  if (!*out) return ul__fail(UL_ERR_INTERNAL, "replay write: buffer 0x%08x is gone", e->obj);
+  return ul__obj_contents(d, *out);
+}
+
 ul_status ul__oplog_replay(ul_device *d) {
   ul__oplog *l = d->res->log;
   l->replaying = true;
@@ -368,12 +377,8 @@ ul_status ul__oplog_replay(ul_device *d) {
         s = ul__texture_write_region(d, t, e->data, (const uint8_t *)e->data + UL__TR_WORDS * sizeof(uint32_t),
                                      e->size);
     } else if (e->kind == UL__ENTRY_WRITE_FILE) {
-      ul__obj *o = ul__obj_find(d, e->obj, UL__OBJ_BUFFER);
-      if (!o) {
-        s = ul__fail(UL_ERR_INTERNAL, "replay write: buffer 0x%08x is gone", e->obj);
-        break;
-      }
-      if ((s = ul__obj_contents(d, o))) break; /* made and filled first, if a rebuild left them for now */
+      ul__obj *o;
+      if ((s = replay_target(d, e, &o))) break;
       if (!o->native || o->state == UL__OBJ_LOST) continue;
       const file_write *w = e->data;
       s = ul__src_file_upload(d, o->native, e->offset, w->file, w->file_off, e->size, w->hash);
@@ -383,12 +388,8 @@ ul_status ul__oplog_replay(ul_device *d) {
         s = UL_OK;
       }
     } else if (e->kind == UL__ENTRY_WRITE) {
-      ul__obj *o = ul__obj_find(d, e->obj, UL__OBJ_BUFFER);
-      if (!o) {
-        s = ul__fail(UL_ERR_INTERNAL, "replay write: buffer 0x%08x is gone", e->obj);
-        break;
-      }
-      if ((s = ul__obj_contents(d, o))) break; /* made and filled first, if a rebuild left them for now */
+      ul__obj *o;
+      if ((s = replay_target(d, e, &o))) break;
       if (!o->native) continue; /* being created: its creator writes it */
       s = ul__buffer_upload(d, o, e->offset, ((const ul__chunk *)e->data)->bytes, e->size);
     } else {

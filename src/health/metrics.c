@@ -84,8 +84,11 @@ static ul_status ul__sb_finish(ul__sb *b, const char *what, char **out, size_t *
   return UL_OK;
 }
 
-static ul_status ul__metrics_check(const ul__metrics_device *devs, size_t n, char **out,
-                                   const char *what) {
+/* The start of a rendering: the arguments checked, and `empty`, the
+ * histogram of a device that has none. */
+static ul_status ul__metrics_check(const ul__metrics_device *devs, size_t n, char **out, const char *what,
+                                   ul__prom_hist *empty) {
+  (void)ul__prom_hist_init(empty, NULL, 0);
   if (!out || (n && !devs)) return ul__fail(UL_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
   *out = NULL;
   for (size_t i = 0; i < n; i++)
@@ -157,11 +160,10 @@ static bool ul__any_health(const ul__metrics_device *devs, size_t n) {
 }
 
 ul_status ul__metrics_prometheus(const ul__metrics_device *devs, size_t n, char **out, size_t *len) {
-  ul_status s = ul__metrics_check(devs, n, out, "prometheus metrics");
+  ul__prom_hist empty;
+  ul_status s = ul__metrics_check(devs, n, out, "prometheus metrics", &empty);
   if (s) return s;
   ul__sb b = {0};
-  ul__prom_hist empty;
-  (void)ul__prom_hist_init(&empty, NULL, 0);
 
   /* Which unlost answers: one series of value 1, its version a label. */
   ul__prom_family(&b, "unlost_build_info", "gauge", "The unlost library serving these metrics (value 1).");
@@ -375,11 +377,10 @@ static void ul__json_health(ul__sb *b, const ul__health_snapshot *h) {
 }
 
 ul_status ul__metrics_json(const ul__metrics_device *devs, size_t n, char **out, size_t *len) {
-  ul_status s = ul__metrics_check(devs, n, out, "json metrics");
+  ul__prom_hist empty;
+  ul_status s = ul__metrics_check(devs, n, out, "json metrics", &empty);
   if (s) return s;
   ul__sb b = {0};
-  ul__prom_hist empty;
-  (void)ul__prom_hist_init(&empty, NULL, 0);
   ul__sb_puts(&b, "{\"devices\":[");
   for (size_t i = 0; i < n; i++) {
     const ul__metrics_device *d = &devs[i];

@@ -154,20 +154,19 @@ static ul_status snap_take(ul__tracker *tr, snap *s) {
   return UL_OK;
 }
 
-static int site_cmp(const void *a, const void *b) {
-  const ul__track_site_ent *x = a, *y = b;
-  if (x->agg.live_bytes != y->agg.live_bytes)
-    return x->agg.live_bytes > y->agg.live_bytes ? -1 : 1;
-  if (x->agg.created != y->agg.created) return x->agg.created > y->agg.created ? -1 : 1;
+/* Most live bytes first, then most created. */
+static int agg_cmp(const ul__track_agg *x, const ul__track_agg *y) {
+  if (x->live_bytes != y->live_bytes) return x->live_bytes > y->live_bytes ? -1 : 1;
+  if (x->created != y->created) return x->created > y->created ? -1 : 1;
   return 0;
 }
 
+static int site_cmp(const void *a, const void *b) {
+  return agg_cmp(&((const ul__track_site_ent *)a)->agg, &((const ul__track_site_ent *)b)->agg);
+}
+
 static int label_cmp(const void *a, const void *b) {
-  const ul__track_label_ent *x = a, *y = b;
-  if (x->agg.live_bytes != y->agg.live_bytes)
-    return x->agg.live_bytes > y->agg.live_bytes ? -1 : 1;
-  if (x->agg.created != y->agg.created) return x->agg.created > y->agg.created ? -1 : 1;
-  return 0;
+  return agg_cmp(&((const ul__track_label_ent *)a)->agg, &((const ul__track_label_ent *)b)->agg);
 }
 
 static const char *site_label(const snap *s, const ul__track_site_ent *e) {
@@ -176,13 +175,20 @@ static const char *site_label(const snap *s, const ul__track_site_ent *e) {
 
 /* ---- text ---- */
 
-ul_status ul__track_report_text(ul__tracker *tr, char **out) {
+/* The start of a report: the arguments checked, the snapshot taken and its
+ * sites sorted. */
+static ul_status report_begin(ul__tracker *tr, char **out, const char *what, snap *s) {
   if (out) *out = NULL;
-  if (!tr || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "text report: NULL argument");
+  if (!tr || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
+  ul_status st = snap_take(tr, s);
+  if (st == UL_OK) qsort(s->sites, s->nsites, sizeof *s->sites, site_cmp);
+  return st;
+}
+
+ul_status ul__track_report_text(ul__tracker *tr, char **out) {
   snap s;
-  ul_status st = snap_take(tr, &s);
+  ul_status st = report_begin(tr, out, "text report", &s);
   if (st != UL_OK) return st;
-  qsort(s.sites, s.nsites, sizeof *s.sites, site_cmp);
 
   ul__track_sb sb = {0};
   char a[32], b[32], c[32];
@@ -338,12 +344,9 @@ ul_status ul__track_report_json(ul__tracker *tr, char **out) {
 }
 
 ul_status ul__track_report_json_ex(ul__tracker *tr, const char *extra, char **out) {
-  if (out) *out = NULL;
-  if (!tr || !out) return ul__fail(UL_ERR_INVALID_ARGUMENT, "JSON report: NULL argument");
   snap s;
-  ul_status st = snap_take(tr, &s);
+  ul_status st = report_begin(tr, out, "JSON report", &s);
   if (st != UL_OK) return st;
-  qsort(s.sites, s.nsites, sizeof *s.sites, site_cmp);
 
   ul__track_sb sb = {0};
   const ul__track_agg *t = &s.stats.total;

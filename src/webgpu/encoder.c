@@ -168,70 +168,58 @@ static void texture_side(ul__wg_encoder *e, const WGPUTexelCopyTextureInfo *t, c
   *aspect = t->aspect;
 }
 
+/* The buffer side of a copy: its id, offset and layout into op. */
+static void buffer_side(ul__wg_encoder *e, const WGPUTexelCopyBufferInfo *b, const char *what, uint32_t *id,
+                        uint64_t *offset, ul__op *op) {
+  *id = use(e, b->buffer, UL__WG_BUFFER, what);
+  *offset = b->layout.offset;
+  op->bytes_per_row = b->layout.bytesPerRow;
+  op->rows_per_image = b->layout.rowsPerImage;
+}
+
+/* The three copies with a texture side: `buf` is the copy's buffer (the
+ * source or the destination, as `kind` says; NULL for texture to texture),
+ * `tex` its first texture and `tex_b` the second (texture to texture). */
+static void texel_copy(WGPUCommandEncoder encoder, const char *what, ul__op_kind kind,
+                       const WGPUTexelCopyBufferInfo *buf, const WGPUTexelCopyTextureInfo *tex,
+                       const WGPUTexelCopyTextureInfo *tex_b, const WGPUExtent3D *size) {
+  ul__wg_encoder *e = recording(encoder, what);
+  if (!e) return;
+  if (!size || (kind != UL__OP_COPY_TEXTURE_TO_TEXTURE && !buf)) {
+    fail(e, "%s: a NULL argument", what);
+    return;
+  }
+  ul__op op = {.kind = kind, .x = size->width, .y = size->height, .z = size->depthOrArrayLayers};
+  if (kind == UL__OP_COPY_BUFFER_TO_TEXTURE) buffer_side(e, buf, what, &op.buf_a, &op.off_a, &op);
+  texture_side(e, tex, what, &op.texture, &op.mip_a, op.origin_a, &op.aspect_a);
+  if (kind == UL__OP_COPY_TEXTURE_TO_TEXTURE)
+    texture_side(e, tex_b, what, &op.texture_b, &op.mip_b, op.origin_b, &op.aspect_b);
+  if (kind == UL__OP_COPY_TEXTURE_TO_BUFFER) buffer_side(e, buf, what, &op.buf_b, &op.off_b, &op);
+  push(e, &op);
+}
+
 UL__WG_EXPORT void wgpuCommandEncoderCopyBufferToTexture(WGPUCommandEncoder encoder,
                                                         const WGPUTexelCopyBufferInfo *source,
                                                         const WGPUTexelCopyTextureInfo *destination,
                                                         const WGPUExtent3D *copySize) {
-  const char *what = "wgpuCommandEncoderCopyBufferToTexture";
-  ul__wg_encoder *e = recording(encoder, what);
-  if (!e) return;
-  if (!source || !copySize) {
-    fail(e, "%s: a NULL argument", what);
-    return;
-  }
-  ul__op op = {.kind = UL__OP_COPY_BUFFER_TO_TEXTURE};
-  op.buf_a = use(e, source->buffer, UL__WG_BUFFER, what);
-  op.off_a = source->layout.offset;
-  op.bytes_per_row = source->layout.bytesPerRow;
-  op.rows_per_image = source->layout.rowsPerImage;
-  texture_side(e, destination, what, &op.texture, &op.mip_a, op.origin_a, &op.aspect_a);
-  op.x = copySize->width;
-  op.y = copySize->height;
-  op.z = copySize->depthOrArrayLayers;
-  push(e, &op);
+  texel_copy(encoder, "wgpuCommandEncoderCopyBufferToTexture", UL__OP_COPY_BUFFER_TO_TEXTURE, source, destination,
+             NULL, copySize);
 }
 
 UL__WG_EXPORT void wgpuCommandEncoderCopyTextureToBuffer(WGPUCommandEncoder encoder,
                                                         const WGPUTexelCopyTextureInfo *source,
                                                         const WGPUTexelCopyBufferInfo *destination,
                                                         const WGPUExtent3D *copySize) {
-  const char *what = "wgpuCommandEncoderCopyTextureToBuffer";
-  ul__wg_encoder *e = recording(encoder, what);
-  if (!e) return;
-  if (!destination || !copySize) {
-    fail(e, "%s: a NULL argument", what);
-    return;
-  }
-  ul__op op = {.kind = UL__OP_COPY_TEXTURE_TO_BUFFER};
-  texture_side(e, source, what, &op.texture, &op.mip_a, op.origin_a, &op.aspect_a);
-  op.buf_b = use(e, destination->buffer, UL__WG_BUFFER, what);
-  op.off_b = destination->layout.offset;
-  op.bytes_per_row = destination->layout.bytesPerRow;
-  op.rows_per_image = destination->layout.rowsPerImage;
-  op.x = copySize->width;
-  op.y = copySize->height;
-  op.z = copySize->depthOrArrayLayers;
-  push(e, &op);
+  texel_copy(encoder, "wgpuCommandEncoderCopyTextureToBuffer", UL__OP_COPY_TEXTURE_TO_BUFFER, destination, source,
+             NULL, copySize);
 }
 
 UL__WG_EXPORT void wgpuCommandEncoderCopyTextureToTexture(WGPUCommandEncoder encoder,
                                                          const WGPUTexelCopyTextureInfo *source,
                                                          const WGPUTexelCopyTextureInfo *destination,
                                                          const WGPUExtent3D *copySize) {
-  const char *what = "wgpuCommandEncoderCopyTextureToTexture";
-  ul__wg_encoder *e = recording(encoder, what);
-  if (!e) return;
-  if (!copySize) {
-    fail(e, "%s: a NULL argument", what);
-    return;
-  }
-  ul__op op = {.kind = UL__OP_COPY_TEXTURE_TO_TEXTURE};
-  texture_side(e, source, what, &op.texture, &op.mip_a, op.origin_a, &op.aspect_a);
-  texture_side(e, destination, what, &op.texture_b, &op.mip_b, op.origin_b, &op.aspect_b);
-  op.x = copySize->width;
-  op.y = copySize->height;
-  op.z = copySize->depthOrArrayLayers;
-  push(e, &op);
+  texel_copy(encoder, "wgpuCommandEncoderCopyTextureToTexture", UL__OP_COPY_TEXTURE_TO_TEXTURE, NULL, source,
+             destination, copySize);
 }
 
 UL__WG_EXPORT void wgpuCommandEncoderResolveQuerySet(WGPUCommandEncoder encoder, WGPUQuerySet querySet,

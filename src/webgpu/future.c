@@ -43,6 +43,18 @@ ul__wg_future *ul__wg_future_new_held(ul__wg_instance *in, ul__wg_future_kind ki
   return future_new(in, kind, mode, callback, u1, u2, true);
 }
 
+ul__wg_future *ul__wg_future_for(const void *handle, ul__wg_kind kind, const char *what, ul__wg_future_kind fk,
+                                 bool held, uint32_t mode, void *callback, void *u1, void *u2, void **obj) {
+  void *o = ul__wg_check(handle, kind, what);
+  *obj = o;
+  if (!o) return NULL;
+  ul__wg_instance *in = kind == UL__WG_INSTANCE  ? o
+                        : kind == UL__WG_ADAPTER ? ((ul__wg_adapter *)o)->instance
+                        : kind == UL__WG_DEVICE  ? ((ul__wg_device *)o)->instance
+                                                 : ((ul__wg_obj *)o)->dev->instance;
+  return future_new(in, fk, mode, callback, u1, u2, held);
+}
+
 /* Unlinks and frees `f` (under in->mu). */
 static void unlink_free(ul__wg_instance *in, ul__wg_future *f) {
   for (ul__wg_future **pp = &in->futures; *pp; pp = &(*pp)->next) {

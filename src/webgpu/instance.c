@@ -271,9 +271,9 @@ void ul__wg_adapter_free(ul__wg_adapter *a) {
 
 UL__WG_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance, const WGPURequestAdapterOptions *options,
                                                     WGPURequestAdapterCallbackInfo info) {
-  ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceRequestAdapter");
-  if (!in) return (WGPUFuture){0};
-  ul__wg_future *f = UL__WG_FUTURE_OF(in, UL__WGF_ADAPTER, info);
+  ul__wg_instance *in;
+  ul__wg_future *f = UL__WG_FUTURE_FOR(instance, UL__WG_INSTANCE, "wgpuInstanceRequestAdapter", UL__WGF_ADAPTER, false,
+                                       info, &in);
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   WGPURequestAdapterOptions o = options ? *options : (WGPURequestAdapterOptions){0};
@@ -492,9 +492,9 @@ static void request_device(ul__wg_adapter *a, const WGPUDeviceDescriptor *desc, 
 
 UL__WG_EXPORT WGPUFuture wgpuAdapterRequestDevice(WGPUAdapter adapter, const WGPUDeviceDescriptor *descriptor,
                                                   WGPURequestDeviceCallbackInfo info) {
-  ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterRequestDevice");
-  if (!a) return (WGPUFuture){0};
-  ul__wg_future *f = UL__WG_FUTURE_OF(a->instance, UL__WGF_DEVICE, info);
+  ul__wg_adapter *a;
+  ul__wg_future *f = UL__WG_FUTURE_FOR(adapter, UL__WG_ADAPTER, "wgpuAdapterRequestDevice", UL__WGF_DEVICE, false,
+                                       info, &a);
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   request_device(a, descriptor, f);

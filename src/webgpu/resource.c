@@ -316,12 +316,12 @@ static info_rec *compile_info(ul__wg_device *dv, uint32_t id, const char *wgsl, 
 
 UL__WG_EXPORT WGPUFuture wgpuShaderModuleGetCompilationInfo(WGPUShaderModule shaderModule,
                                                            WGPUCompilationInfoCallbackInfo callbackInfo) {
-  ul__wg_shader *sh = ul__wg_check(shaderModule, UL__WG_SHADER, "wgpuShaderModuleGetCompilationInfo");
-  if (!sh) return (WGPUFuture){0};
+  ul__wg_shader *sh;
+  ul__wg_future *f = UL__WG_FUTURE_FOR(shaderModule, UL__WG_SHADER, "wgpuShaderModuleGetCompilationInfo",
+                                       UL__WGF_COMPILATION_INFO, false, callbackInfo, &sh);
+  if (!f) return (WGPUFuture){0};
   ul__wg_device *dv = sh->h.dev;
   ul__wg_instance *in = dv->instance;
-  ul__wg_future *f = UL__WG_FUTURE_OF(in, UL__WGF_COMPILATION_INFO, callbackInfo);
-  if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   info_rec *r = atomic_load(&dv->lost) ? NULL : compile_info(dv, sh->h.id, sh->wgsl, sh->len);
   if (r) {
@@ -465,9 +465,9 @@ UL__WG_EXPORT WGPUComputePipeline wgpuDeviceCreateComputePipeline(WGPUDevice dev
 UL__WG_EXPORT WGPUFuture wgpuDeviceCreateComputePipelineAsync(WGPUDevice device,
                                                               const WGPUComputePipelineDescriptor *descriptor,
                                                               WGPUCreateComputePipelineAsyncCallbackInfo callbackInfo) {
-  ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, "wgpuDeviceCreateComputePipelineAsync");
-  if (!dv) return (WGPUFuture){0};
-  ul__wg_future *f = UL__WG_FUTURE_OF(dv->instance, UL__WGF_PIPELINE, callbackInfo);
+  ul__wg_device *dv;
+  ul__wg_future *f = UL__WG_FUTURE_FOR(device, UL__WG_DEVICE, "wgpuDeviceCreateComputePipelineAsync", UL__WGF_PIPELINE,
+                                       false, callbackInfo, &dv);
   if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   /* Made now (the engine compiles while the call runs); the program hears

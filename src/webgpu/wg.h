@@ -369,8 +369,16 @@ ul__wg_future *ul__wg_future_new_held(ul__wg_instance *in, ul__wg_future_kind ki
  * userdata). */
 #define UL__WG_FUTURE_OF(in, kind, info) \
   ul__wg_future_new(in, kind, (info).mode, (void *)(info).callback, (info).userdata1, (info).userdata2)
-#define UL__WG_FUTURE_HELD_OF(in, kind, info) \
-  ul__wg_future_new_held(in, kind, (info).mode, (void *)(info).callback, (info).userdata1, (info).userdata2)
+/* The start of an entry point that answers through a future: `handle`
+ * checked as a `kind` (*obj: the door's object, NULL for a wrong handle)
+ * and the future made from the program's callback info on its instance
+ * (held: as ul__wg_future_new_held). NULL when either fails: the call
+ * returns a null future. */
+ul__wg_future *ul__wg_future_for(const void *handle, ul__wg_kind kind, const char *what, ul__wg_future_kind fk,
+                                 bool held, uint32_t mode, void *callback, void *u1, void *u2, void **obj);
+#define UL__WG_FUTURE_FOR(handle, kind, what, fk, held, info, obj)                                              \
+  ul__wg_future_for(handle, kind, what, fk, held, (info).mode, (void *)(info).callback, (info).userdata1, \
+                    (info).userdata2, (void **)(obj))
 /* Ends the hold: a ready AllowSpontaneous callback runs now; a future
  * whose callback ran meanwhile is freed. `f` may be gone after. */
 void ul__wg_future_let_go(ul__wg_instance *in, ul__wg_future *f);

@@ -280,14 +280,13 @@ UL__WG_EXPORT WGPUStatus wgpuBufferReadMappedRange(WGPUBuffer buffer, size_t off
 
 UL__WG_EXPORT WGPUFuture wgpuBufferMapAsync(WGPUBuffer buffer, WGPUMapMode mode, size_t offset, size_t size,
                                             WGPUBufferMapCallbackInfo info) {
-  ul__wg_buffer *b = ul__wg_check(buffer, UL__WG_BUFFER, "wgpuBufferMapAsync");
-  if (!b) return (WGPUFuture){0};
-  ul__wg_device *dv = b->h.dev;
-  ul__wg_instance *in = dv->instance;
   /* Held until it is started: no other thread moves it on (a submit's
    * progress, another thread's ProcessEvents) before its fields are set. */
-  ul__wg_future *f = UL__WG_FUTURE_HELD_OF(in, UL__WGF_MAP, info);
+  ul__wg_buffer *b;
+  ul__wg_future *f = UL__WG_FUTURE_FOR(buffer, UL__WG_BUFFER, "wgpuBufferMapAsync", UL__WGF_MAP, true, info, &b);
   if (!f) return (WGPUFuture){0};
+  ul__wg_device *dv = b->h.dev;
+  ul__wg_instance *in = dv->instance;
   WGPUFuture id = ul__wg_future_id(f);
   if (size == WGPU_WHOLE_MAP_SIZE) size = offset <= b->size ? (size_t)(b->size - offset) : 0;
   const char *bad = NULL;

@@ -292,9 +292,9 @@ UL__WG_EXPORT void wgpuDevicePushErrorScope(WGPUDevice device, WGPUErrorFilter f
 }
 
 UL__WG_EXPORT WGPUFuture wgpuDevicePopErrorScope(WGPUDevice device, WGPUPopErrorScopeCallbackInfo info) {
-  ul__wg_device *dv = ul__wg_check(device, UL__WG_DEVICE, "wgpuDevicePopErrorScope");
-  if (!dv) return (WGPUFuture){0};
-  ul__wg_future *f = UL__WG_FUTURE_OF(dv->instance, UL__WGF_POP_SCOPE, info);
+  ul__wg_device *dv;
+  ul__wg_future *f = UL__WG_FUTURE_FOR(device, UL__WG_DEVICE, "wgpuDevicePopErrorScope", UL__WGF_POP_SCOPE, false, info,
+                                       &dv);
   if (!f) return (WGPUFuture){0};
   uint32_t status = WGPUPopErrorScopeStatus_Success, type = WGPUErrorType_NoError;
   char *msg = NULL;

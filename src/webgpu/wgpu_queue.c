@@ -126,12 +126,12 @@ UL__WG_EXPORT void wgpuQueueWriteTexture(WGPUQueue queue, const WGPUTexelCopyTex
 }
 
 UL__WG_EXPORT WGPUFuture wgpuQueueOnSubmittedWorkDone(WGPUQueue queue, WGPUQueueWorkDoneCallbackInfo callbackInfo) {
-  ul__wg_queue *q = ul__wg_check(queue, UL__WG_QUEUE, "wgpuQueueOnSubmittedWorkDone");
-  if (!q) return (WGPUFuture){0};
+  ul__wg_queue *q;
+  ul__wg_future *f = UL__WG_FUTURE_FOR(queue, UL__WG_QUEUE, "wgpuQueueOnSubmittedWorkDone", UL__WGF_WORK_DONE, true,
+                                       callbackInfo, &q);
+  if (!f) return (WGPUFuture){0};
   ul__wg_device *dv = q->h.dev;
   ul__wg_instance *in = dv->instance;
-  ul__wg_future *f = UL__WG_FUTURE_HELD_OF(in, UL__WGF_WORK_DONE, callbackInfo);
-  if (!f) return (WGPUFuture){0};
   WGPUFuture id = ul__wg_future_id(f);
   if (atomic_load(&dv->lost)) {
     ul__wg_future_resolve(in, f, WGPUQueueWorkDoneStatus_Success, 0, NULL, "");
