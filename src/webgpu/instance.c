@@ -157,6 +157,18 @@ __attribute__((constructor)) static void exec_mark(void) {
 
 /* ---- instances ---- */
 
+/* The stable header's instance descriptor, read with this revision's
+ * layout: its requiredFeatureCount falls on capabilities.nextInChain, its
+ * requiredFeatures on timedWaitAnyEnable, its requiredLimits on
+ * timedWaitAnyMaxCount (both 32 bytes). A count where a pointer belongs, a
+ * WGPUBool that is neither 0 nor 1 or a wait count no implementation takes
+ * tell that layout; an all-zero descriptor means the same in both. */
+static bool foreign_layout(const WGPUInstanceDescriptor *d) {
+  uintptr_t chain = (uintptr_t)d->capabilities.nextInChain;
+  return (chain && chain < 4096) || d->capabilities.timedWaitAnyEnable > 1 ||
+         d->capabilities.timedWaitAnyMaxCount > (1u << 20);
+}
+
 UL__WG_EXPORT WGPUInstance wgpuCreateInstance(const WGPUInstanceDescriptor *descriptor) {
   /* Toggles are the engine's; timed waits are the program's to ask for,
    * as the implementation's are (its own waits use the env's instance). The
@@ -164,6 +176,12 @@ UL__WG_EXPORT WGPUInstance wgpuCreateInstance(const WGPUInstanceDescriptor *desc
   char why[160];
   if (descriptor && !ul__wg_chain_ok(descriptor->nextInChain, "InstanceDescriptor", why, sizeof why)) {
     ul__log(UL__LOG_ERROR, "wgpuCreateInstance: %s", why);
+    return NULL;
+  }
+  if (descriptor && foreign_layout(descriptor)) ul__wg_foreign("wgpuCreateInstance (its descriptor's layout)");
+  if (ul__wg_foreign_seen()) {
+    ul__log(UL__LOG_ERROR, "wgpuCreateInstance: refused: the program was built on another webgpu.h revision (said "
+                           "above)");
     return NULL;
   }
   ul__wg_instance *in = ul__wg_new(UL__WG_INSTANCE, sizeof *in, NULL);
@@ -278,6 +296,12 @@ UL__WG_EXPORT WGPUFuture wgpuInstanceRequestAdapter(WGPUInstance instance, const
   WGPUFuture id = ul__wg_future_id(f);
   WGPURequestAdapterOptions o = options ? *options : (WGPURequestAdapterOptions){0};
   char why[160];
+  if (ul__wg_foreign_seen()) {
+    ul__wg_future_resolve(in, f, WGPURequestAdapterStatus_Error, 0, NULL,
+                          "refused: the program was built on another webgpu.h revision than unlost's (" UL__WGPU_REVISION
+                          "); its enums would be misread");
+    return id;
+  }
   if (!ul__wg_chain_ok(o.nextInChain, "RequestAdapterOptions", why, sizeof why)) {
     ul__wg_future_resolve(in, f, WGPURequestAdapterStatus_Error, 0, NULL, why);
     return id;

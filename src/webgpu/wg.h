@@ -307,6 +307,11 @@ const char *ul__wg_label(WGPUStringView v, char *buf, size_t cap);
  * the reason in `why`, when refused. Every walk of a program's chain comes
  * after it, and so ends. */
 #define UL__WG_CHAIN_MAX 64
+/* A tell that the program was built on another webgpu.h revision
+ * (revision.c): said once, and every later instance and adapter request
+ * is refused. */
+void ul__wg_foreign(const char *tell);
+bool ul__wg_foreign_seen(void);
 bool ul__wg_chain_ok(const WGPUChainedStruct *c, const char *on, char *why, size_t cap);
 /* Set while this thread is inside a call of the implementation the layer
  * made (guard.c); an entry of the layer then is counted. */

@@ -80,6 +80,18 @@ ul_status ul__wgpu_open(const char *path, ul__wgpu_lib *lib) {
                     "not an implementation of its own; it would load itself; %s",
                     path, hint);
   }
+  /* The revision it speaks, told by entry points that one revision has
+   * and the other has not: this build reads its structs with the layout of
+   * UL__WGPU_REVISION, so another is refused here, never misread. */
+  if (dlsym(h, "wgpuGetInstanceFeatures") && !dlsym(h, "wgpuGetInstanceCapabilities")) {
+    dlclose(h);
+    return ul__fail(UL_ERR_NO_IMPLEMENTATION,
+                    "load webgpu implementation '%s': it speaks " UL__WGPU_REVISION_STABLE
+                    " (it exports wgpuGetInstanceFeatures, not wgpuGetInstanceCapabilities), and this unlost was "
+                    "built for " UL__WGPU_REVISION ", whose structs and enums differ; build unlost against that "
+                    "implementation's header, or use the pinned Dawn; %s",
+                    path, hint);
+  }
 #define UL__LOAD(req, kind, Ret, Name, params, args)                                      \
   {                                                                                 \
     void *sym = dlsym(h, "wgpu" #Name);                                             \

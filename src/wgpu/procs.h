@@ -7,6 +7,14 @@
 #include "internal.h"
 #include "wgpu/wgpu.h"
 
+/* The webgpu.h revision these declarations are of (src/wgpu/webgpu.api),
+ * and the one after it that programs and implementations built today speak.
+ * Their structs and enums differ (the instance descriptor, texture formats,
+ * features, sTypes: docs/webgpu.md, "Header revisions"): neither side may
+ * be read with the other's layout. */
+#define UL__WGPU_REVISION "Dawn's webgpu.h of June 2025 (df73f16)"
+#define UL__WGPU_REVISION_STABLE "the stable webgpu.h (webgpu-native/webgpu-headers, September 2025 on)"
+
 /* X(required, kind, Ret, Name, (params), (args)): every entry point of the
  * implementation (the list of wgpu/wgpu_api.h); kind is V for functions
  * returning void, R otherwise; the symbol is "wgpu" #Name. Those the

@@ -139,6 +139,18 @@ if(TARGET unlost_webgpu)
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
   # A checkpoint while the program's map of a MAP_READ buffer is on its way
   # (the small log filled by uploads): it waits for the map, reads it.
+  # Programs built on another webgpu.h revision are refused, never misread
+  # (issue 39): the stable header's instance descriptor, its entry points,
+  # and an implementation that speaks it (a stand-in: none can run here).
+  ul_add_webgpu_test(webgpu_revision revision_webgpu.c unlost_webgpu ${CMAKE_DL_LIBS})
+  add_library(unlost_test_stable_impl MODULE ${CMAKE_SOURCE_DIR}/tests/webgpu/stable_impl.c)
+  foreach(mode structs calls impl)
+    add_test(NAME webgpu_revision_${mode} COMMAND webgpu_revision ${mode})
+    set_tests_properties(webgpu_revision_${mode} PROPERTIES TIMEOUT 120 LABELS "webgpu"
+      ENVIRONMENT "${UL_WEBGPU_TEST_ENV}")
+  endforeach()
+  set_tests_properties(webgpu_revision_impl PROPERTIES
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_WEBGPU_LIB=$<TARGET_FILE:unlost_test_stable_impl>")
   ul_add_webgpu_test(webgpu_mapckpt mapckpt_webgpu.c unlost_webgpu)
   add_test(NAME webgpu_mapckpt COMMAND webgpu_mapckpt)
   set_tests_properties(webgpu_mapckpt PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180 LABELS "webgpu"
