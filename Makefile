@@ -45,8 +45,10 @@ tsan: deps
 	cmake --build $(BUILD)-tsan -j $(JOBS)
 	cd $(BUILD)-tsan && ctest --output-on-failure -L threads
 
+# Builds what the demo runs (the CLI and the library it links), not the tests.
 demo: deps
-	$(MAKE) build
+	$(MAKE) $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target unlost_cli
 	./$(BUILD)/unlost demo
 
 clean:

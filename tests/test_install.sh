@@ -71,9 +71,18 @@ for f in libunlost.a libunlost.so libunlost-webgpu.a libunlost-webgpu.so pkgconf
   cmake/unlost/unlostConfigVersion.cmake cmake/unlost/unlostTargets.cmake; do
   [ -e "$libdir/$f" ] || fail "missing $libdir/$f"
 done
-soname=$(readelf -d "$libdir/libunlost.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-[ -n "$soname" ] && [ -f "$libdir/$soname" ] || fail "soname '$soname' not installed in $libdir"
-echo "soname $soname"
+# The soname carries the minor version while the version is 0.y (CHANGELOG).
+version=$(pkg-config --modversion "$libdir/pkgconfig/unlost-webgpu.pc" 2>/dev/null || true)
+for lib in libunlost libunlost-webgpu; do
+  soname=$(readelf -d "$libdir/$lib.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+  [ -n "$soname" ] && [ -f "$libdir/$soname" ] || fail "soname '$soname' not installed in $libdir"
+  case "$version" in
+    0.*) want="$lib.so.$(echo "$version" | cut -d. -f1-2)" ;;
+    *) want="$lib.so.${version%%.*}" ;;
+  esac
+  [ "$soname" = "$want" ] || fail "soname of $lib is '$soname', not '$want' (version $version)"
+  echo "soname $soname"
+done
 
 progs=("$src/tests/install_smoke.c")
 [ -f "$src/examples/compute.c" ] && progs+=("$src/examples/compute.c")

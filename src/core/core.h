@@ -121,6 +121,9 @@ struct ul_device {
   bool host_mapped;  /* the current native device's (ul__native.host_mapped) */
   bool hung;         /* the current native device was declared hung (ul__native.hung) */
   bool destroying;
+  /* The program's logging callback (webgpu.h door), set on every native
+   * device this device adopts (under mu). */
+  WGPULoggingCallbackInfo logging;
   uint32_t recovery_wait_ms;
   uint64_t rng;            /* jitter generator state */
 

@@ -640,6 +640,7 @@ void ul__native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
   else atomic_store(&d->lost, false);
   pthread_mutex_unlock(&ul__lost_mu);
   d->on_fallback = n->info.is_fallback;
+  if (d->logging.callback && d->wgpu->DeviceSetLoggingCallback) d->wgpu->DeviceSetLoggingCallback(d->device, d->logging);
   /* Buffers made ahead are for the device they were made on. */
   ul__prefills_drop(d);
   d->prefills = n->prefills;

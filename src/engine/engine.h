@@ -262,6 +262,11 @@ ul_status ul__device_destroy(ul_device *d);
 /* The caller ends its device: the native one is destroyed, and its loss
  * says "destroyed", which the engine never recovers from. Takes d->mu. */
 void ul__device_destroy_native(ul_device *d);
+/* Sets `info` as the logging callback of d's native device, and of every
+ * native device a recovery gives it after (src/engine/lifecycle.c). The
+ * implementation may call it on any thread, inside any of its calls: with
+ * an unlost lock held, too. */
+void ul__device_set_logging(ul_device *d, WGPULoggingCallbackInfo info);
 /* The limits of `d`'s native device, as the implementation reported them.
  * Takes d->mu. */
 WGPULimits ul__device_limits_native(ul_device *d);

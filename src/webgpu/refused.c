@@ -105,11 +105,6 @@ UL__WG_EXPORT WGPUSharedTextureMemory wgpuDeviceImportSharedTextureMemory(WGPUDe
   return NULL;
 }
 
-UL__WG_EXPORT void wgpuDeviceSetLoggingCallback(WGPUDevice device, WGPULoggingCallbackInfo callbackInfo) {
-  UL__UNUSED(callbackInfo);
-  refuse(device, "wgpuDeviceSetLoggingCallback");
-}
-
 UL__WG_EXPORT void wgpuDeviceValidateTextureDescriptor(WGPUDevice device, const WGPUTextureDescriptor *descriptor) {
   UL__UNUSED(descriptor);
   refuse(device, "wgpuDeviceValidateTextureDescriptor");

@@ -131,6 +131,7 @@ typedef struct ul__wg_device {
   uint32_t nscopes, scopes_cap;
   WGPUDeviceLostCallbackInfo lost_cb;
   WGPUUncapturedErrorCallbackInfo error_cb;
+  uint32_t log_slot;         /* its logging callback's slot (logging.c, under its lock); 0: none */
   uint64_t lost_future;      /* the future of the lost callback (WGPUDevice GetLostFuture) */
   /* The work-done asked again after the last recovery, shared by every
    * pending work-done future (under the engine device's lock). */
@@ -311,6 +312,11 @@ const char *ul__wg_label(WGPUStringView v, char *buf, size_t cap);
  * (revision.c): said once, and every later instance and adapter request
  * is refused. */
 void ul__wg_foreign(const char *tell);
+/* The implementation's log messages queued for the program's logging
+ * callbacks, delivered when this thread holds no unlost lock (logging.c);
+ * the device's callback given up (at its end). */
+void ul__wg_logs_deliver(void);
+void ul__wg_logging_end(struct ul__wg_device *dv);
 bool ul__wg_foreign_seen(void);
 bool ul__wg_chain_ok(const WGPUChainedStruct *c, const char *on, char *why, size_t cap);
 /* Set while this thread is inside a call of the implementation the layer

@@ -130,7 +130,10 @@ bool ul__wg_enter(ul__wg_device *dv, const char *what) {
   return false;
 }
 
-void ul__wg_leave(ul__wg_device *dv) { ul__engine_unlock(dv->ud); }
+void ul__wg_leave(ul__wg_device *dv) {
+  ul__engine_unlock(dv->ud);
+  ul__wg_logs_deliver();
+}
 
 /* ---- the end of a device ---- */
 
@@ -149,6 +152,7 @@ void ul__wg_device_free(ul__wg_device *dv) {
   pthread_mutex_unlock(&in->mu);
   if (dv->queue) ul__wg_unhold(dv->queue);
   ul__work_redo_clear(&dv->redo);
+  ul__wg_logging_end(dv);
   if (dv->ud) {
     bool failed = atomic_load(&dv->lost) && dv->lost_reason != WGPUDeviceLostReason_Destroyed;
     uint64_t recovery_ns;

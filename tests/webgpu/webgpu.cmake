@@ -139,6 +139,12 @@ if(TARGET unlost_webgpu)
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
   # A checkpoint while the program's map of a MAP_READ buffer is on its way
   # (the small log filled by uploads): it waits for the map, reads it.
+  # The implementation's log messages through the layer, across a
+  # recovery, never under an unlost lock (issue 40).
+  ul_add_webgpu_test(webgpu_logging logging_webgpu.c unlost_webgpu)
+  add_test(NAME webgpu_logging COMMAND webgpu_logging)
+  set_tests_properties(webgpu_logging PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
   # Programs built on another webgpu.h revision are refused, never misread
   # (issue 39): the stable header's instance descriptor, its entry points,
   # and an implementation that speaks it (a stand-in: none can run here).

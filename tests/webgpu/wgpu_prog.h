@@ -55,6 +55,8 @@ typedef struct wp_ctx {
   WGPUQueue queue;
   WGPULimits adapter_limits;
   WGPULimits limits; /* the device's, after it was created */
+  /* Chained to the device descriptor by wp_open_device (NULL: nothing). */
+  WGPUChainedStruct *device_chain;
   /* Written by callbacks that may run on another thread. */
   atomic_int errors;
   atomic_int lost;
@@ -376,6 +378,7 @@ static inline int wp_open_device(wp_ctx *c, const WGPUFeatureName *features, siz
       return WP_SKIP;
     }
   WGPUDeviceDescriptor desc = {0};
+  desc.nextInChain = c->device_chain;
   desc.label = WP_STR(c->name);
   desc.requiredFeatureCount = feature_count;
   desc.requiredFeatures = features;
