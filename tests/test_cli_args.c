@@ -66,6 +66,45 @@ static void test_numbers_are_strict(void) {
   }
 }
 
+/* One parser for every command (issue 40): --opt=value as --opt value, an
+ * unknown option named, and --json [FILE] the same everywhere: to FILE
+ * when one follows (either form), to stdout when none does. */
+static bool json_object_with(const char *path, const char *key) {
+  char text[8192] = "";
+  FILE *f = fopen(path, "r");
+  if (!f) return false;
+  text[fread(text, 1, sizeof text - 1, f)] = '\0';
+  fclose(f);
+  return text[0] == '{' && strstr(text, key) != NULL;
+}
+
+static void test_option_forms(void) {
+  expect_usage_error("demo --steps=0", "--steps");
+  expect_usage_error("serve --interval-ms=abc", "--interval-ms");
+  expect_usage_error("chaos --bogus", "'--bogus'");
+  expect_usage_error("doctor --lib", "--lib needs a value");
+  expect_usage_error("bench track --pairs=0", "--pairs");
+  expect_usage_error("report a.json b.json", "b.json");
+  char err[4096], path[128], args[300];
+  snprintf(path, sizeof path, "/tmp/unlost-test-cli-json-%d.json", (int)getpid());
+  const char *forms[] = {"doctor --json=%s", "doctor --json %s", "bench track --pairs=50 --json %s",
+                         "bench --json=%s track --pairs 50"};
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+    unlink(path);
+    snprintf(args, sizeof args, forms[i], path);
+    int rc = cli(args, err, sizeof err);
+    printf("  unlost %s -> %d\n", args, rc);
+    EXPECT_EQ(rc, 0);
+    EXPECT_TRUE(json_object_with(path, i < 2 ? "\"verdict\"" : "\"bench\":\"track\""));
+  }
+  /* No FILE: stdout. */
+  snprintf(args, sizeof args, "ASAN_OPTIONS=detect_leaks=0 timeout 60 %s/unlost doctor --json > %s 2>/dev/null",
+           UL_BINARY_DIR, path);
+  EXPECT_EQ(system(args), 0);
+  EXPECT_TRUE(json_object_with(path, "\"verdict\""));
+  unlink(path);
+}
+
 /* Fault specs: no negative or empty indices, and a long schedule is taken
  * whole or refused, never cut. */
 static void test_fault_specs_are_strict(void) {
@@ -172,6 +211,7 @@ int main(void) {
   ul_test_watchdog(600);
   RUN_TEST(test_numbers_are_strict);
   RUN_TEST(test_fault_specs_are_strict);
+  RUN_TEST(test_option_forms);
   RUN_TEST(test_special_files_are_refused);
   RUN_TEST(test_run_compares_under_faults);
   RUN_TEST(test_model_larger_than_memory_is_refused);

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Sorts n samples ascending (the medians and quartiles of every bench). */
@@ -30,7 +31,11 @@ static inline double bench_quantile(const double *sorted, int n, double q) {
 
 /* `unlost bench track|recovery|overhead|decode ARGS`: the exit status
  * (0 success, 1 failure, 2 usage error); `json` selects JSON output. */
+/* Each benchmark: argv[0] its name, then its options (cli_parse); json:
+ * one JSON object on stdout instead of the text. */
 int bench_track(int argc, char **argv, bool json);
+/* The usage of every benchmark (bench.c): unlost bench --help's text. */
+void bench_sub_usage(FILE *f);
 int bench_recovery(int argc, char **argv, bool json);
 int bench_overhead(int argc, char **argv, bool json);
 int bench_decode_cmd(int argc, char **argv, bool json);

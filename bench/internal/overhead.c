@@ -238,17 +238,11 @@ static ul_status bench_decode(ul_device *dev, int reps, double *raw_ms, double *
 
 int bench_overhead(int argc, char **argv, bool json) {
   int n = 10000, reps = 15;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) continue;
-    if (!strcmp(argv[i], "--dispatches") && i + 1 < argc) {
-      if (!cli_int("bench overhead", "--dispatches", argv[++i], 1, 100000000, &n)) return 2;
-    } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-      if (!cli_int("bench overhead", "--reps", argv[++i], 3, 64, &reps)) return 2;
-    } else {
-      fprintf(stderr, "unlost bench overhead: unknown or incomplete option '%s'\n", argv[i]);
-      return 2;
-    }
-  }
+  const cli_opt opts[] = {{"dispatches", CLI_INT, &n, .lo = 1, .hi = 100000000},
+                          {"reps", CLI_INT, &reps, .lo = 3, .hi = 64},
+                          {0}};
+  int prc = cli_parse("bench overhead", argc, argv, opts, CLI_NO_OPERANDS, bench_sub_usage, NULL);
+  if (prc) return prc == 1 ? 0 : 2;
   ul_env *env = NULL;
   ul_device *dev = NULL;
   ul_shader sh = {0};
@@ -393,17 +387,9 @@ static ul_status write_random_model(const char *path, const int32_t hdr[7]) {
 int bench_decode_cmd(int argc, char **argv, bool json) {
   const char *shape = "default";
   int steps = 128;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) continue;
-    if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
-      shape = argv[++i];
-    } else if (!strcmp(argv[i], "--steps") && i + 1 < argc) {
-      if (!cli_int("bench decode", "--steps", argv[++i], 8, 256, &steps)) return 2;
-    } else {
-      fprintf(stderr, "unlost bench decode: unknown or incomplete option '%s'\n", argv[i]);
-      return 2;
-    }
-  }
+  const cli_opt opts[] = {CLI_O("shape", CLI_TEXT, &shape), {"steps", CLI_INT, &steps, .lo = 8, .hi = 256}, {0}};
+  int prc = cli_parse("bench decode", argc, argv, opts, CLI_NO_OPERANDS, bench_sub_usage, NULL);
+  if (prc) return prc == 1 ? 0 : 2;
   if (steps < 8 || steps > 256 || (strcmp(shape, "default") && strcmp(shape, "stories15M"))) {
     fprintf(stderr, "unlost bench decode: --shape default|stories15M, --steps 8..256\n");
     return 2;

@@ -293,19 +293,13 @@ static ul_status first_use_bench(ul_device *dev, const char *path, uint64_t byte
 int bench_recovery(int argc, char **argv, bool json) {
   uint64_t bytes = 256ull << 20;
   int reps = 5;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) continue;
-    if (!strcmp(argv[i], "--bytes") && i + 1 < argc) {
-      /* At most 64 GiB: the weights file is written to /tmp first. */
-      if (!cli_size("bench recovery", "--bytes", argv[++i], 4096, 64ull << 30, &bytes)) return 2;
-      bytes = (bytes + 3) & ~3ull;
-    } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-      if (!cli_int("bench recovery", "--reps", argv[++i], 1, 16, &reps)) return 2;
-    } else {
-      fprintf(stderr, "unlost bench recovery: unknown or incomplete option '%s'\n", argv[i]);
-      return 2;
-    }
-  }
+  /* At most 64 GiB: the weights file is written to /tmp first. */
+  const cli_opt opts[] = {{"bytes", CLI_SIZE, &bytes, .lo = 4096, .hi = 64ull << 30},
+                          {"reps", CLI_INT, &reps, .lo = 1, .hi = 16},
+                          {0}};
+  int prc = cli_parse("bench recovery", argc, argv, opts, CLI_NO_OPERANDS, bench_sub_usage, NULL);
+  if (prc) return prc == 1 ? 0 : 2;
+  bytes = (bytes + 3) & ~3ull;
   char path[] = "/tmp/unlost-bench-weights-XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) {

@@ -44,15 +44,9 @@ static ul_status run_pairs(ul_device *dev, int kind, int pairs, double *ns) {
 
 int bench_track(int argc, char **argv, bool json) {
   int pairs = 2000;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) continue;
-    if (!strcmp(argv[i], "--pairs") && i + 1 < argc) {
-      if (!cli_int("bench track", "--pairs", argv[++i], 1, 100000000, &pairs)) return 2;
-    } else {
-      fprintf(stderr, "unlost bench track: unknown or incomplete option '%s'\n", argv[i]);
-      return 2;
-    }
-  }
+  const cli_opt opts[] = {{"pairs", CLI_INT, &pairs, .lo = 1, .hi = 100000000}, {0}};
+  int prc = cli_parse("bench track", argc, argv, opts, CLI_NO_OPERANDS, bench_sub_usage, NULL);
+  if (prc) return prc == 1 ? 0 : 2;
   ul_env *env = NULL;
   ul_device *plain = NULL, *bt = NULL;
   ul_status s = ul_env_create(NULL, &env);

@@ -24,6 +24,7 @@
 
 #include "decode_core.h"
 #include "llm/gen.h"
+#include "cli.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -442,7 +443,7 @@ static bool bench_decode(rig *rr, rig *rl, int n, int reps, decode_result *out) 
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: unlost bench webgpu [--json] [--dispatches N (default 10000)] [--ggml N (default 2000)]\n"
+  fprintf(f, "usage: unlost bench webgpu [--json [FILE]] [--dispatches N (default 10000)] [--ggml N (default 2000)]\n"
              "                           [--uploads N (default 1024)] [--objects N (default 20000)]\n"
              "                           [--decode-tokens N (1..256, default 64)] [--decode-only]\n"
              "                           [--reps R (3..64, default 11)]\n"
@@ -455,28 +456,28 @@ int main(int argc, char **argv) {
   int n = 10000, ng = 2000, nu = 1024, nobj = 20000, reps = 11, ndec = 64;
   const char *profile = NULL;
   bool profile_raw = false;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) json = true;
-    else if (!strcmp(argv[i], "--dispatches") && i + 1 < argc) n = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--ggml") && i + 1 < argc) ng = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--uploads") && i + 1 < argc) nu = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--objects") && i + 1 < argc) nobj = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--decode-tokens") && i + 1 < argc) ndec = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--decode-only")) decode_only = true;
-    else if (!strcmp(argv[i], "--profile") && i + 1 < argc) profile = argv[++i];
-    else if (!strcmp(argv[i], "--raw")) profile_raw = true;
-    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      usage(stdout);
-      return 0;
-    } else {
-      usage(stderr);
-      return 2;
-    }
+  const char *json_path = NULL;
+  /* --json [FILE]: `unlost bench webgpu` has made stdout the file already. */
+  const cli_opt opts[] = {CLI_O("json", CLI_JSON, &json_path),
+                          {"dispatches", CLI_INT, &n, .lo = 1, .hi = 100000000},
+                          {"ggml", CLI_INT, &ng, .lo = 1, .hi = 100000000},
+                          {"reps", CLI_INT, &reps, .lo = 3, .hi = 64},
+                          {"uploads", CLI_INT, &nu, .lo = 1, .hi = 100000000},
+                          {"objects", CLI_INT, &nobj, .lo = 0, .hi = 100000000},
+                          {"decode-tokens", CLI_INT, &ndec, .lo = 1, .hi = 256},
+                          CLI_O("decode-only", CLI_FLAG, &decode_only),
+                          CLI_O("profile", CLI_TEXT, &profile),
+                          CLI_O("raw", CLI_FLAG, &profile_raw),
+                          {0}};
+  int prc = cli_parse("bench webgpu", argc, argv, opts, CLI_NO_OPERANDS, usage, NULL);
+  if (prc) return prc == 1 ? 0 : 2;
+  if (json_path && strcmp(json_path, "-") && !freopen(json_path, "w", stdout)) {
+    fprintf(stderr, "unlost bench webgpu: cannot write %s\n", json_path);
+    return 1;
   }
-  if (n < 1 || ng < 1 || nu < 1 || nobj < 0 || reps < 3 || reps > 64 || ndec < 1 || ndec > 256 ||
-      (profile && strcmp(profile, "dispatch") && strcmp(profile, "ggml") && strcmp(profile, "upload") &&
-       strcmp(profile, "decode"))) {
+  json = json_path != NULL;
+  if (profile && strcmp(profile, "dispatch") && strcmp(profile, "ggml") && strcmp(profile, "upload") &&
+      strcmp(profile, "decode")) {
     usage(stderr);
     return 2;
   }

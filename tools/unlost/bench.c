@@ -8,7 +8,7 @@
 
 static void bench_usage(FILE *f) {
   fprintf(f,
-          "usage: unlost bench <name> [--json] [--verbose] [options]\n"
+          "usage: unlost bench <name> [--json [FILE]] [--verbose] [options]\n"
           "\n"
           "  track      cost of tracking: a buffer create+destroy pair through raw\n"
           "             webgpu.h, through unlost, and through unlost with backtraces\n"
@@ -44,8 +44,10 @@ static void bench_usage(FILE *f) {
 }
 
 /* The library's log during a benchmark: its warnings about the losses
- * `recovery` injects itself (ul_device_force_loss "bench...") are counted,
- * or shown with --verbose; any other line is shown as the library would. */
+ * `recovery` injects itself (ul_device_force_loss "bench...") and about
+ * the churn `track` makes on purpose (a buffer made and destroyed in a
+ * loop, labelled "bench") are counted, or shown with --verbose; any other
+ * line is shown as the library would. */
 static struct {
   bool verbose;
   unsigned expected;
@@ -59,8 +61,10 @@ static bool ends_with(const char *s, const char *end) {
 static void bench_log(const ul_log_line *l, void *user) {
   static const char *names[] = {"error", "warn", "info", "debug"};
   (void)user;
-  if (l->level == UL_LOG_WARN && l->device && !strcmp(l->device, "bench-recovery") && strstr(l->message, "' lost ") &&
-      (ends_with(l->message, ": bench") || ends_with(l->message, ": bench first use"))) {
+  bool churn = !strncmp(l->message, "churn: ", 7) && strstr(l->message, " (bench); ");
+  if (l->level == UL_LOG_WARN &&
+      (churn || (l->device && !strcmp(l->device, "bench-recovery") && strstr(l->message, "' lost ") &&
+                 (ends_with(l->message, ": bench") || ends_with(l->message, ": bench first use"))))) {
     g_log.expected++;
     if (!g_log.verbose) return;
   }
@@ -73,7 +77,7 @@ static void bench_log(const ul_log_line *l, void *user) {
 #ifndef UL_INSTALL_LIBEXECDIR
 #define UL_INSTALL_LIBEXECDIR "libexec"
 #endif
-static int bench_webgpu_exec(int argc, char **argv) {
+static int bench_webgpu_exec(int argc, char **argv, bool json) {
   char self[4096], path[4200];
   if (!cli_self_dir(self, sizeof self)) {
     fprintf(stderr, "unlost bench webgpu: cannot find this executable's folder\n");
@@ -82,12 +86,13 @@ static int bench_webgpu_exec(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/unlost-bench-webgpu", self);
   if (access(path, X_OK) != 0)
     snprintf(path, sizeof path, "%s/../" UL_INSTALL_LIBEXECDIR "/unlost/unlost-bench-webgpu", self);
-  char **args = calloc((size_t)argc + 1, sizeof *args);
+  char **args = calloc((size_t)argc + 2, sizeof *args);
   if (!args) return 1;
   int k = 0;
   args[k++] = path;
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "webgpu")) args[k++] = argv[i];
+  if (json) args[k++] = "--json"; /* stdout is already the file */
+  for (int i = 1; i < argc; i++) args[k++] = argv[i];
+  fflush(stdout);
   execv(path, args);
   fprintf(stderr, "unlost bench webgpu: cannot run %s: %s (build it: cmake --build build --target "
                   "unlost_bench_webgpu)\n", path, strerror(errno));
@@ -95,44 +100,69 @@ static int bench_webgpu_exec(int argc, char **argv) {
   return 1;
 }
 
+void bench_sub_usage(FILE *f) { bench_usage(f); }
+
 int cmd_bench(int argc, char **argv) {
-  bool json = false;
-  const char *name = NULL;
-  int rest = argc;
-  /* --verbose is the command's: taken out of what the benchmark parses. */
+  static const char *const names[] = {"track", "recovery", "overhead", "decode", "webgpu"};
+  const char *json_path = NULL;
+  /* --verbose and --json [FILE] are the command's, before or after the
+   * benchmark's name: taken out of what the benchmark parses (a word after
+   * --json is its FILE unless it is an option or a benchmark's name). */
   int k = 1;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--verbose")) g_log.verbose = true;
-    else argv[k++] = argv[i];
-  }
-  argc = k;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) json = true;
-    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      bench_usage(stdout);
-      return 0;
-    } else if (!name && argv[i][0] != '-') {
-      name = argv[i];
-      rest = i + 1;
+    if (!strcmp(argv[i], "--verbose")) {
+      g_log.verbose = true;
+    } else if (!strncmp(argv[i], "--json=", 7)) {
+      json_path = argv[i] + 7;
+    } else if (!strcmp(argv[i], "--json")) {
+      json_path = "-";
+      bool named = false;
+      for (size_t j = 0; i + 1 < argc && j < sizeof names / sizeof *names; j++) named |= !strcmp(argv[i + 1], names[j]);
+      if (i + 1 < argc && argv[i + 1][0] != '-' && !named) json_path = argv[++i];
+    } else {
+      argv[k++] = argv[i];
     }
   }
-  if (!name) {
+  argc = k;
+  int first;
+  const cli_opt none[] = {{0}};
+  int prc = cli_parse("bench", argc, argv, none, CLI_IN_ORDER, bench_usage, &first);
+  if (prc) return prc == 1 ? 0 : 2;
+  if (first >= argc) {
     bench_usage(stderr);
     return 2;
   }
-  if (!strcmp(name, "track")) return bench_track(argc - rest, argv + rest, json);
+  const char *name = argv[first];
+  bool json = json_path != NULL;
+  /* The benchmark writes its JSON to stdout: to FILE, stdout is FILE. */
+  if (json && strcmp(json_path, "-") && !freopen(json_path, "w", stdout)) {
+    fprintf(stderr, "unlost bench: cannot write %s: %s\n", json_path, strerror(errno));
+    return 1;
+  }
+  /* Each benchmark parses its own options, its name as argv[0]. */
+  argc -= first;
+  argv += first;
+  if (!strcmp(name, "track")) {
+    ul_set_log_callback(bench_log, NULL);
+    int rc = bench_track(argc, argv, json);
+    ul_set_log_callback(NULL, NULL);
+    if (!json && g_log.expected)
+      printf("unlost's log       %u warning%s about the churn the benchmark makes on purpose (--verbose shows "
+             "them)\n", g_log.expected, g_log.expected == 1 ? "" : "s");
+    return rc;
+  }
   if (!strcmp(name, "recovery")) {
     ul_set_log_callback(bench_log, NULL);
-    int rc = bench_recovery(argc - rest, argv + rest, json);
+    int rc = bench_recovery(argc, argv, json);
     ul_set_log_callback(NULL, NULL);
     if (!json && g_log.expected)
       printf("unlost's log       %u warning%s about the injected losses (--verbose shows them)\n", g_log.expected,
              g_log.expected == 1 ? "" : "s");
     return rc;
   }
-  if (!strcmp(name, "overhead")) return bench_overhead(argc - rest, argv + rest, json);
-  if (!strcmp(name, "decode")) return bench_decode_cmd(argc - rest, argv + rest, json);
-  if (!strcmp(name, "webgpu")) return bench_webgpu_exec(argc, argv);
+  if (!strcmp(name, "overhead")) return bench_overhead(argc, argv, json);
+  if (!strcmp(name, "decode")) return bench_decode_cmd(argc, argv, json);
+  if (!strcmp(name, "webgpu")) return bench_webgpu_exec(argc, argv, json);
   fprintf(stderr, "unlost bench: unknown benchmark '%s'\n", name);
   bench_usage(stderr);
   return 2;

@@ -19,7 +19,7 @@ static void chaos_usage(FILE *f) {
           "                    [--pairs [--pair-stride M]] [--storm SECONDS --seed S\n"
           "                    [--no-health]] [--density [--from N] [--to M]]\n"
           "                    [--steps N] [--threads T] [--hung-after SECONDS]\n"
-          "                    [--verbose] [--json FILE]\n"
+          "                    [--verbose] [--json [FILE]]\n"
           "\n"
           "Runs the workload once without faults and counts its WebGPU calls, then\n"
           "once for each call index 1..calls with a fault injected at that call,\n"
@@ -57,7 +57,7 @@ static void chaos_usage(FILE *f) {
           "                   twice as long ends the harness (exit 1, JSON written)\n"
           "  --verbose        show the library's warnings about the injected faults\n"
           "                   (by default counted in the summary; others always show)\n"
-          "  --json FILE      write the summary as JSON\n"
+          "  --json [FILE]    write the summary as JSON to FILE (none or '-': stdout)\n"
           "\n"
           "Workloads: basic, zoo, iterate (one thread: a stencil, a uniform, a pool\n"
           "buffer each step, reads every 25 steps, checkpoints every 100), threads\n"
@@ -818,74 +818,41 @@ int cmd_chaos(int argc, char **argv) {
   long from = 5, to = 200;
   double storm = 0;
   uint64_t seed = 1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    bool has = i + 1 < argc;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      chaos_usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--every-call")) {
-      at = 0;
-    } else if (!strcmp(a, "--workload") && has) {
-      workload = argv[++i];
-      workload_given = true;
-    } else if (!strcmp(a, "--density")) density = true;
-    else if (!strcmp(a, "--verbose")) verbose = true;
-    else if (!strcmp(a, "--from") && has) {
-      uint64_t v;
-      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return 2;
-      from = (long)v;
-    } else if (!strcmp(a, "--to") && has) {
-      uint64_t v;
-      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return 2;
-      to = (long)v;
-    } else if (!strcmp(a, "--hung-after") && has) {
-      double v;
-      if (!cli_f64("chaos", a, argv[++i], 1, 86400, &v)) return 2;
-      g_hung_ms = v * 1000.0;
-    }
-    else if (!strcmp(a, "--json") && has) {
-      json = argv[++i];
-      if (!cli_json_available("unlost chaos")) return 2;
-    } else if (!strcmp(a, "--fault") && has) fault = argv[++i];
-    else if (!strcmp(a, "--spec") && has) spec = argv[++i];
-    else if (!strcmp(a, "--at") && has) {
-      uint64_t v;
-      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return 2;
-      at = (long)v;
-    } else if (!strcmp(a, "--stride") && has) {
-      uint64_t v;
-      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return 2;
-      stride = (long)v;
-    } else if (!strcmp(a, "--pairs")) pairs = true;
-    else if (!strcmp(a, "--pair-stride") && has) {
-      uint64_t v;
-      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return 2;
-      pair_stride = (long)v;
-    } else if (!strcmp(a, "--storm") && has) {
-      if (!cli_f64("chaos", a, argv[++i], 0.001, 7 * 86400.0, &storm)) return 2;
-    } else if (!strcmp(a, "--seed") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 0, INT64_MAX, &seed)) return 2; /* --json's integers are signed */
-    }
-    else if (!strcmp(a, "--no-health")) health = false;
-    else if (!strcmp(a, "--steps") && has) {
-      uint64_t v;
-      if (!cli_u64("chaos", a, argv[++i], 1, 400, &v)) return 2;
-      workload_iterate_config((uint32_t)v, 0);
-    } else if (!strcmp(a, "--threads") && has) {
-      uint64_t v;
-      if (!cli_u64("chaos", a, argv[++i], 1, 8, &v)) return 2;
-      workload_iterate_config(0, (uint32_t)v);
-    }
-    /* Hidden: the harness's own test. Nothing is injected, so no point is
-     * applicable and the run must fail. */
-    else if (!strcmp(a, "--no-inject")) inject = false;
-    else {
-      fprintf(stderr, "unlost chaos: unknown or incomplete option '%s'\n", a);
-      chaos_usage(stderr);
-      return 2;
-    }
-  }
+  uint64_t at_u = 0, stride_u = 1, pair_stride_u = 1, from_u = 5, to_u = 200, steps = 0, threads = 0;
+  bool every_call = false, no_health = false, no_inject = false;
+  double hung_s = 0;
+  const cli_opt opts[] = {CLI_O("every-call", CLI_FLAG, &every_call),
+                          {"workload", CLI_TEXT, &workload, .given = &workload_given},
+                          CLI_O("density", CLI_FLAG, &density),
+                          CLI_O("verbose", CLI_FLAG, &verbose),
+                          {"from", CLI_U64, &from_u, .lo = 1, .hi = 1ull << 40},
+                          {"to", CLI_U64, &to_u, .lo = 1, .hi = 1ull << 40},
+                          {"hung-after", CLI_F64, &hung_s, .flo = 1, .fhi = 86400},
+                          CLI_O("json", CLI_JSON, &json),
+                          CLI_O("fault", CLI_TEXT, &fault),
+                          CLI_O("spec", CLI_TEXT, &spec),
+                          {"at", CLI_U64, &at_u, .lo = 1, .hi = 1ull << 40},
+                          {"stride", CLI_U64, &stride_u, .lo = 1, .hi = 1ull << 40},
+                          CLI_O("pairs", CLI_FLAG, &pairs),
+                          {"pair-stride", CLI_U64, &pair_stride_u, .lo = 1, .hi = 1ull << 40},
+                          {"storm", CLI_F64, &storm, .flo = 0.001, .fhi = 7 * 86400.0},
+                          {"seed", CLI_U64, &seed, .hi = INT64_MAX}, /* --json's integers are signed */
+                          CLI_O("no-health", CLI_FLAG, &no_health),
+                          {"steps", CLI_U64, &steps, .lo = 1, .hi = 400},
+                          {"threads", CLI_U64, &threads, .lo = 1, .hi = 8},
+                          /* Hidden: the harness's own test. Nothing is injected, so no
+                           * point is applicable and the run must fail. */
+                          CLI_O("no-inject", CLI_FLAG, &no_inject),
+                          {0}};
+  int prc = cli_parse("chaos", argc, argv, opts, CLI_NO_OPERANDS, chaos_usage, NULL);
+  if (prc) return prc == 1 ? 0 : 2;
+  if (json && !cli_json_available("unlost chaos")) return 2;
+  at = (long)at_u, stride = (long)stride_u, pair_stride = (long)pair_stride_u, from = (long)from_u, to = (long)to_u;
+  if (every_call) at = 0;
+  if (hung_s > 0) g_hung_ms = hung_s * 1000.0;
+  health = !no_health;
+  inject = !no_inject;
+  if (steps || threads) workload_iterate_config((uint32_t)steps, (uint32_t)threads);
   workload_fn fn = workload_find(workload);
   if (!fn) {
     fprintf(stderr, "unlost chaos: unknown workload '%s' (known: %s)\n", workload, workload_names);

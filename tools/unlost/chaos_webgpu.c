@@ -33,7 +33,7 @@ static void usage(FILE *f) {
           "                    [--fault loss|oom|validation|request]\n"
           "                    [--pairs [--pair-stride M | --pair-points M]]\n"
           "                    [--storm SECONDS [--seed S] [--repeat R]]\n"
-          "                    [--control] [--jobs J] [--timeout SECONDS] [--json FILE]\n"
+          "                    [--control] [--jobs J] [--timeout SECONDS] [--json [FILE]]\n"
           "       unlost chaos --workload webgpu-gen --programs N [--schedules M] [--seed S]\n"
           "                    [--gen-size K] [--gen-threads] [--control] [--jobs J] ...\n"
           "\n"
@@ -78,7 +78,7 @@ static void usage(FILE *f) {
           "                   faults must now fail the program, so this exits 1\n"
           "  --jobs J         run J children at a time (default 1)\n"
           "  --timeout S      a child running longer is hung and killed (default 60)\n"
-          "  --json FILE      write the summary as JSON\n"
+          "  --json [FILE]    write the summary as JSON to FILE (none or '-': stdout)\n"
           "\n"
           "The programs are looked for in $UNLOST_WEBGPU_PROGRAMS_DIR, else in\n"
           "tests/webgpu next to this executable (a build tree). Exit status: 0 when\n"
@@ -1166,71 +1166,50 @@ static bool add_program(wprog *progs, size_t *n, size_t cap, const char *dir, co
 
 static bool parse_args(int argc, char **argv, wopts *o, const char **workload, int *rc) {
   *rc = 2;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    bool has = i + 1 < argc;
-    uint64_t v;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      *rc = 0;
-      return false;
-    } else if (!strcmp(a, "--every-call")) o->at = 0;
-    else if (!strcmp(a, "--workload") && has) *workload = argv[++i];
-    else if (!strcmp(a, "--json") && has) {
-      o->json = argv[++i];
-      if (!cli_json_available("unlost chaos")) return false;
-    } else if (!strcmp(a, "--fault") && has) o->fault = argv[++i];
-    else if (!strcmp(a, "--spec") && has) o->spec = argv[++i];
-    else if (!strcmp(a, "--pairs")) o->mode = MODE_PAIRS;
-    else if (!strcmp(a, "--control")) o->control = true;
-    else if (!strcmp(a, "--gen-threads")) o->gen_threads = true;
-    else if (!strcmp(a, "--programs") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 1, 1000000, &v)) return false;
-      o->programs = (long)v;
-    } else if (!strcmp(a, "--schedules") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 1, 100000, &v)) return false;
-      o->schedules = (long)v;
-    } else if (!strcmp(a, "--gen-size") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 1, 8, &v)) return false;
-      o->gen_size = (unsigned)v;
-    }
-    else if (!strcmp(a, "--at") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return false;
-      o->at = (long)v;
-    } else if (!strcmp(a, "--stride") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return false;
-      o->stride = (long)v;
-    } else if (!strcmp(a, "--points") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return false;
-      o->points = (long)v;
-    } else if (!strcmp(a, "--pair-stride") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return false;
-      o->pair_stride = (long)v;
-    } else if (!strcmp(a, "--pair-points") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 1, 1ull << 40, &v)) return false;
-      o->pair_points = (long)v;
-    } else if (!strcmp(a, "--storm") && has) {
-      if (!cli_f64("chaos", a, argv[++i], 0.001, 7 * 86400.0, &o->storm_s)) return false;
-    } else if (!strcmp(a, "--seed") && has) {
-      /* At most INT64_MAX with the programs after it: --json writes signed
-       * 64-bit integers. */
-      if (!cli_u64("chaos", a, argv[++i], 0, INT64_MAX - 1000000, &o->seed)) return false;
-    } else if (!strcmp(a, "--repeat") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 1, 100000, &v)) return false;
-      o->repeat = (unsigned)v;
-    } else if (!strcmp(a, "--jobs") && has) {
-      if (!cli_u64("chaos", a, argv[++i], 1, 64, &v)) return false;
-      o->jobs = (unsigned)v;
-    } else if (!strcmp(a, "--timeout") && has) {
-      double s;
-      if (!cli_f64("chaos", a, argv[++i], 0.1, 86400.0, &s)) return false;
-      o->timeout_ms = s * 1000.0;
-    } else {
-      fprintf(stderr, "unlost chaos: unknown or incomplete option '%s'\n", a);
-      usage(stderr);
-      return false;
-    }
+  uint64_t at = 0, stride = 1, points = 0, pair_stride = 1, pair_points = 0, programs = 0, schedules = 4, gen_size = 1,
+           repeat = 4, jobs = 1;
+  bool every_call = false, pairs = false;
+  double timeout_s = 0;
+  const cli_opt opts[] = {CLI_O("every-call", CLI_FLAG, &every_call),
+                          CLI_O("workload", CLI_TEXT, workload),
+                          CLI_O("json", CLI_JSON, &o->json),
+                          CLI_O("fault", CLI_TEXT, &o->fault),
+                          CLI_O("spec", CLI_TEXT, &o->spec),
+                          CLI_O("pairs", CLI_FLAG, &pairs),
+                          CLI_O("control", CLI_FLAG, &o->control),
+                          CLI_O("gen-threads", CLI_FLAG, &o->gen_threads),
+                          {"programs", CLI_U64, &programs, .lo = 1, .hi = 1000000},
+                          {"schedules", CLI_U64, &schedules, .lo = 1, .hi = 100000},
+                          {"gen-size", CLI_U64, &gen_size, .lo = 1, .hi = 8},
+                          {"at", CLI_U64, &at, .lo = 1, .hi = 1ull << 40},
+                          {"stride", CLI_U64, &stride, .lo = 1, .hi = 1ull << 40},
+                          {"points", CLI_U64, &points, .lo = 1, .hi = 1ull << 40},
+                          {"pair-stride", CLI_U64, &pair_stride, .lo = 1, .hi = 1ull << 40},
+                          {"pair-points", CLI_U64, &pair_points, .lo = 1, .hi = 1ull << 40},
+                          {"storm", CLI_F64, &o->storm_s, .flo = 0.001, .fhi = 7 * 86400.0},
+                          /* At most INT64_MAX with the programs after it: --json writes
+                           * signed 64-bit integers. */
+                          {"seed", CLI_U64, &o->seed, .hi = INT64_MAX - 1000000},
+                          {"repeat", CLI_U64, &repeat, .lo = 1, .hi = 100000},
+                          {"jobs", CLI_U64, &jobs, .lo = 1, .hi = 64},
+                          {"timeout", CLI_F64, &timeout_s, .flo = 0.1, .fhi = 86400.0},
+                          {0}};
+  int prc = cli_parse("chaos", argc, argv, opts, CLI_NO_OPERANDS, usage, NULL);
+  if (prc) {
+    *rc = prc == 1 ? 0 : 2;
+    return false;
   }
+  if (o->json && !cli_json_available("unlost chaos")) return false;
+  if (at) o->at = (long)at;
+  if (every_call) o->at = 0;
+  o->stride = (long)stride, o->pair_stride = (long)pair_stride;
+  if (points) o->points = (long)points;
+  if (pair_points) o->pair_points = (long)pair_points;
+  if (programs) o->programs = (long)programs;
+  o->schedules = (long)schedules, o->gen_size = (unsigned)gen_size, o->repeat = (unsigned)repeat;
+  o->jobs = (unsigned)jobs;
+  if (timeout_s > 0) o->timeout_ms = timeout_s * 1000.0;
+  if (pairs) o->mode = MODE_PAIRS;
   o->fault_fmt = !strcmp(o->fault, "loss")         ? "loss@%ld"
                  : !strcmp(o->fault, "oom")        ? "oom@%ld"
                  : !strcmp(o->fault, "validation") ? "validation@%ld"

@@ -41,6 +41,36 @@ typedef struct layer_report {
 } layer_report;
 void layer_report_read(const char *path, layer_report *r);
 
+/* The option parser of every subcommand (cli_opt.c, over getopt_long): a
+ * table of long options ended by {0}, each with where its value goes. */
+typedef enum cli_kind {
+  CLI_FLAG, /* bool *: set when given */
+  CLI_TEXT, /* const char **: the value */
+  CLI_U64,  /* uint64_t *, in [lo, hi] */
+  CLI_SIZE, /* uint64_t *, in [lo, hi], K, M, G, T suffixes */
+  CLI_INT,  /* int *, in [lo, hi] */
+  CLI_F64,  /* double *, in [flo, fhi] */
+  CLI_JSON  /* const char **: --json [FILE]; "-" (stdout) when no FILE follows */
+} cli_kind;
+typedef struct cli_opt {
+  const char *name; /* without "--" */
+  cli_kind kind;
+  void *out;
+  uint64_t lo, hi;
+  double flo, fhi;
+  bool *given; /* optional: set when the option was given */
+} cli_opt;
+/* An option without bounds: CLI_O("lib", CLI_TEXT, &lib). */
+#define CLI_O(name_, kind_, out_) {.name = (name_), .kind = (kind_), .out = (out_)}
+#define CLI_IN_ORDER 1u    /* options end at the first operand (a program and its arguments follow) */
+#define CLI_NO_OPERANDS 2u /* an operand is a usage error */
+/* Parses argv[1..argc): 0 when every option was good (*first: the index of
+ * the first operand; argv is permuted so that operands come last unless
+ * CLI_IN_ORDER); 1 after -h/--help (usage printed to stdout: exit 0); 2 on
+ * a usage error (said on stderr, with the usage). */
+int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, unsigned flags, void (*usage)(FILE *),
+              int *first);
+
 /* Option values (cli_num.c): the whole text a number in [lo, hi], or a
  * message "unlost CMD: OPT: ..." on stderr and false. cli_size takes K, M,
  * G, T suffixes (binary). cli_int: lo >= 0. */

@@ -19,7 +19,7 @@
 static void demo_usage(FILE *f) {
   fprintf(f,
           "usage: unlost demo [--losses K] [--seed S] [--steps N] [--kv log|callback]\n"
-          "                   [--json FILE]\n"
+          "                   [--json [FILE]]\n"
           "\n"
           "Generates text greedily with the built-in model on the GPU through unlost,\n"
           "loses the device K times at random steps (wgpuDeviceForceLoss, as a driver\n"
@@ -35,7 +35,7 @@ static void demo_usage(FILE *f) {
           "  --checkpoint-every N\n"
           "                 with 'log': checkpoint every N tokens (default 32),\n"
           "                 which bounds the replay after a loss\n"
-          "  --json FILE    also write the results as JSON to FILE ('-': stdout)\n"
+          "  --json [FILE]  also write the results as JSON to FILE (none or '-': stdout)\n"
           "  -h, --help     this help\n"
           "\n"
           "A progress line (tokens, tokens/s, losses) is shown when stdout is a\n"
@@ -77,7 +77,6 @@ static void demo_listener(ul_device *d, const ul_event *e, void *user) {
   }
 }
 
-static bool parse_u64(const char *s, uint64_t *out) { return cli_parse_u64(s, 0, UINT64_MAX, out); }
 
 /* Text output: the pieces as they come; on a terminal, lines are wrapped
  * and the line being written is redrawn with the progress after it. */
@@ -224,33 +223,22 @@ int cmd_demo(int argc, char **argv) {
   uint64_t losses = 3, seed = 1, steps = 120, ckpt = 32;
   const char *json = NULL;
   llm_kv_policy kv = LLM_KV_LOG;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      demo_usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--losses") && parse_u64(v, &losses) && losses <= DEMO_MAX_LOSSES) {
-      i++;
-    } else if (!strcmp(a, "--seed") && parse_u64(v, &seed) && seed <= INT64_MAX) { /* --json: signed */
-      i++;
-    } else if (!strcmp(a, "--steps") && parse_u64(v, &steps) && steps >= 1 && steps <= LLM_GEN_SEQ_LEN) {
-      i++;
-    } else if (!strcmp(a, "--checkpoint-every") && parse_u64(v, &ckpt) && ckpt >= 1 && ckpt <= 100000) {
-      i++;
-    } else if (!strcmp(a, "--json") && v) {
-      json = v;
-      i++;
-      if (!cli_json_available("unlost demo")) return 2;
-    } else if (!strcmp(a, "--kv") && v && (!strcmp(v, "log") || !strcmp(v, "callback"))) {
-      kv = !strcmp(v, "log") ? LLM_KV_LOG : LLM_KV_CALLBACK;
-      i++;
-    } else {
-      fprintf(stderr, "unlost demo: bad option or value: '%s'%s%s\n", a, v ? " " : "", v ? v : "");
-      demo_usage(stderr);
-      return 2;
-    }
+  const char *kv_name = "log";
+  const cli_opt opts[] = {{"losses", CLI_U64, &losses, .hi = DEMO_MAX_LOSSES},
+                          {"seed", CLI_U64, &seed, .hi = INT64_MAX}, /* --json: signed */
+                          {"steps", CLI_U64, &steps, .lo = 1, .hi = LLM_GEN_SEQ_LEN},
+                          {"checkpoint-every", CLI_U64, &ckpt, .lo = 1, .hi = 100000},
+                          CLI_O("json", CLI_JSON, &json),
+                          CLI_O("kv", CLI_TEXT, &kv_name),
+                          {0}};
+  int prc = cli_parse("demo", argc, argv, opts, CLI_NO_OPERANDS, demo_usage, NULL);
+  if (prc) return prc == 1 ? 0 : 2;
+  if (json && !cli_json_available("unlost demo")) return 2;
+  if (strcmp(kv_name, "log") && strcmp(kv_name, "callback")) {
+    fprintf(stderr, "unlost demo: --kv: '%s' is not log or callback\n", kv_name);
+    return 2;
   }
+  kv = !strcmp(kv_name, "log") ? LLM_KV_LOG : LLM_KV_CALLBACK;
   const int N = (int)steps;
   if (losses >= steps) {
     fprintf(stderr, "unlost demo: --losses %llu needs more than that many --steps\n",

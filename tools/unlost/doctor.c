@@ -3,15 +3,15 @@
 
 static void doctor_usage(FILE *f) {
   fprintf(f,
-          "usage: unlost doctor [--json] [--lib PATH]\n"
+          "usage: unlost doctor [--json [FILE]] [--lib PATH]\n"
           "\n"
           "Loads the webgpu.h implementation, requests an adapter and a device, runs\n"
           "a small compute check, and says whether this machine can run unlost.\n"
           "\n"
-          "  --json       print one JSON object instead of text\n"
-          "  --lib PATH   the implementation to load (default: $UNLOST_WEBGPU_LIB,\n"
-          "               then the pinned Dawn)\n"
-          "  -h, --help   this help\n"
+          "  --json [FILE]  one JSON object instead of the text, to FILE (default stdout)\n"
+          "  --lib PATH     the implementation to load (default: $UNLOST_WEBGPU_LIB,\n"
+          "                 then the pinned Dawn)\n"
+          "  -h, --help     this help\n"
           "\n"
           "Exit status: 0 when a usable (non-Null) adapter exists, 1 otherwise,\n"
           "2 on a usage error.\n");
@@ -52,20 +52,12 @@ static ul_status compute_check(ul_device *dev) {
 }
 
 int cmd_doctor(int argc, char **argv) {
-  bool json = false;
-  const char *lib = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) json = true;
-    else if (!strcmp(argv[i], "--lib") && i + 1 < argc) lib = argv[++i];
-    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      doctor_usage(stdout);
-      return 0;
-    } else {
-      fprintf(stderr, "unlost doctor: unknown option '%s'\n", argv[i]);
-      doctor_usage(stderr);
-      return 2;
-    }
-  }
+  const char *json_path = NULL, *lib = NULL;
+  const cli_opt opts[] = {CLI_O("json", CLI_JSON, &json_path), CLI_O("lib", CLI_TEXT, &lib), {0}};
+  int prc = cli_parse("doctor", argc, argv, opts, CLI_NO_OPERANDS, doctor_usage, NULL);
+  if (prc) return prc == 1 ? 0 : 2;
+  bool json = json_path != NULL;
+  if (json && !cli_json_available("unlost doctor")) return 2;
   ul_env *env = NULL;
   ul_device *dev = NULL;
   ul_env_info ei = {0};
@@ -108,42 +100,45 @@ int cmd_doctor(int argc, char **argv) {
     verdict = "unusable";
 
   if (json) {
-    printf("{\"ok\":%s,\"version\":", ok ? "true" : "false");
-    cli_json_string(stdout, ul_version());
-    printf(",\"implementation\":");
-    cli_json_string(stdout, ei.implementation ? ei.implementation : lib);
-    printf(",\"force_loss\":%s,\"inject_error\":%s,\"timed_wait\":%s,\"compute_check\":%s",
-           ei.force_loss ? "true" : "false", ei.inject_error ? "true" : "false",
-           ei.timed_wait ? "true" : "false", computed ? "true" : "false");
+#ifdef UL_HAVE_JANSSON
+    json_t *doc = json_object(), *adapter = json_null();
+    bool good = doc != NULL;
+    const char *impl = ei.implementation ? ei.implementation : lib;
+    good &= cli_json_set(doc, "ok", json_boolean(ok));
+    good &= cli_json_set(doc, "version", json_string(ul_version()));
+    good &= cli_json_set(doc, "implementation", impl ? json_string(impl) : json_null());
+    good &= cli_json_set(doc, "force_loss", json_boolean(ei.force_loss));
+    good &= cli_json_set(doc, "inject_error", json_boolean(ei.inject_error));
+    good &= cli_json_set(doc, "timed_wait", json_boolean(ei.timed_wait));
+    good &= cli_json_set(doc, "compute_check", json_boolean(computed));
     if (dev) {
-      printf(",\"adapter\":{\"name\":");
-      cli_json_string(stdout, ai.name);
-      printf(",\"vendor\":");
-      cli_json_string(stdout, ai.vendor);
-      printf(",\"architecture\":");
-      cli_json_string(stdout, ai.architecture);
-      printf(",\"driver\":");
-      cli_json_string(stdout, ai.driver);
-      printf(",\"backend\":\"%s\",\"type\":\"%s\",\"vendor_id\":%u,\"device_id\":%u}",
-             ul_backend_name(ai.backend), ul_adapter_type_name(ai.type), ai.vendor_id,
-             ai.device_id);
-      printf(",\"limits\":{\"max_buffer_size\":%llu,\"max_storage_buffer_binding_size\":%llu,"
-             "\"max_compute_workgroup_storage_size\":%llu,"
-             "\"max_compute_invocations_per_workgroup\":%llu}",
-             (unsigned long long)lim.max_buffer_size,
-             (unsigned long long)lim.max_storage_buffer_binding_size,
-             (unsigned long long)lim.max_compute_workgroup_storage_size,
-             (unsigned long long)lim.max_compute_invocations_per_workgroup);
+      adapter = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i}", "name", ai.name, "vendor", ai.vendor, "architecture",
+                          ai.architecture, "driver", ai.driver, "backend", ul_backend_name(ai.backend), "type",
+                          ul_adapter_type_name(ai.type), "vendor_id", (json_int_t)ai.vendor_id, "device_id",
+                          (json_int_t)ai.device_id);
+      good &= cli_json_set(doc, "adapter", adapter);
+      good &= cli_json_set(doc, "limits",
+                           json_pack("{s:I,s:I,s:I,s:I}", "max_buffer_size", (json_int_t)lim.max_buffer_size,
+                                     "max_storage_buffer_binding_size",
+                                     (json_int_t)lim.max_storage_buffer_binding_size,
+                                     "max_compute_workgroup_storage_size",
+                                     (json_int_t)lim.max_compute_workgroup_storage_size,
+                                     "max_compute_invocations_per_workgroup",
+                                     (json_int_t)lim.max_compute_invocations_per_workgroup));
     } else {
-      printf(",\"adapter\":null");
+      good &= cli_json_set(doc, "adapter", adapter);
     }
     if (!ok) {
-      printf(",\"status\":\"%s\",\"error\":", ul_status_name(s));
-      cli_json_string(stdout, error);
+      good &= cli_json_set(doc, "status", json_string(ul_status_name(s)));
+      good &= cli_json_set(doc, "error", json_string(error));
     }
-    printf(",\"verdict\":");
-    cli_json_string(stdout, verdict);
-    printf("}\n");
+    good &= cli_json_set(doc, "verdict", json_string(verdict));
+    if (!good) {
+      json_decref(doc);
+      doc = NULL;
+    }
+    if (!cli_json_write("unlost doctor", json_path, doc)) ok = false;
+#endif
   } else {
     printf("unlost %s\n", ul_version());
     const char *tried = lib ? lib : getenv("UNLOST_WEBGPU_LIB");

@@ -65,32 +65,12 @@ static bool set_env(const char *name, const char *value) {
 
 int cmd_exec(int argc, char **argv) {
   const char *chaos = NULL, *keep = NULL;
-  int i = 1;
-  for (; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--")) {
-      i++;
-      break;
-    } else if (!strcmp(a, "--chaos") || !strcmp(a, "--report")) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "unlost exec: %s needs a value\n", a);
-        return 2;
-      }
-      *(!strcmp(a, "--chaos") ? &chaos : &keep) = argv[++i];
-    } else if (!strncmp(a, "--chaos=", 8)) {
-      chaos = a + 8;
-    } else if (!strncmp(a, "--report=", 9)) {
-      keep = a + 9;
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "unlost exec: unknown option '%s' (see unlost exec --help)\n", a);
-      return 2;
-    } else {
-      break;
-    }
-  }
+  const cli_opt opts[] = {CLI_O("chaos", CLI_TEXT, &chaos), CLI_O("report", CLI_TEXT, &keep), {0}};
+  int i;
+  /* In order: the program's own options follow it, untouched ("--" ends
+   * unlost's, as getopt's convention). */
+  int prc = cli_parse("exec", argc, argv, opts, CLI_IN_ORDER, usage, &i);
+  if (prc) return prc == 1 ? 0 : 2;
   if (i >= argc) {
     usage(stderr);
     return 2;

@@ -7,8 +7,10 @@ int cmd_chaos_webgpu(int argc, char **argv);
 /* `chaos --workload webgpu-NAME`: a program run as a child through the
  * webgpu.h front door, not a built-in workload. */
 static bool chaos_webgpu_workload(int argc, char **argv) {
-  for (int i = 1; i + 1 < argc; i++)
-    if (!strcmp(argv[i], "--workload") && !strncmp(argv[i + 1], "webgpu-", 7)) return true;
+  for (int i = 1; i < argc; i++) {
+    if (!strncmp(argv[i], "--workload=webgpu-", 18)) return true;
+    if (i + 1 < argc && !strcmp(argv[i], "--workload") && !strncmp(argv[i + 1], "webgpu-", 7)) return true;
+  }
   return false;
 }
 

@@ -131,21 +131,15 @@ static void summary_to(FILE *out, json_t *root) {
 
 int cmd_report(int argc, char **argv) {
   const char *in = NULL, *html = NULL, *older = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      report_usage(stdout);
-      return 0;
-    }
-    if ((!strcmp(a, "--html") || !strcmp(a, "--diff")) && i + 1 < argc) {
-      *(a[2] == 'h' ? &html : &older) = argv[++i];
-    } else if (a[0] != '-' && !in) {
-      in = a;
-    } else {
-      fprintf(stderr, "unlost report: unknown or incomplete option '%s'\n", a);
-      report_usage(stderr);
-      return 2;
-    }
+  const cli_opt opts[] = {CLI_O("html", CLI_TEXT, &html), CLI_O("diff", CLI_TEXT, &older), {0}};
+  int first;
+  int prc = cli_parse("report", argc, argv, opts, 0, report_usage, &first);
+  if (prc) return prc == 1 ? 0 : 2;
+  if (first < argc) in = argv[first];
+  if (first + 1 < argc) {
+    fprintf(stderr, "unlost report: one report at a time ('%s' too)\n", argv[first + 1]);
+    report_usage(stderr);
+    return 2;
   }
   if (!in) {
     report_usage(stderr);

@@ -158,60 +158,34 @@ done:
 
 int cmd_run(int argc, char **argv) {
   const char *model_path = NULL, *tok_path = NULL, *prompt = "", *chaos = NULL;
-  long steps = 0;
+  uint64_t steps_u = 0, seed = 0, ckpt_u = 32, tamper_u = 0;
+  bool tampered = false;
   double temperature = 1.0, topp = 0.9;
-  uint64_t seed = 0;
-  long ckpt = 32, tamper = -1;
   llm_kv_policy kv = LLM_KV_LOG;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    bool ok = v != NULL;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      run_usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--model") && ok) {
-      model_path = v;
-    } else if (!strcmp(a, "--tokenizer") && ok) {
-      tok_path = v;
-    } else if (!strcmp(a, "--prompt") && ok) {
-      prompt = v;
-    } else if (!strcmp(a, "--chaos") && ok) {
-      chaos = v;
-    } else if (!strcmp(a, "--steps") && ok) {
-      uint64_t n;
-      if (!cli_u64("run", a, v, 1, 1000000, &n)) return 2;
-      steps = (long)n;
-    } else if (!strcmp(a, "--checkpoint-every") && ok) {
-      uint64_t n;
-      if (!cli_u64("run", a, v, 1, 1000000, &n)) return 2;
-      ckpt = (long)n;
-    } else if (!strcmp(a, "--temperature") && ok) {
-      if (!cli_f64("run", a, v, 0.0, 100.0, &temperature)) return 2;
-    } else if (!strcmp(a, "--topp") && ok) {
-      /* Nucleus sampling keeps a share of the probability mass: (0, 1]. */
-      if (!cli_f64("run", a, v, 1e-9, 1.0, &topp)) return 2;
-    } else if (!strcmp(a, "--seed") && ok) {
-      if (!cli_u64("run", a, v, 0, UINT64_MAX, &seed)) return 2;
-    } else if (!strcmp(a, "--tamper-position") && ok) {
-      /* Hidden: the comparison's own test. The faulted run's token at this
-       * position is changed after it was printed, so the check must fail. */
-      uint64_t k;
-      if (!cli_u64("run", a, v, 0, 1000000, &k)) return 2;
-      tamper = (long)k;
-    } else if (!strcmp(a, "--kv") && ok) {
-      ok = !strcmp(v, "log") || !strcmp(v, "callback");
-      kv = !strcmp(v, "callback") ? LLM_KV_CALLBACK : LLM_KV_LOG;
-    } else {
-      ok = false;
-    }
-    if (!ok) {
-      fprintf(stderr, "unlost run: bad option or value: '%s'%s%s\n", a, v ? " " : "", v ? v : "");
-      run_usage(stderr);
-      return 2;
-    }
-    i++;
+  const char *kv_name = "log";
+  const cli_opt opts[] = {CLI_O("model", CLI_TEXT, &model_path),
+                          CLI_O("tokenizer", CLI_TEXT, &tok_path),
+                          CLI_O("prompt", CLI_TEXT, &prompt),
+                          CLI_O("chaos", CLI_TEXT, &chaos),
+                          {"steps", CLI_U64, &steps_u, .lo = 1, .hi = 1000000},
+                          {"checkpoint-every", CLI_U64, &ckpt_u, .lo = 1, .hi = 1000000},
+                          {"temperature", CLI_F64, &temperature, .flo = 0.0, .fhi = 100.0},
+                          /* Nucleus sampling keeps a share of the probability mass: (0, 1]. */
+                          {"topp", CLI_F64, &topp, .flo = 1e-9, .fhi = 1.0},
+                          {"seed", CLI_U64, &seed, .hi = UINT64_MAX},
+                          /* Hidden: the comparison's own test. The faulted run's token at this
+                           * position is changed after it was printed, so the check must fail. */
+                          {"tamper-position", CLI_U64, &tamper_u, .hi = 1000000, .given = &tampered},
+                          CLI_O("kv", CLI_TEXT, &kv_name),
+                          {0}};
+  int prc = cli_parse("run", argc, argv, opts, CLI_NO_OPERANDS, run_usage, NULL);
+  if (prc) return prc == 1 ? 0 : 2;
+  if (strcmp(kv_name, "log") && strcmp(kv_name, "callback")) {
+    fprintf(stderr, "unlost run: --kv: '%s' is not log or callback\n", kv_name);
+    return 2;
   }
+  kv = !strcmp(kv_name, "callback") ? LLM_KV_CALLBACK : LLM_KV_LOG;
+  long steps = (long)steps_u, ckpt = (long)ckpt_u, tamper = tampered ? (long)tamper_u : -1;
   if (!model_path || !tok_path) {
     fprintf(stderr, "unlost run: --model and --tokenizer are required\n");
     run_usage(stderr);

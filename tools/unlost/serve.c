@@ -85,18 +85,6 @@ static void serve_usage(FILE *f) {
 /* ---- strict argument parsing ------------------------------------------------- */
 
 /* A whole decimal number in [lo, hi]; no sign, no spaces, no junk. */
-static bool parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out) {
-  uint64_t v;
-  if (!cli_parse_u64(s, lo, hi, &v)) return false;
-  *out = (unsigned long)v;
-  return true;
-}
-
-/* Seconds: a positive decimal such as 20 or 0.5. */
-static bool parse_seconds(const char *s, double *out) {
-  return cli_parse_f64(s, 1e-6, 1e7, out);
-}
-
 /* ---- the server's state -------------------------------------------------------- */
 
 #ifdef UL_HAVE_MHD
@@ -342,38 +330,21 @@ static void mhd_log(void *cls, const char *fmt, va_list ap) {
 int cmd_serve(int argc, char **argv) {
   const char *listen = NULL, *workload = "basic", *chaos = NULL, *label = "gpu0";
   double duration = 0;
-  unsigned long interval_ms = 100, open_wait_ms = 0, consecutive = 0, idle_timeout_s = 5;
+  uint64_t interval_ms = 100, open_wait_ms = 0, consecutive = 0, idle_timeout_s = 5;
   bool fail_fast = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      serve_usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--fail-fast")) {
-      fail_fast = true;
-      continue;
-    }
-    bool ok = v != NULL;
-    if (!ok) {
-    } else if (!strcmp(a, "--listen")) listen = v;
-    else if (!strcmp(a, "--workload")) workload = v;
-    else if (!strcmp(a, "--chaos")) chaos = v;
-    else if (!strcmp(a, "--label")) label = v, ok = *v != '\0';
-    else if (!strcmp(a, "--duration")) ok = parse_seconds(v, &duration);
-    else if (!strcmp(a, "--interval-ms")) ok = parse_ulong(v, 0, 3600000, &interval_ms);
-    else if (!strcmp(a, "--idle-timeout")) ok = parse_ulong(v, 1, 3600, &idle_timeout_s);
-    else if (!strcmp(a, "--open-wait-ms")) ok = parse_ulong(v, 1, 3600000, &open_wait_ms);
-    else if (!strcmp(a, "--consecutive-losses")) ok = parse_ulong(v, 1, 1000000, &consecutive);
-    else ok = false;
-    if (!ok) {
-      fprintf(stderr, "unlost serve: unknown, incomplete or invalid option '%s%s%s'\n", a, v ? " " : "",
-              v ? v : "");
-      serve_usage(stderr);
-      return 2;
-    }
-    i++;
-  }
+  const cli_opt opts[] = {CLI_O("fail-fast", CLI_FLAG, &fail_fast),
+                          CLI_O("listen", CLI_TEXT, &listen),
+                          CLI_O("workload", CLI_TEXT, &workload),
+                          CLI_O("chaos", CLI_TEXT, &chaos),
+                          CLI_O("label", CLI_TEXT, &label),
+                          {"duration", CLI_F64, &duration, .flo = 1e-6, .fhi = 1e7},
+                          {"interval-ms", CLI_U64, &interval_ms, .hi = 3600000},
+                          {"idle-timeout", CLI_U64, &idle_timeout_s, .lo = 1, .hi = 3600},
+                          {"open-wait-ms", CLI_U64, &open_wait_ms, .lo = 1, .hi = 3600000},
+                          {"consecutive-losses", CLI_U64, &consecutive, .lo = 1, .hi = 1000000},
+                          {0}};
+  int prc = cli_parse("serve", argc, argv, opts, CLI_NO_OPERANDS, serve_usage, NULL);
+  if (prc) return prc == 1 ? 0 : 2;
   if (!listen) listen = "127.0.0.1:9464"; /* this host only, unless told otherwise */
   if (!cli_label_ok(label)) {
     fprintf(stderr, "unlost serve: --label must be printable UTF-8 of 1 to 128 bytes\n");
