@@ -143,7 +143,7 @@ if(TARGET unlost_webgpu)
   # recovery, never under an unlost lock (issue 40).
   ul_add_webgpu_test(webgpu_logging logging_webgpu.c unlost_webgpu)
   add_test(NAME webgpu_logging COMMAND webgpu_logging)
-  set_tests_properties(webgpu_logging PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+  set_tests_properties(webgpu_logging PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu;threads"
     ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
   # Programs built on another webgpu.h revision are refused, never misread
   # (issue 39): the stable header's instance descriptor, its entry points,
