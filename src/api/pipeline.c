@@ -58,7 +58,7 @@ ul_status ul_bind_group_layout_create_at(ul_device *d, const ul_bind_group_layou
       break;
     case UL_BINDING_STORAGE_TEXTURE:
       e[i].storageTexture.access = WGPUStorageTextureAccess_WriteOnly;
-      e[i].storageTexture.format = ul__format_wgpu(x->format);
+      e[i].storageTexture.format = ul__engine_format(x->format);
       e[i].storageTexture.viewDimension = WGPUTextureViewDimension_2D;
       break;
     }

@@ -30,7 +30,7 @@ static ul_status texture_new(ul_device *d, const ul_texture_desc *desc, ul_textu
   nd.usage = t.usage;
   nd.dimension = t.is_3d ? WGPUTextureDimension_3D : WGPUTextureDimension_2D;
   nd.size = (WGPUExtent3D){t.width, t.height, t.depth};
-  nd.format = ul__format_wgpu(t.format);
+  nd.format = ul__engine_format(t.format);
   nd.mipLevelCount = t.mip_levels;
   nd.sampleCount = 1;
   return ul__texture_create(d, &nd, t.restore, desc->label, site, &out->id);

@@ -120,6 +120,12 @@ ul_status ul__texture_write(ul_device *d, uint32_t id, const uint32_t region[UL_
  * the end of the door's object), with its views when `with_views` (a
  * texture's Destroy; its views die with it). Takes d->mu. */
 void ul__destroy_by_id(ul_device *d, uint32_t id, ul__obj_kind kind, bool with_views);
+/* unlost.h's destroy of an object with no dependents to mind: a NULL
+ * device is an error, id 0 nothing, a stale or wrong handle an error (under
+ * the device's lock; src/engine/objects.c). */
+ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what);
+/* WebGPU's value of a ul_format; 0 for an unknown one. */
+uint32_t ul__engine_format(ul_format f);
 ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, const char *label, const ul_site *site,
                              uint32_t *out);
 

@@ -348,3 +348,18 @@ ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, cons
   }
   return s;
 }
+
+ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what) {
+  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "%s: device is NULL", what);
+  if (!id) return UL_OK;
+  ul__device_lock(d);
+  ul__obj *o;
+  d->res->lookup_plain = true; /* nothing to make or put back for what goes */
+  ul_status s = ul__obj_get(d, id, kind, what, &o);
+  d->res->lookup_plain = false;
+  if (!s) ul__obj_destroy(d, o);
+  ul__device_unlock(d);
+  return s;
+}
+
+uint32_t ul__engine_format(ul_format f) { return ul__format_wgpu(f); }

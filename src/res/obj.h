@@ -430,7 +430,6 @@ ul_status ul__restore_all(ul_device *d);
  * are left for the objects' uses to meet. */
 void ul__restore_stream(ul_device *d, uint64_t budget);
 /* The destroy of objects with no contents (texture_restore.c). */
-ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what);
 /* WebGPU's value of a ul_format; 0 for an unknown one (texture_restore.c). */
 uint32_t ul__format_wgpu(ul_format f);
 /* The size of mip level `level` of texture `o` (a level halves width and

@@ -190,19 +190,6 @@ ul_status ul__texture_restore(ul_device *d, ul__obj *o) {
   return UL_OK;
 }
 
-ul_status ul__destroy_simple(ul_device *d, uint32_t id, ul__obj_kind kind, const char *what) {
-  if (!d) return ul__fail(UL_ERR_INVALID_ARGUMENT, "%s: device is NULL", what);
-  if (!id) return UL_OK;
-  ul__device_lock(d);
-  ul__obj *o;
-  d->res->lookup_plain = true; /* nothing to make or put back for what goes */
-  ul_status s = ul__obj_get(d, id, kind, what, &o);
-  d->res->lookup_plain = false;
-  if (!s) ul__obj_destroy(d, o);
-  ul__device_unlock(d);
-  return s;
-}
-
 ul_status ul__texture_read_region(ul_device *d, ul__obj *o, uint32_t x, uint32_t y, uint32_t z, uint32_t w,
                                   uint32_t h, uint32_t depth, void *dst, uint64_t timeout_ns) {
   return read_level(d, o, 0, x, y, z, w, h, depth, dst, timeout_ns);
