@@ -53,7 +53,12 @@ if [ -n "$missing" ] || ! mesa_ok; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
   fi
   if ! mesa_ok; then
-    echo "deps: installing mesa-vulkan-drivers from bookworm-backports"
+    have=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true)
+    if [ -n "$have" ]; then
+      echo "deps: upgrading the system's mesa-vulkan-drivers $have to bookworm-backports' (Dawn rejects Mesa 22)"
+    else
+      echo "deps: installing mesa-vulkan-drivers from bookworm-backports"
+    fi
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq -t bookworm-backports mesa-vulkan-drivers >/dev/null
   fi
 fi

@@ -102,6 +102,16 @@ if [ -f docs/webgpu.md ] && [ -f src/wgpu/wgpu_api.h ]; then
   fi
 fi
 
+# The README names every package `make deps` installs with apt (issue 40).
+if [ -f scripts/deps.sh ] && [ -f README.md ]; then
+  for p in $(sed -n 's/^need_pkgs="\(.*\)"$/\1/p' scripts/deps.sh) mesa-vulkan-drivers npm; do
+    grep -q -- "$p" README.md || {
+      echo "FAIL README.md does not name $p, which make deps installs" >&2
+      fails=$((fails + 1))
+    }
+  done
+fi
+
 # Relative links: every [text](target) of README.md, docs/*.md and
 # docs/bench/*.md names a file or folder of the tree (docs/bench/ keeps only
 # the JSON behind the current tables; what it dropped is named as text).
