@@ -303,6 +303,7 @@ static void test_records_stay_bounded(void) {
     return;
   }
   int over = 0, wrong = 0;
+  uint32_t most = 0; /* the most records alive at once */
   for (uint32_t i = 0; i < 100; i++) {
     ul_buffer b;
     ASSERT_OK(ul_buffer_create(r.dev, &(ul_buffer_desc){.label = "brief", .size = BYTES,
@@ -314,14 +315,24 @@ static void test_records_stay_bounded(void) {
     wrong += got[0] != 0 || got[1] != i; /* zeros, then what was written */
     ASSERT_OK(ul_buffer_destroy(r.dev, b));
     if (i % 20 == 19) ASSERT_OK(ul_device_checkpoint(r.dev));
+    ul__device_lock(r.dev);
+    uint32_t k = ul__native_ctx_hook_count(r.dev->native_ctx);
+    ul__device_unlock(r.dev);
+    if (k > most) most = k;
   }
   ul__device_lock(r.dev);
   uint32_t n = ul__native_ctx_hook_count(r.dev->native_ctx);
   ul__device_unlock(r.dev);
-  printf("  100 buffers made and ended: %d over kept pages, %u records\n", over, n);
+  printf("  100 buffers made and ended: %d over kept pages, %u records at the end, at most %u at once\n", over, n,
+         most);
   EXPECT_EQ(wrong, 0);
   EXPECT_TRUE(n <= 40);
-  EXPECT_TRUE(over >= 30 && over <= 40); /* the rig's 3 count too */
+  /* The bound holds at every step. How many buffers got pages depends on
+   * when Dawn disposes of the ended ones (their records are pruned then):
+   * usually only at the device's end (then 40, the rig's 3 included), on a
+   * loaded machine sometimes sooner (42 was seen). */
+  EXPECT_TRUE(most <= 40);
+  EXPECT_TRUE(over >= 30);
   /* A new device starts a new count. */
   ASSERT_OK(ul_device_force_loss(r.dev, "test"));
   ASSERT_OK(ul_device_recover(r.dev));
