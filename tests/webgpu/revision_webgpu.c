@@ -16,7 +16,7 @@
  *            stable header) wgpuCreateInstance refuses it at load, naming
  *            both revisions.
  * The messages are read from the program's own stderr. */
-#include "wgpu/wgpu_api.h"
+#include "wgpu_prog.h"
 
 #include <dlfcn.h>
 #include <stdbool.h>
@@ -73,24 +73,6 @@ typedef struct stable_instance_descriptor {
   const void *requiredLimits;
 } stable_instance_descriptor;
 
-typedef struct adapter_answer {
-  int done;
-  uint32_t status;
-  char message[512];
-} adapter_answer;
-
-static void on_adapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView message, void *u1,
-                       void *u2) {
-  (void)u2;
-  adapter_answer *a = u1;
-  a->status = status;
-  size_t n = message.data ? (message.length == WGPU_STRLEN ? strlen(message.data) : message.length) : 0;
-  if (n >= sizeof a->message) n = sizeof a->message - 1;
-  memcpy(a->message, message.data ? message.data : "", n);
-  a->done = 1;
-  if (adapter) wgpuAdapterRelease(adapter);
-}
-
 static void structs(void) {
   WGPUInstanceDescriptor timed = {0};
   timed.capabilities.timedWaitAnyEnable = 1;
@@ -119,15 +101,14 @@ static void structs(void) {
   CHECK(d == NULL, "an instance after the tell was made");
   if (d) wgpuInstanceRelease(d);
   if (kept) {
-    adapter_answer ans = {0};
-    WGPURequestAdapterCallbackInfo cb = {0};
-    cb.mode = WGPUCallbackMode_AllowProcessEvents;
-    cb.callback = on_adapter;
-    cb.userdata1 = &ans;
+    wp_request ans = {0};
+    WGPURequestAdapterCallbackInfo cb = {
+        .mode = WGPUCallbackMode_AllowProcessEvents, .callback = wp_on_adapter, .userdata1 = &ans};
     wgpuInstanceRequestAdapter(kept, NULL, cb);
-    for (int i = 0; i < 1000 && !ans.done; i++) wgpuInstanceProcessEvents(kept);
-    CHECK(ans.done && ans.status != WGPURequestAdapterStatus_Success && strstr(ans.message, "revision"),
+    for (int i = 0; i < 1000 && !atomic_load(&ans.done); i++) wgpuInstanceProcessEvents(kept);
+    CHECK(atomic_load(&ans.done) && ans.status != WGPURequestAdapterStatus_Success && strstr(ans.message, "revision"),
           "an adapter request after the tell was answered %u: %s", ans.status, ans.message);
+    if (ans.object) wgpuAdapterRelease(ans.object);
     wgpuInstanceRelease(kept);
   }
 }
