@@ -54,15 +54,15 @@ demo: deps
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-tsan
 
-# Installs into $(PREFIX) (DESTDIR= stages it). The library bakes in where it
-# will find the installed Dawn, so the build is (re)configured for $(PREFIX)
-# first: `make install PREFIX=/tmp/x` after a build for /usr/local rebuilds
-# what depends on the prefix, then installs.
+# Installs into $(PREFIX) (DESTDIR= stages it) from the build there is,
+# configured once if there is none. Nothing installed holds a path of the
+# build or of its configured prefix (run paths are relative, the pkg-config
+# files find their prefix from where they lie), so no reconfigure is needed
+# for another PREFIX.
 install:
-	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(abspath $(PREFIX)) \
-	  $(if $(wildcard $(BUILD)/CMakeCache.txt),,-DCMAKE_BUILD_TYPE=RelWithDebInfo) $(CMAKE_OPT)
-	cmake --build $(BUILD) -j $(JOBS) --target unlost_shared unlost_static unlost_webgpu unlost_webgpu_static unlost_cli
-	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)
+	$(MAKE) $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target unlost_shared unlost_static unlost_webgpu unlost_webgpu_static unlost_cli unlost_bench_webgpu
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(abspath $(PREFIX))"
 
 # The API reference from include/unlost.h into $(BUILD)/docs/html. Fails when
 # Doxygen warns (an undocumented public symbol, a broken reference); the

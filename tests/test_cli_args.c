@@ -51,7 +51,7 @@ static void test_numbers_are_strict(void) {
     expect_usage_error(a, "--bytes");
   }
   expect_usage_error("bench track --byte 4096", "--byte");
-  expect_usage_error("bench track --pairs 4294967297", "--pairs");
+  expect_usage_error("bench track --buffers 4294967297", "--buffers");
   expect_usage_error("bench overhead --reps 0", "--reps");
   expect_usage_error("bench recovery --reps 17", "--reps"); /* it keeps at most 16 */
   const char *run[] = {"--temperature ''", "--seed ''", "--seed ' -1'", "--topp -1", "--topp 0", "--topp 2",
@@ -83,12 +83,12 @@ static void test_option_forms(void) {
   expect_usage_error("serve --interval-ms=abc", "--interval-ms");
   expect_usage_error("chaos --bogus", "'--bogus'");
   expect_usage_error("doctor --lib", "--lib needs a value");
-  expect_usage_error("bench track --pairs=0", "--pairs");
+  expect_usage_error("bench track --buffers=0", "--buffers");
   expect_usage_error("report a.json b.json", "b.json");
   char err[4096], path[128], args[300];
   snprintf(path, sizeof path, "/tmp/unlost-test-cli-json-%d.json", (int)getpid());
-  const char *forms[] = {"doctor --json=%s", "doctor --json %s", "bench track --pairs=50 --json %s",
-                         "bench --json=%s track --pairs 50"};
+  const char *forms[] = {"doctor --json=%s", "doctor --json %s", "bench track --buffers=50 --json %s",
+                         "bench --json=%s track --buffers 50"};
   for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
     unlink(path);
     snprintf(args, sizeof args, forms[i], path);

@@ -85,7 +85,7 @@ fi
 # refuses (src/webgpu/refused.c, and the render pass and the two commands
 # the encoder refuses).
 if [ -f docs/webgpu.md ] && [ -f src/wgpu/wgpu_api.h ]; then
-  grep -o '^  X([^,]*, [A-Za-z0-9]*,' src/wgpu/wgpu_api.h | sed 's/.*, \([A-Za-z0-9]*\),$/wgpu\1/' | sort >"$tmp/api.txt"
+  grep -o '^  X([^,]*, [A-Za-z0-9]*,' src/wgpu/wgpu_api.h | sed 's/.*, \([A-Za-z0-9]*\),$/wgpu\1/' | sort -u >"$tmp/api.txt"
   sed -n 's/^| `\(wgpu[A-Za-z0-9]*\)` | \([a-z]*\) |.*/\1 \2/p' docs/webgpu.md | sort >"$tmp/table.txt"
   if ! diff <(cut -d' ' -f1 "$tmp/table.txt") "$tmp/api.txt" >"$tmp/table.diff"; then
     echo "FAIL docs/webgpu.md's table does not list every entry point once:" >&2
@@ -94,7 +94,8 @@ if [ -f docs/webgpu.md ] && [ -f src/wgpu/wgpu_api.h ]; then
   fi
   { sed -n 's/^UL__WG_EXPORT [^(]* \(wgpu[A-Za-z0-9]*\)(.*/\1/p' src/webgpu/refused.c
     echo wgpuCommandEncoderBeginRenderPass; echo wgpuCommandEncoderWriteBuffer; echo wgpuComputePassEncoderSetImmediateData
-  } | sort >"$tmp/refused.txt"
+    echo wgpuComputePassEncoderSetImmediates
+  } | sort -u >"$tmp/refused.txt"
   if ! diff <(awk '$2 == "refused" {print $1}' "$tmp/table.txt") "$tmp/refused.txt" >"$tmp/refused.diff"; then
     echo "FAIL docs/webgpu.md's refused rows differ from what src/webgpu/ refuses:" >&2
     cat "$tmp/refused.diff" >&2

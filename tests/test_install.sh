@@ -5,11 +5,14 @@
 # and tests/install_smoke.c, which fails unless the webgpu.h implementation
 # was found under the prefix.
 #
-# The build is a separate configure of a copy of the source tree without
-# third_party/: the library bakes in the source tree's Dawn path as its
-# first default, and only with that path gone does a run prove that the
-# installed copy (<prefix>/lib/unlost/libwebgpu_wrapper.so) is found.
-# UNLOST_WEBGPU_LIB is unset for the same reason.
+# The build is a separate configure of a copy of the source tree, for
+# another prefix than the one it is then installed into (`cmake --install
+# --prefix`, as `make install PREFIX=` does, without reconfiguring). After
+# the install the copy's third_party/ is removed: the build tree's run path
+# names it, so only with it gone does a run prove that the installed copy
+# (<prefix>/lib/unlost/libwebgpu_wrapper.so) is found. UNLOST_WEBGPU_LIB is
+# unset for the same reason. No installed file may hold a path of the
+# source copy, the build or the configured prefix (debug info aside).
 #
 # Usage: test_install.sh SOURCE_DIR [CMAKE] [CC] [DAWN_LIB]
 # Exit: 0 pass, 1 fail, 77 skipped (no Dawn: run `make deps`).
@@ -44,12 +47,28 @@ cp "$dawn" "$tmp/src/$dawn_rel"
 
 step "configure, build, install into $prefix"
 "$cmake" -S "$tmp/src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_COMPILER="$cc" -DCMAKE_INSTALL_PREFIX="$prefix" -DUL_WERROR=OFF >"$tmp/configure.log" \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_INSTALL_PREFIX="$tmp/configured" -DUL_WERROR=OFF >"$tmp/configure.log" \
   || { cat "$tmp/configure.log"; fail "configure"; }
 "$cmake" --build "$tmp/build" -j "$jobs" --target unlost_shared unlost_static unlost_webgpu unlost_webgpu_static unlost_cli unlost_bench_webgpu \
   >"$tmp/build.log" 2>&1 || { tail -40 "$tmp/build.log"; fail "build"; }
-"$cmake" --install "$tmp/build" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "install"; }
-rm -rf "$tmp/src/third_party"   # the baked source-tree Dawn path is gone now
+"$cmake" --install "$tmp/build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "install"; }
+rm -rf "$tmp/src/third_party"   # the build tree's Dawn is gone now
+[ ! -e "$tmp/configured" ] || fail "the install wrote into the configured prefix"
+
+step "no path of the build in the installed files"
+n_checked=0
+while IFS= read -r -d '' f; do
+  g=$f
+  case "$(head -c7 "$f" | od -An -c | tr -d ' ')" in *177ELF* | '!<arch>') is_obj=1 ;; *) is_obj=0 ;; esac
+  if [ "$is_obj" = 1 ]; then
+    g=$tmp/nodebug; objcopy --strip-debug "$f" "$g" 2>/dev/null || cp "$f" "$g"
+  fi
+  for bad in "$tmp/src" "$tmp/build" "$tmp/configured"; do
+    if grep -qaF "$bad" "$g"; then fail "$f holds the path $bad"; fi
+  done
+  n_checked=$((n_checked + 1))
+done < <(find "$prefix" -type f -print0)
+echo "$n_checked installed files hold no path of the source, the build or the configured prefix"
 
 step "check the installed files"
 pc=$(find "$prefix" -name unlost.pc)

@@ -44,7 +44,7 @@ static ul_status run_pairs(ul_device *dev, int kind, int pairs, double *ns) {
 
 int bench_track(int argc, char **argv, bool json) {
   int pairs = 2000;
-  const cli_opt opts[] = {{"pairs", CLI_INT, &pairs, .lo = 1, .hi = 100000000}, {0}};
+  const cli_opt opts[] = {{"buffers", CLI_INT, &pairs, .lo = 1, .hi = 100000000}, {0}};
   int prc = cli_parse("bench track", argc, argv, opts, CLI_NO_OPERANDS, bench_sub_usage, NULL);
   if (prc) return prc == 1 ? 0 : 2;
   ul_env *env = NULL;

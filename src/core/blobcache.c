@@ -27,6 +27,7 @@ struct ul__blob_cache {
   ul__blob_stats st; /* bytes held, the bound, the counts */
 };
 
+#if !UL_WGPU_STABLE
 static blob *find_locked(ul__blob_cache *c, uint64_t h, const void *key, size_t ks, blob ***link) {
   blob **l = &c->buckets[h % UL__BLOB_BUCKETS];
   for (; *l; l = &(*l)->next)
@@ -34,7 +35,9 @@ static blob *find_locked(ul__blob_cache *c, uint64_t h, const void *key, size_t 
   if (link) *link = l;
   return *l;
 }
+#endif
 
+#if !UL_WGPU_STABLE /* Dawn's cache callbacks */
 /* Dawn asks for the size first (value NULL), then for the bytes. */
 static size_t blob_load(const void *key, size_t ks, void *value, size_t vs, void *user) {
   ul__blob_cache *c = user;
@@ -81,6 +84,7 @@ static void blob_store(const void *key, size_t ks, const void *value, size_t vs,
   pthread_mutex_unlock(&c->mu);
   free(old);
 }
+#endif
 
 ul__blob_cache *ul__blob_cache_new(size_t cap) {
   if (!cap) return NULL;
@@ -103,6 +107,7 @@ void ul__blob_cache_free(ul__blob_cache *c) {
   free(c);
 }
 
+#if !UL_WGPU_STABLE
 void ul__blob_cache_chain(ul__blob_cache *c, WGPUDawnCacheDeviceDescriptor *desc, WGPUChainedStruct *next) {
   memset(desc, 0, sizeof *desc);
   desc->chain.next = next;
@@ -112,6 +117,7 @@ void ul__blob_cache_chain(ul__blob_cache *c, WGPUDawnCacheDeviceDescriptor *desc
   desc->storeDataFunction = blob_store;
   desc->functionUserdata = c;
 }
+#endif
 
 void ul__blob_cache_stats(ul__blob_cache *c, ul__blob_stats *out) {
   memset(out, 0, sizeof *out);

@@ -123,7 +123,9 @@ struct ul_device {
   bool destroying;
   /* The program's logging callback (webgpu.h door), set on every native
    * device this device adopts (under mu). */
+#if !UL_WGPU_STABLE /* Dawn's, not in the stable header */
   WGPULoggingCallbackInfo logging;
+#endif
   uint32_t recovery_wait_ms;
   uint64_t rng;            /* jitter generator state */
 
@@ -465,7 +467,9 @@ typedef struct ul__blob_stats {
 ul__blob_cache *ul__blob_cache_new(size_t cap);
 void ul__blob_cache_free(ul__blob_cache *c);
 /* Fills `desc` to chain into a device descriptor ahead of `next`. */
+#if !UL_WGPU_STABLE /* Dawn's cache descriptor: no cache in a stable build */
 void ul__blob_cache_chain(ul__blob_cache *c, WGPUDawnCacheDeviceDescriptor *desc, WGPUChainedStruct *next);
+#endif
 void ul__blob_cache_stats(ul__blob_cache *c, ul__blob_stats *out);
 
 /* The CPU-only instance (see ul_env.cpu_instance); NULL when there is none. */

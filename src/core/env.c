@@ -43,10 +43,9 @@ ul_status ul_env_create(const ul_env_desc *desc, ul_env **out) {
   pthread_cond_init(&env->rel_cv, NULL);
 
   /* Timed waits let every wait carry a deadline without polling. */
-  WGPUInstanceDescriptor idesc = {0};
-  idesc.capabilities.timedWaitAnyEnable = 1;
-  idesc.capabilities.timedWaitAnyMaxCount = 64; /* the front door waits on several futures at once */
-  env->instance = env->lib.procs.CreateInstance(&idesc);
+  ul__instance_req ir;
+  /* the front door waits on several futures at once */
+  env->instance = env->lib.procs.CreateInstance(ul__instance_req_init(&ir, true, 64));
   env->timed_wait = env->instance != NULL;
   if (!env->instance) {
     WGPUInstanceDescriptor plain = {0};
@@ -192,10 +191,8 @@ WGPUInstance ul__env_cpu_instance(ul_env *env) {
       char *old_icd = ul__strdup(getenv("VK_ICD_FILENAMES"));
       setenv("VK_DRIVER_FILES", icd, 1);
       setenv("VK_ICD_FILENAMES", icd, 1);
-      WGPUInstanceDescriptor idesc = {0};
-      idesc.capabilities.timedWaitAnyEnable = env->timed_wait;
-      idesc.capabilities.timedWaitAnyMaxCount = env->timed_wait ? 1 : 0;
-      env->cpu_instance = env->lib.procs.CreateInstance(&idesc);
+      ul__instance_req ir;
+      env->cpu_instance = env->lib.procs.CreateInstance(ul__instance_req_init(&ir, env->timed_wait, 1));
       /* Dawn makes its Vulkan instance at the first request: make one now,
        * while the variable is set. */
       if (env->cpu_instance) {

@@ -507,6 +507,7 @@ ul_status ul__native_build_on(ul_device *d, const ul__wgpu *w, bool standby, boo
   WGPUDeviceDescriptor dd = {0};
   /* Staging buffers mapped at creation are always written before use:
    * Dawn need not zero them first (this halves the cost of a restore). */
+#if !UL_WGPU_STABLE /* Dawn's toggles and cache: chained only when built on its header */
   static const char *const toggles[] = {"disable_lazy_clear_for_mapped_at_creation_buffer"};
   WGPUDawnTogglesDescriptor td = {{NULL, WGPUSType_DawnTogglesDescriptor}, 1, toggles, 0, NULL};
   WGPUDawnCacheDeviceDescriptor cd;
@@ -521,6 +522,7 @@ ul_status ul__native_build_on(ul_device *d, const ul__wgpu *w, bool standby, boo
       dd.nextInChain = &cd.chain;
     }
   }
+#endif
   /* Dawn serializes the calls on a device when asked: its teardown can then
    * run beside the program's calls (ul__native_release_async). Asked
    * through the real table, so that fault schedules count the same calls. */
@@ -539,6 +541,9 @@ ul_status ul__native_build_on(ul_device *d, const ul__wgpu *w, bool standby, boo
    * devices, whose features and validation are the program's. */
   bool backing = !req && n->info.type == UL_ADAPTER_CPU && raw->DeviceForceLoss &&
                  ul__opt_number(UL__OPT_HOST_BACKING) == 1;
+#if UL_WGPU_STABLE
+  backing = false; /* Dawn's feature, not in the stable header */
+#else
   if (backing) features[dd.requiredFeatureCount++] = WGPUFeatureName_HostMappedPointer;
   if (raw->DeviceForceLoss && raw->AdapterHasFeature &&
       raw->AdapterHasFeature(n->adapter, WGPUFeatureName_ImplicitDeviceSynchronization)) {
@@ -547,6 +552,7 @@ ul_status ul__native_build_on(ul_device *d, const ul__wgpu *w, bool standby, boo
     if (!asked) features[dd.requiredFeatureCount++] = WGPUFeatureName_ImplicitDeviceSynchronization;
     n->synchronized = true;
   }
+#endif
   if (dd.requiredFeatureCount) dd.requiredFeatures = features;
   dd.label = ul__sv(d->label);
   dd.requiredLimits = &required;
@@ -554,8 +560,9 @@ ul_status ul__native_build_on(ul_device *d, const ul__wgpu *w, bool standby, boo
     required = req->limits;
     required.nextInChain = NULL;
   }
-  /* The program's toggles beside unlost's own. */
   const char *en_stack[8], **enabled = en_stack;
+#if !UL_WGPU_STABLE
+  /* The program's toggles beside unlost's own. */
   uint32_t nen = 1 + (req ? req->enabled_count : 0) + (backing ? 1 : 0);
   if (nen > 8 && !(enabled = malloc(sizeof *enabled * nen))) {
     if (features != stack) free(features);
@@ -571,6 +578,7 @@ ul_status ul__native_build_on(ul_device *d, const ul__wgpu *w, bool standby, boo
     td.disabledToggles = (const char *const *)req->disabled;
     td.disabledToggleCount = req->disabled_count;
   }
+#endif
   dd.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
   dd.deviceLostCallbackInfo.callback = ul__on_device_lost;
   dd.deviceLostCallbackInfo.userdata1 = n->ctx;
@@ -591,7 +599,9 @@ ul_status ul__native_build_on(ul_device *d, const ul__wgpu *w, bool standby, boo
     /* An implementation without the feature: the device without it. */
     ul__log(UL__LOG_INFO, "device '%s': no buffers over host memory (%s)", d->label, ul_last_error());
     dd.requiredFeatureCount--;
+#if !UL_WGPU_STABLE
     td.enabledToggleCount--;
+#endif
     backing = false;
     s = ul__request_device_with(env, w, n->instance, n->adapter, &dd, ul__request_timeout_ns(d), &n->device);
   }
@@ -640,7 +650,9 @@ void ul__native_adopt(ul_device *d, ul__native *n, uint64_t epoch) {
   else atomic_store(&d->lost, false);
   pthread_mutex_unlock(&ul__lost_mu);
   d->on_fallback = n->info.is_fallback;
+#if !UL_WGPU_STABLE
   if (d->logging.callback && d->wgpu->DeviceSetLoggingCallback) d->wgpu->DeviceSetLoggingCallback(d->device, d->logging);
+#endif
   /* Buffers made ahead are for the device they were made on. */
   ul__prefills_drop(d);
   d->prefills = n->prefills;

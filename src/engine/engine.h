@@ -272,7 +272,9 @@ void ul__device_destroy_native(ul_device *d);
  * native device a recovery gives it after (src/engine/lifecycle.c). The
  * implementation may call it on any thread, inside any of its calls: with
  * an unlost lock held, too. */
+#if !UL_WGPU_STABLE
 void ul__device_set_logging(ul_device *d, WGPULoggingCallbackInfo info);
+#endif
 /* The limits of `d`'s native device, as the implementation reported them.
  * Takes d->mu. */
 WGPULimits ul__device_limits_native(ul_device *d);

@@ -263,9 +263,11 @@ ul_status ul__adapter_for(ul_env *env, ul_power_preference power, WGPUAdapter *a
   return s;
 }
 
+#if !UL_WGPU_STABLE
 void ul__device_set_logging(ul_device *d, WGPULoggingCallbackInfo info) {
   ul__engine_lock(d);
   d->logging = info;
   if (d->device && d->wgpu->DeviceSetLoggingCallback) d->wgpu->DeviceSetLoggingCallback(d->device, info);
   ul__engine_unlock(d);
 }
+#endif

@@ -167,11 +167,15 @@ bool ul__backing_create_native(ul_device *d, ul__obj *o, const WGPUBufferDescrip
   t->b = b;
   atomic_store(&t->settled, false);
   atomic_fetch_add(&b->refs, 1); /* the buffer's, until Dawn disposes of it */
+#if UL_WGPU_STABLE
+  o->native = NULL; /* Dawn's buffers over host memory are not in the stable header */
+#else
   WGPUBufferHostMappedPointer hm = {{NULL, WGPUSType_BufferHostMappedPointer}, b->mem, import_settle, t};
   WGPUBufferDescriptor with = *bd;
   hm.chain.next = with.nextInChain;
   with.nextInChain = &hm.chain;
   o->native = d->wgpu->DeviceCreateBuffer(d->device, &with);
+#endif
   if (!o->native) import_settle(t); /* never the implementation's: no dispose */
   if (b->last != d->native_ctx) {
     ul__native_ctx_unref(b->last);

@@ -417,6 +417,15 @@ UL__WG_EXPORT void wgpuComputePassEncoderSetImmediateData(WGPUComputePassEncoder
   if (p) fail(p->encoder, "immediate data is not supported by unlost (use a uniform buffer)");
 }
 
+#if UL_WGPU_STABLE /* the stable header's name for it */
+UL__WG_EXPORT void wgpuComputePassEncoderSetImmediates(WGPUComputePassEncoder pass, uint32_t offset, const void *data,
+                                                      size_t size) {
+  UL__UNUSED(offset), UL__UNUSED(data), UL__UNUSED(size);
+  ul__wg_pass *p = pass_recording(pass, "wgpuComputePassEncoderSetImmediates");
+  if (p) fail(p->encoder, "immediates are not supported by unlost (use a uniform buffer)");
+}
+#endif
+
 UL__WG_EXPORT void wgpuComputePassEncoderInsertDebugMarker(WGPUComputePassEncoder pass, WGPUStringView markerLabel) {
   UL__UNUSED(markerLabel);
   pass_recording(pass, "wgpuComputePassEncoderInsertDebugMarker");

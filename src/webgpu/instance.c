@@ -163,11 +163,35 @@ __attribute__((constructor)) static void exec_mark(void) {
  * timedWaitAnyMaxCount (both 32 bytes). A count where a pointer belongs, a
  * WGPUBool that is neither 0 nor 1 or a wait count no implementation takes
  * tell that layout; an all-zero descriptor means the same in both. */
+#if !UL_WGPU_STABLE
 static bool foreign_layout(const WGPUInstanceDescriptor *d) {
   uintptr_t chain = (uintptr_t)d->capabilities.nextInChain;
   return (chain && chain < 4096) || d->capabilities.timedWaitAnyEnable > 1 ||
          d->capabilities.timedWaitAnyMaxCount > (1u << 20);
 }
+
+/* Whether the program asked for timed waits, and for how many at once. */
+static bool asks_timed(const WGPUInstanceDescriptor *d, size_t *max) {
+  *max = d ? d->capabilities.timedWaitAnyMaxCount : 0;
+  return d && d->capabilities.timedWaitAnyEnable;
+}
+#else
+/* The pinned revision's descriptor read with the stable layout: its
+ * capabilities.nextInChain (NULL) is the feature count, so a count of 0
+ * with features, a WGPUBool of 0 or 1 where requiredFeatures points, tells
+ * it; a count over 2^20 is none a program passes. */
+static bool foreign_layout(const WGPUInstanceDescriptor *d) {
+  uintptr_t feats = (uintptr_t)d->requiredFeatures;
+  return d->requiredFeatureCount > (1u << 20) || (feats && feats < 4096);
+}
+
+static bool asks_timed(const WGPUInstanceDescriptor *d, size_t *max) {
+  *max = d && d->requiredLimits ? d->requiredLimits->timedWaitAnyMaxCount : 0;
+  for (size_t i = 0; d && d->requiredFeatures && i < d->requiredFeatureCount; i++)
+    if (d->requiredFeatures[i] == WGPUInstanceFeatureName_TimedWaitAny) return true;
+  return false;
+}
+#endif
 
 UL__WG_EXPORT WGPUInstance wgpuCreateInstance(const WGPUInstanceDescriptor *descriptor) {
   /* Toggles are the engine's; timed waits are the program's to ask for,
@@ -194,11 +218,10 @@ UL__WG_EXPORT WGPUInstance wgpuCreateInstance(const WGPUInstanceDescriptor *desc
   }
   pthread_mutex_init(&in->mu, NULL);
   in->next_future = 1;
-  in->timed = descriptor && descriptor->capabilities.timedWaitAnyEnable;
+  size_t max;
+  in->timed = asks_timed(descriptor, &max);
   /* The implementation takes 64 unless the program asks for more. */
-  in->timed_max = descriptor && descriptor->capabilities.timedWaitAnyMaxCount > 64
-                      ? descriptor->capabilities.timedWaitAnyMaxCount
-                      : 64;
+  in->timed_max = max > 64 ? max : 64;
   return (WGPUInstance)in;
 }
 
@@ -209,12 +232,40 @@ void ul__wg_instance_free(ul__wg_instance *in) {
   env_put();
 }
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUStatus wgpuGetInstanceCapabilities(WGPUInstanceCapabilities *capabilities) {
   if (!capabilities || capabilities->nextInChain) return WGPUStatus_Error;
   capabilities->timedWaitAnyEnable = 1;
   capabilities->timedWaitAnyMaxCount = 64;
   return WGPUStatus_Success;
 }
+#else
+/* The stable revision's instance questions, answered as the pinned
+ * revision's wgpuGetInstanceCapabilities is: timed waits, 64 at once. */
+static const WGPUInstanceFeatureName instance_features[] = {WGPUInstanceFeatureName_TimedWaitAny};
+
+UL__WG_EXPORT void wgpuGetInstanceFeatures(WGPUSupportedInstanceFeatures *features) {
+  if (!features) return;
+  features->featureCount = UL__COUNT_OF(instance_features);
+  features->features = instance_features;
+}
+
+UL__WG_EXPORT WGPUStatus wgpuGetInstanceLimits(WGPUInstanceLimits *limits) {
+  if (!limits || limits->nextInChain) return WGPUStatus_Error;
+  limits->timedWaitAnyMaxCount = 64;
+  return WGPUStatus_Success;
+}
+
+UL__WG_EXPORT WGPUBool wgpuHasInstanceFeature(WGPUInstanceFeatureName feature) {
+  for (size_t i = 0; i < UL__COUNT_OF(instance_features); i++)
+    if (instance_features[i] == feature) return 1;
+  return 0;
+}
+
+UL__WG_EXPORT void wgpuSupportedInstanceFeaturesFreeMembers(WGPUSupportedInstanceFeatures features) {
+  UL__UNUSED(features); /* a static list */
+}
+#endif
 
 UL__WG_EXPORT WGPUBool wgpuInstanceHasWGSLLanguageFeature(WGPUInstance instance, WGPUWGSLLanguageFeatureName feature) {
   ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceHasWGSLLanguageFeature");
@@ -222,21 +273,33 @@ UL__WG_EXPORT WGPUBool wgpuInstanceHasWGSLLanguageFeature(WGPUInstance instance,
   return in->env->wgpu->InstanceHasWGSLLanguageFeature(in->env->instance, feature);
 }
 
-UL__WG_EXPORT WGPUStatus wgpuInstanceGetWGSLLanguageFeatures(WGPUInstance instance,
-                                                            WGPUSupportedWGSLLanguageFeatures *features) {
+/* The pinned revision answers with a status, the stable one with nothing. */
+#if UL_WGPU_STABLE
+#define UL__WGSL_FEATURES_RET void
+#define UL__WGSL_FEATURES_FAIL return
+#define UL__WGSL_FEATURES_CALL(w, i, raw) (w->InstanceGetWGSLLanguageFeatures(i, raw), WGPUStatus_Success)
+#define UL__WGSL_FEATURES_DONE(st) return
+#else
+#define UL__WGSL_FEATURES_RET WGPUStatus
+#define UL__WGSL_FEATURES_FAIL return WGPUStatus_Error
+#define UL__WGSL_FEATURES_CALL(w, i, raw) w->InstanceGetWGSLLanguageFeatures(i, raw)
+#define UL__WGSL_FEATURES_DONE(st) return st
+#endif
+UL__WG_EXPORT UL__WGSL_FEATURES_RET wgpuInstanceGetWGSLLanguageFeatures(WGPUInstance instance,
+                                                                       WGPUSupportedWGSLLanguageFeatures *features) {
   ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceGetWGSLLanguageFeatures");
-  if (!features) return WGPUStatus_Error;
+  if (!features) UL__WGSL_FEATURES_FAIL;
   features->featureCount = 0;
   features->features = NULL;
   const ul__wgpu *w = in ? in->env->wgpu : NULL;
-  if (!w || !w->InstanceGetWGSLLanguageFeatures) return WGPUStatus_Error;
+  if (!w || !w->InstanceGetWGSLLanguageFeatures) UL__WGSL_FEATURES_FAIL;
   WGPUSupportedWGSLLanguageFeatures raw = {0, NULL};
-  WGPUStatus st = w->InstanceGetWGSLLanguageFeatures(in->env->instance, &raw);
+  WGPUStatus st = UL__WGSL_FEATURES_CALL(w, in->env->instance, &raw);
   if (st == WGPUStatus_Success &&
       (features->features = ul__memdup(raw.features, sizeof *raw.features * raw.featureCount)))
     features->featureCount = raw.featureCount;
   if (w->SupportedWGSLLanguageFeaturesFreeMembers) w->SupportedWGSLLanguageFeaturesFreeMembers(raw);
-  return st;
+  UL__WGSL_FEATURES_DONE(st);
 }
 
 UL__WG_EXPORT void wgpuSupportedWGSLLanguageFeaturesFreeMembers(WGPUSupportedWGSLLanguageFeatures features) {
@@ -252,6 +315,13 @@ static bool chain_toggles(const WGPUChainedStruct *c, char ***en, uint32_t *nen,
                           uint32_t *unknown) {
   *unknown = 0;
   for (; c; c = c->next) {
+#if UL_WGPU_STABLE /* no toggles in the stable header */
+    if (!*unknown) *unknown = c->sType;
+    UL__UNUSED(en), UL__UNUSED(nen), UL__UNUSED(dis), UL__UNUSED(ndis);
+  }
+  return true;
+}
+#else
     if (c->sType != WGPUSType_DawnTogglesDescriptor) {
       if (!*unknown) *unknown = c->sType;
       continue;
@@ -272,6 +342,7 @@ static bool chain_toggles(const WGPUChainedStruct *c, char ***en, uint32_t *nen,
   }
   return true;
 }
+#endif
 
 static void free_toggles(char **t, uint32_t n) {
   for (uint32_t i = 0; t && i < n; i++) free(t[i]);
@@ -396,6 +467,7 @@ UL__WG_EXPORT void wgpuAdapterGetFeatures(WGPUAdapter adapter, WGPUSupportedFeat
   if (w->SupportedFeaturesFreeMembers) w->SupportedFeaturesFreeMembers(raw);
 }
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUStatus wgpuAdapterGetFormatCapabilities(WGPUAdapter adapter, WGPUTextureFormat format,
                                                           WGPUDawnFormatCapabilities *capabilities) {
   ul__wg_adapter *a = ul__wg_check(adapter, UL__WG_ADAPTER, "wgpuAdapterGetFormatCapabilities");
@@ -403,6 +475,7 @@ UL__WG_EXPORT WGPUStatus wgpuAdapterGetFormatCapabilities(WGPUAdapter adapter, W
   if (!w || !w->AdapterGetFormatCapabilities) return WGPUStatus_Error;
   return w->AdapterGetFormatCapabilities(a->native, format, capabilities);
 }
+#endif
 
 /* ---- device requests ---- */
 

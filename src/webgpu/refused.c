@@ -28,31 +28,39 @@ static void refuse(const void *h, const char *what) {
     ul__log(UL__LOG_WARN, "%s is not supported by unlost-webgpu (it recovers compute work only)", what);
 }
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuAdapterPropertiesMemoryHeapsFreeMembers(WGPUAdapterPropertiesMemoryHeaps adapterPropertiesMemoryHeaps) {
   /* unlost never hands one out: nothing to free. */
   UL__UNUSED(adapterPropertiesMemoryHeaps);
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuAdapterPropertiesSubgroupMatrixConfigsFreeMembers(WGPUAdapterPropertiesSubgroupMatrixConfigs adapterPropertiesSubgroupMatrixConfigs) {
   /* unlost never hands one out: nothing to free. */
   UL__UNUSED(adapterPropertiesSubgroupMatrixConfigs);
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuDawnDrmFormatCapabilitiesFreeMembers(WGPUDawnDrmFormatCapabilities dawnDrmFormatCapabilities) {
   /* unlost never hands one out: nothing to free. */
   UL__UNUSED(dawnDrmFormatCapabilities);
 }
+#endif
 
 UL__WG_EXPORT WGPUExternalTexture wgpuDeviceCreateErrorExternalTexture(WGPUDevice device) {
   refuse(device, "wgpuDeviceCreateErrorExternalTexture");
   return NULL;
 }
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUExternalTexture wgpuDeviceCreateExternalTexture(WGPUDevice device, const WGPUExternalTextureDescriptor *externalTextureDescriptor) {
   UL__UNUSED(externalTextureDescriptor);
   refuse(device, "wgpuDeviceCreateExternalTexture");
   return NULL;
 }
+#endif
 
 UL__WG_EXPORT WGPURenderBundleEncoder wgpuDeviceCreateRenderBundleEncoder(WGPUDevice device, const WGPURenderBundleEncoderDescriptor *descriptor) {
   UL__UNUSED(descriptor);
@@ -80,30 +88,38 @@ UL__WG_EXPORT WGPUFuture wgpuDeviceCreateRenderPipelineAsync(WGPUDevice device, 
   return id;
 }
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUStatus wgpuDeviceGetAHardwareBufferProperties(WGPUDevice device, void *handle, WGPUAHardwareBufferProperties *properties) {
   UL__UNUSED(handle);
   UL__UNUSED(properties);
   refuse(device, "wgpuDeviceGetAHardwareBufferProperties");
   return WGPUStatus_Error;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUSharedBufferMemory wgpuDeviceImportSharedBufferMemory(WGPUDevice device, const WGPUSharedBufferMemoryDescriptor *descriptor) {
   UL__UNUSED(descriptor);
   refuse(device, "wgpuDeviceImportSharedBufferMemory");
   return NULL;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUSharedFence wgpuDeviceImportSharedFence(WGPUDevice device, const WGPUSharedFenceDescriptor *descriptor) {
   UL__UNUSED(descriptor);
   refuse(device, "wgpuDeviceImportSharedFence");
   return NULL;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUSharedTextureMemory wgpuDeviceImportSharedTextureMemory(WGPUDevice device, const WGPUSharedTextureMemoryDescriptor *descriptor) {
   UL__UNUSED(descriptor);
   refuse(device, "wgpuDeviceImportSharedTextureMemory");
   return NULL;
 }
+#endif
 
 UL__WG_EXPORT void wgpuDeviceValidateTextureDescriptor(WGPUDevice device, const WGPUTextureDescriptor *descriptor) {
   UL__UNUSED(descriptor);
@@ -141,6 +157,7 @@ UL__WG_EXPORT WGPUSurface wgpuInstanceCreateSurface(WGPUInstance instance, const
   return NULL;
 }
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuQueueCopyExternalTextureForBrowser(WGPUQueue queue, const WGPUImageCopyExternalTexture *source, const WGPUTexelCopyTextureInfo *destination, const WGPUExtent3D *copySize, const WGPUCopyTextureForBrowserOptions *options) {
   UL__UNUSED(source);
   UL__UNUSED(destination);
@@ -148,7 +165,9 @@ UL__WG_EXPORT void wgpuQueueCopyExternalTextureForBrowser(WGPUQueue queue, const
   UL__UNUSED(options);
   refuse(queue, "wgpuQueueCopyExternalTextureForBrowser");
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuQueueCopyTextureForBrowser(WGPUQueue queue, const WGPUTexelCopyTextureInfo *source, const WGPUTexelCopyTextureInfo *destination, const WGPUExtent3D *copySize, const WGPUCopyTextureForBrowserOptions *options) {
   UL__UNUSED(source);
   UL__UNUSED(destination);
@@ -156,6 +175,7 @@ UL__WG_EXPORT void wgpuQueueCopyTextureForBrowser(WGPUQueue queue, const WGPUTex
   UL__UNUSED(options);
   refuse(queue, "wgpuQueueCopyTextureForBrowser");
 }
+#endif
 
 UL__WG_EXPORT void wgpuRenderBundleAddRef(WGPURenderBundle renderBundle) {
   refuse(renderBundle, "wgpuRenderBundleAddRef");
@@ -454,116 +474,158 @@ UL__WG_EXPORT void wgpuRenderPipelineSetLabel(WGPURenderPipeline renderPipeline,
   refuse(renderPipeline, "wgpuRenderPipelineSetLabel");
 }
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuSharedBufferMemoryAddRef(WGPUSharedBufferMemory sharedBufferMemory) {
   refuse(sharedBufferMemory, "wgpuSharedBufferMemoryAddRef");
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUStatus wgpuSharedBufferMemoryBeginAccess(WGPUSharedBufferMemory sharedBufferMemory, WGPUBuffer buffer, const WGPUSharedBufferMemoryBeginAccessDescriptor *descriptor) {
   UL__UNUSED(buffer);
   UL__UNUSED(descriptor);
   refuse(sharedBufferMemory, "wgpuSharedBufferMemoryBeginAccess");
   return WGPUStatus_Error;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUBuffer wgpuSharedBufferMemoryCreateBuffer(WGPUSharedBufferMemory sharedBufferMemory, const WGPUBufferDescriptor *descriptor) {
   UL__UNUSED(descriptor);
   refuse(sharedBufferMemory, "wgpuSharedBufferMemoryCreateBuffer");
   return NULL;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUStatus wgpuSharedBufferMemoryEndAccess(WGPUSharedBufferMemory sharedBufferMemory, WGPUBuffer buffer, WGPUSharedBufferMemoryEndAccessState *descriptor) {
   UL__UNUSED(buffer);
   UL__UNUSED(descriptor);
   refuse(sharedBufferMemory, "wgpuSharedBufferMemoryEndAccess");
   return WGPUStatus_Error;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuSharedBufferMemoryEndAccessStateFreeMembers(WGPUSharedBufferMemoryEndAccessState sharedBufferMemoryEndAccessState) {
   /* unlost never hands one out: nothing to free. */
   UL__UNUSED(sharedBufferMemoryEndAccessState);
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUStatus wgpuSharedBufferMemoryGetProperties(WGPUSharedBufferMemory sharedBufferMemory, WGPUSharedBufferMemoryProperties *properties) {
   UL__UNUSED(properties);
   refuse(sharedBufferMemory, "wgpuSharedBufferMemoryGetProperties");
   return WGPUStatus_Error;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUBool wgpuSharedBufferMemoryIsDeviceLost(WGPUSharedBufferMemory sharedBufferMemory) {
   refuse(sharedBufferMemory, "wgpuSharedBufferMemoryIsDeviceLost");
   return 0;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuSharedBufferMemoryRelease(WGPUSharedBufferMemory sharedBufferMemory) {
   refuse(sharedBufferMemory, "wgpuSharedBufferMemoryRelease");
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuSharedBufferMemorySetLabel(WGPUSharedBufferMemory sharedBufferMemory, WGPUStringView label) {
   UL__UNUSED(label);
   refuse(sharedBufferMemory, "wgpuSharedBufferMemorySetLabel");
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuSharedFenceAddRef(WGPUSharedFence sharedFence) {
   refuse(sharedFence, "wgpuSharedFenceAddRef");
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuSharedFenceExportInfo(WGPUSharedFence sharedFence, WGPUSharedFenceExportInfo *info) {
   UL__UNUSED(info);
   refuse(sharedFence, "wgpuSharedFenceExportInfo");
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuSharedFenceRelease(WGPUSharedFence sharedFence) {
   refuse(sharedFence, "wgpuSharedFenceRelease");
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuSharedTextureMemoryAddRef(WGPUSharedTextureMemory sharedTextureMemory) {
   refuse(sharedTextureMemory, "wgpuSharedTextureMemoryAddRef");
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUStatus wgpuSharedTextureMemoryBeginAccess(WGPUSharedTextureMemory sharedTextureMemory, WGPUTexture texture, const WGPUSharedTextureMemoryBeginAccessDescriptor *descriptor) {
   UL__UNUSED(texture);
   UL__UNUSED(descriptor);
   refuse(sharedTextureMemory, "wgpuSharedTextureMemoryBeginAccess");
   return WGPUStatus_Error;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUTexture wgpuSharedTextureMemoryCreateTexture(WGPUSharedTextureMemory sharedTextureMemory, const WGPUTextureDescriptor *descriptor) {
   UL__UNUSED(descriptor);
   refuse(sharedTextureMemory, "wgpuSharedTextureMemoryCreateTexture");
   return NULL;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUStatus wgpuSharedTextureMemoryEndAccess(WGPUSharedTextureMemory sharedTextureMemory, WGPUTexture texture, WGPUSharedTextureMemoryEndAccessState *descriptor) {
   UL__UNUSED(texture);
   UL__UNUSED(descriptor);
   refuse(sharedTextureMemory, "wgpuSharedTextureMemoryEndAccess");
   return WGPUStatus_Error;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuSharedTextureMemoryEndAccessStateFreeMembers(WGPUSharedTextureMemoryEndAccessState sharedTextureMemoryEndAccessState) {
   /* unlost never hands one out: nothing to free. */
   UL__UNUSED(sharedTextureMemoryEndAccessState);
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUStatus wgpuSharedTextureMemoryGetProperties(WGPUSharedTextureMemory sharedTextureMemory, WGPUSharedTextureMemoryProperties *properties) {
   UL__UNUSED(properties);
   refuse(sharedTextureMemory, "wgpuSharedTextureMemoryGetProperties");
   return WGPUStatus_Error;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT WGPUBool wgpuSharedTextureMemoryIsDeviceLost(WGPUSharedTextureMemory sharedTextureMemory) {
   refuse(sharedTextureMemory, "wgpuSharedTextureMemoryIsDeviceLost");
   return 0;
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuSharedTextureMemoryRelease(WGPUSharedTextureMemory sharedTextureMemory) {
   refuse(sharedTextureMemory, "wgpuSharedTextureMemoryRelease");
 }
+#endif
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuSharedTextureMemorySetLabel(WGPUSharedTextureMemory sharedTextureMemory, WGPUStringView label) {
   UL__UNUSED(label);
   refuse(sharedTextureMemory, "wgpuSharedTextureMemorySetLabel");
 }
+#endif
 
 UL__WG_EXPORT void wgpuSurfaceAddRef(WGPUSurface surface) {
   refuse(surface, "wgpuSurfaceAddRef");
@@ -591,9 +653,11 @@ UL__WG_EXPORT void wgpuSurfaceGetCurrentTexture(WGPUSurface surface, WGPUSurface
   refuse(surface, "wgpuSurfaceGetCurrentTexture");
 }
 
+#if !UL_WGPU_STABLE
 UL__WG_EXPORT void wgpuSurfacePresent(WGPUSurface surface) {
   refuse(surface, "wgpuSurfacePresent");
 }
+#endif
 
 UL__WG_EXPORT void wgpuSurfaceRelease(WGPUSurface surface) {
   refuse(surface, "wgpuSurfaceRelease");
@@ -607,3 +671,28 @@ UL__WG_EXPORT void wgpuSurfaceSetLabel(WGPUSurface surface, WGPUStringView label
 UL__WG_EXPORT void wgpuSurfaceUnconfigure(WGPUSurface surface) {
   refuse(surface, "wgpuSurfaceUnconfigure");
 }
+
+#if UL_WGPU_STABLE
+UL__WG_EXPORT void wgpuRenderBundleEncoderSetImmediates(WGPURenderBundleEncoder renderBundleEncoder, uint32_t offset, const void *data, size_t size) {
+  UL__UNUSED(offset);
+  UL__UNUSED(data);
+  UL__UNUSED(size);
+  refuse(renderBundleEncoder, "wgpuRenderBundleEncoderSetImmediates");
+}
+#endif
+
+#if UL_WGPU_STABLE
+UL__WG_EXPORT void wgpuRenderPassEncoderSetImmediates(WGPURenderPassEncoder renderPassEncoder, uint32_t offset, const void *data, size_t size) {
+  UL__UNUSED(offset);
+  UL__UNUSED(data);
+  UL__UNUSED(size);
+  refuse(renderPassEncoder, "wgpuRenderPassEncoderSetImmediates");
+}
+#endif
+
+#if UL_WGPU_STABLE
+UL__WG_EXPORT WGPUStatus wgpuSurfacePresent(WGPUSurface surface) {
+  refuse(surface, "wgpuSurfacePresent");
+  return WGPUStatus_Error;
+}
+#endif

@@ -618,3 +618,18 @@ UL__WG_EXPORT void wgpuQuerySetDestroy(WGPUQuerySet querySet) {
   ul__destroy_by_id(q->h.dev->ud, q->h.id, UL__OBJ_QUERY_SET, false);
 }
 
+#if UL_WGPU_STABLE
+/* The view dimension a texture binding takes, as the stable header asks it:
+ * the door keeps no chain of the descriptor, so the default one (a 2D
+ * texture of several layers binds as an array). */
+UL__WG_EXPORT WGPUTextureViewDimension wgpuTextureGetTextureBindingViewDimension(WGPUTexture texture) {
+  const ul__wg_texture *t = ul__wg_check(texture, UL__WG_TEXTURE, "wgpuTextureGetTextureBindingViewDimension");
+  if (!t) return WGPUTextureViewDimension_Undefined;
+  switch (t->desc.dimension) {
+    case WGPUTextureDimension_1D: return WGPUTextureViewDimension_1D;
+    case WGPUTextureDimension_3D: return WGPUTextureViewDimension_3D;
+    default:
+      return t->desc.size.depthOrArrayLayers > 1 ? WGPUTextureViewDimension_2DArray : WGPUTextureViewDimension_2D;
+  }
+}
+#endif

@@ -17,7 +17,7 @@ static _Atomic bool foreign;
 void ul__wg_foreign(const char *tell) {
   if (atomic_exchange(&foreign, true)) return;
   ul__log(UL__LOG_ERROR,
-          "%s: the program was built on " UL__WGPU_REVISION_STABLE ", and this libunlost-webgpu for "
+          "%s: the program was built on " UL__WGPU_REVISION_OTHER ", and this libunlost-webgpu for "
           UL__WGPU_REVISION ": their instance descriptors, texture formats and features differ, and the program's "
           "structs would be misread, so its instances are refused; build unlost against the program's webgpu.h, "
           "or the program against unlost's (pkg-config --cflags unlost-webgpu)",
@@ -25,6 +25,8 @@ void ul__wg_foreign(const char *tell) {
 }
 
 bool ul__wg_foreign_seen(void) { return atomic_load(&foreign); }
+
+#if !UL_WGPU_STABLE /* built on the stable header, these are its own (instance.c, refused.c) */
 
 /* The stable header's lists and limits of instance features, by layout
  * (its types are not this revision's). */
@@ -91,3 +93,4 @@ UL__WG_EXPORT void wgpuRenderBundleEncoderSetImmediates(void *bundle, uint32_t o
   UL__UNUSED(bundle), UL__UNUSED(offset), UL__UNUSED(data), UL__UNUSED(size);
   ul__wg_foreign("wgpuRenderBundleEncoderSetImmediates");
 }
+#endif

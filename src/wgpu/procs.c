@@ -5,12 +5,16 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#ifndef UL_DEFAULT_WEBGPU_LIB
-#define UL_DEFAULT_WEBGPU_LIB "libwebgpu_wrapper.so"
-#endif
-#ifndef UL_INSTALLED_WEBGPU_LIB
-#define UL_INSTALLED_WEBGPU_LIB "/usr/local/lib/unlost/libwebgpu_wrapper.so"
-#endif
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+
+/* The pinned Dawn's file name. No path is built into the library: an
+ * installed copy finds the Dawn installed beside it, and a bare name is
+ * looked up by dlopen in the run path of the binary that holds this code
+ * (the build tree's Dawn in a build, <libdir>/unlost once installed), so
+ * the same build can be installed under any prefix. */
+#define UL_WEBGPU_LIB_NAME "libwebgpu_wrapper.so"
 
 static bool file_exists(const char *p) {
   struct stat st;
@@ -33,12 +37,19 @@ static const char *beside_this_library(void) {
 const char *ul__wgpu_default_path(void) {
   const char *e = ul__opt_text(UL__OPT_WEBGPU_LIB);
   if (e) return e;
-  /* An installed library prefers the Dawn installed with it; a build-tree
-   * binary finds neither of those and takes the source tree's. */
-  const char *candidates[] = {beside_this_library(), UL_INSTALLED_WEBGPU_LIB, UL_DEFAULT_WEBGPU_LIB};
-  for (size_t i = 0; i < UL__COUNT_OF(candidates); i++)
-    if (candidates[i] && file_exists(candidates[i])) return candidates[i];
-  return UL_DEFAULT_WEBGPU_LIB;
+  /* An installed shared library prefers the Dawn installed with it; any
+   * other binary takes the one its run path names. */
+  const char *beside = beside_this_library();
+  if (beside && file_exists(beside)) return beside;
+  return UL_WEBGPU_LIB_NAME;
+}
+
+/* The file dlopen found for `h`, resolved ("bin/../lib" made "lib"), into
+ * buf; `asked` when it cannot tell. */
+static const char *opened_path(void *h, const char *asked, char *buf) {
+  struct link_map *lm = NULL;
+  if (dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name || !*lm->l_name) return asked;
+  return realpath(lm->l_name, buf) ? buf : lm->l_name;
 }
 
 void ul__sv_copy(WGPUStringView v, char *buf, size_t cap) {
@@ -83,11 +94,18 @@ ul_status ul__wgpu_open(const char *path, ul__wgpu_lib *lib) {
   /* The revision it speaks, told by entry points that one revision has
    * and the other has not: this build reads its structs with the layout of
    * UL__WGPU_REVISION, so another is refused here, never misread. */
-  if (dlsym(h, "wgpuGetInstanceFeatures") && !dlsym(h, "wgpuGetInstanceCapabilities")) {
+#if UL_WGPU_STABLE
+#define UL__OTHER_HAS "wgpuGetInstanceCapabilities"
+#define UL__OWN_HAS "wgpuGetInstanceFeatures"
+#else
+#define UL__OTHER_HAS "wgpuGetInstanceFeatures"
+#define UL__OWN_HAS "wgpuGetInstanceCapabilities"
+#endif
+  if (dlsym(h, UL__OTHER_HAS) && !dlsym(h, UL__OWN_HAS)) {
     dlclose(h);
     return ul__fail(UL_ERR_NO_IMPLEMENTATION,
-                    "load webgpu implementation '%s': it speaks " UL__WGPU_REVISION_STABLE
-                    " (it exports wgpuGetInstanceFeatures, not wgpuGetInstanceCapabilities), and this unlost was "
+                    "load webgpu implementation '%s': it speaks " UL__WGPU_REVISION_OTHER
+                    " (it exports " UL__OTHER_HAS ", not " UL__OWN_HAS "), and this unlost was "
                     "built for " UL__WGPU_REVISION ", whose structs and enums differ; build unlost against that "
                     "implementation's header, or use the pinned Dawn; %s",
                     path, hint);
@@ -108,7 +126,8 @@ ul_status ul__wgpu_open(const char *path, ul__wgpu_lib *lib) {
   UL__WGPU_PROCS(UL__LOAD)
 #undef UL__LOAD
   lib->handle = h;
-  lib->path = ul__strdup(path);
+  char real[PATH_MAX];
+  lib->path = ul__strdup(opened_path(h, path, real));
   if (!lib->path) {
     dlclose(h);
     memset(lib, 0, sizeof *lib);

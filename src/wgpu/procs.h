@@ -12,28 +12,34 @@
  * Their structs and enums differ (the instance descriptor, texture formats,
  * features, sTypes: docs/webgpu.md, "Header revisions"): neither side may
  * be read with the other's layout. */
-#define UL__WGPU_REVISION "Dawn's webgpu.h of June 2025 (df73f16)"
+#define UL__WGPU_REVISION_PINNED "Dawn's webgpu.h of June 2025 (df73f16)"
 #define UL__WGPU_REVISION_STABLE "the stable webgpu.h (webgpu-native/webgpu-headers, September 2025 on)"
+#if UL_WGPU_STABLE
+#define UL__WGPU_REVISION UL__WGPU_REVISION_STABLE
+#define UL__WGPU_REVISION_OTHER UL__WGPU_REVISION_PINNED
+#else
+#define UL__WGPU_REVISION UL__WGPU_REVISION_PINNED
+#define UL__WGPU_REVISION_OTHER UL__WGPU_REVISION_STABLE
+#endif
 
 /* X(required, kind, Ret, Name, (params), (args)): every entry point of the
- * implementation (the list of wgpu/wgpu_api.h); kind is V for functions
+ * implementation (the lists of wgpu/wgpu_api.h: both revisions' and Dawn's
+ * extensions over their common types, then the pinned or the stable
+ * revision's own); kind is V for functions
  * returning void, R otherwise; the symbol is "wgpu" #Name. Those the
  * engine cannot work without are required; the others may be NULL (an
  * implementation that lacks them). wgpuCreateInstance comes first: a
  * library without it is named as no implementation at all. */
-#define UL__WGPU_PROCS(X) \
+#define UL__WGPU_PROCS_COMMON(X) \
   X(1, R, WGPUInstance, CreateInstance, (const WGPUInstanceDescriptor *descriptor), (descriptor)) \
   X(0, V, void, AdapterAddRef, (WGPUAdapter adapter), (adapter)) \
   X(0, R, WGPUDevice, AdapterCreateDevice, (WGPUAdapter adapter, const WGPUDeviceDescriptor *descriptor), (adapter, descriptor)) \
   X(0, V, void, AdapterGetFeatures, (WGPUAdapter adapter, WGPUSupportedFeatures *features), (adapter, features)) \
-  X(0, R, WGPUStatus, AdapterGetFormatCapabilities, (WGPUAdapter adapter, WGPUTextureFormat format, WGPUDawnFormatCapabilities *capabilities), (adapter, format, capabilities)) \
   X(1, R, WGPUStatus, AdapterGetInfo, (WGPUAdapter adapter, WGPUAdapterInfo *info), (adapter, info)) \
   X(0, R, WGPUInstance, AdapterGetInstance, (WGPUAdapter adapter), (adapter)) \
   X(1, R, WGPUStatus, AdapterGetLimits, (WGPUAdapter adapter, WGPULimits *limits), (adapter, limits)) \
   X(0, R, WGPUBool, AdapterHasFeature, (WGPUAdapter adapter, WGPUFeatureName feature), (adapter, feature)) \
   X(1, V, void, AdapterInfoFreeMembers, (WGPUAdapterInfo adapterInfo), (adapterInfo)) \
-  X(0, V, void, AdapterPropertiesMemoryHeapsFreeMembers, (WGPUAdapterPropertiesMemoryHeaps adapterPropertiesMemoryHeaps), (adapterPropertiesMemoryHeaps)) \
-  X(0, V, void, AdapterPropertiesSubgroupMatrixConfigsFreeMembers, (WGPUAdapterPropertiesSubgroupMatrixConfigs adapterPropertiesSubgroupMatrixConfigs), (adapterPropertiesSubgroupMatrixConfigs)) \
   X(1, V, void, AdapterRelease, (WGPUAdapter adapter), (adapter)) \
   X(1, R, WGPUFuture, AdapterRequestDevice, (WGPUAdapter adapter, const WGPUDeviceDescriptor *descriptor, WGPURequestDeviceCallbackInfo callbackInfo), (adapter, descriptor, callbackInfo)) \
   X(0, V, void, BindGroupAddRef, (WGPUBindGroup bindGroup), (bindGroup)) \
@@ -93,7 +99,6 @@
   X(1, R, WGPUBindGroupLayout, ComputePipelineGetBindGroupLayout, (WGPUComputePipeline computePipeline, uint32_t groupIndex), (computePipeline, groupIndex)) \
   X(1, V, void, ComputePipelineRelease, (WGPUComputePipeline computePipeline), (computePipeline)) \
   X(0, V, void, ComputePipelineSetLabel, (WGPUComputePipeline computePipeline, WGPUStringView label), (computePipeline, label)) \
-  X(0, V, void, DawnDrmFormatCapabilitiesFreeMembers, (WGPUDawnDrmFormatCapabilities dawnDrmFormatCapabilities), (dawnDrmFormatCapabilities)) \
   X(0, V, void, DeviceAddRef, (WGPUDevice device), (device)) \
   X(1, R, WGPUBindGroup, DeviceCreateBindGroup, (WGPUDevice device, const WGPUBindGroupDescriptor *descriptor), (device, descriptor)) \
   X(1, R, WGPUBindGroupLayout, DeviceCreateBindGroupLayout, (WGPUDevice device, const WGPUBindGroupLayoutDescriptor *descriptor), (device, descriptor)) \
@@ -105,7 +110,6 @@
   X(0, R, WGPUExternalTexture, DeviceCreateErrorExternalTexture, (WGPUDevice device), (device)) \
   X(0, R, WGPUShaderModule, DeviceCreateErrorShaderModule, (WGPUDevice device, const WGPUShaderModuleDescriptor *descriptor, WGPUStringView errorMessage), (device, descriptor, errorMessage)) \
   X(0, R, WGPUTexture, DeviceCreateErrorTexture, (WGPUDevice device, const WGPUTextureDescriptor *descriptor), (device, descriptor)) \
-  X(0, R, WGPUExternalTexture, DeviceCreateExternalTexture, (WGPUDevice device, const WGPUExternalTextureDescriptor *externalTextureDescriptor), (device, externalTextureDescriptor)) \
   X(1, R, WGPUPipelineLayout, DeviceCreatePipelineLayout, (WGPUDevice device, const WGPUPipelineLayoutDescriptor *descriptor), (device, descriptor)) \
   X(0, R, WGPUQuerySet, DeviceCreateQuerySet, (WGPUDevice device, const WGPUQuerySetDescriptor *descriptor), (device, descriptor)) \
   X(0, R, WGPURenderBundleEncoder, DeviceCreateRenderBundleEncoder, (WGPUDevice device, const WGPURenderBundleEncoderDescriptor *descriptor), (device, descriptor)) \
@@ -116,7 +120,6 @@
   X(1, R, WGPUTexture, DeviceCreateTexture, (WGPUDevice device, const WGPUTextureDescriptor *descriptor), (device, descriptor)) \
   X(1, V, void, DeviceDestroy, (WGPUDevice device), (device)) \
   X(0, V, void, DeviceForceLoss, (WGPUDevice device, WGPUDeviceLostReason type, WGPUStringView message), (device, type, message)) \
-  X(0, R, WGPUStatus, DeviceGetAHardwareBufferProperties, (WGPUDevice device, void *handle, WGPUAHardwareBufferProperties *properties), (device, handle, properties)) \
   X(0, R, WGPUAdapter, DeviceGetAdapter, (WGPUDevice device), (device)) \
   X(0, R, WGPUStatus, DeviceGetAdapterInfo, (WGPUDevice device, WGPUAdapterInfo *adapterInfo), (device, adapterInfo)) \
   X(0, V, void, DeviceGetFeatures, (WGPUDevice device, WGPUSupportedFeatures *features), (device, features)) \
@@ -124,15 +127,11 @@
   X(0, R, WGPUFuture, DeviceGetLostFuture, (WGPUDevice device), (device)) \
   X(1, R, WGPUQueue, DeviceGetQueue, (WGPUDevice device), (device)) \
   X(0, R, WGPUBool, DeviceHasFeature, (WGPUDevice device, WGPUFeatureName feature), (device, feature)) \
-  X(0, R, WGPUSharedBufferMemory, DeviceImportSharedBufferMemory, (WGPUDevice device, const WGPUSharedBufferMemoryDescriptor *descriptor), (device, descriptor)) \
-  X(0, R, WGPUSharedFence, DeviceImportSharedFence, (WGPUDevice device, const WGPUSharedFenceDescriptor *descriptor), (device, descriptor)) \
-  X(0, R, WGPUSharedTextureMemory, DeviceImportSharedTextureMemory, (WGPUDevice device, const WGPUSharedTextureMemoryDescriptor *descriptor), (device, descriptor)) \
   X(0, V, void, DeviceInjectError, (WGPUDevice device, WGPUErrorType type, WGPUStringView message), (device, type, message)) \
   X(1, R, WGPUFuture, DevicePopErrorScope, (WGPUDevice device, WGPUPopErrorScopeCallbackInfo callbackInfo), (device, callbackInfo)) \
   X(1, V, void, DevicePushErrorScope, (WGPUDevice device, WGPUErrorFilter filter), (device, filter)) \
   X(1, V, void, DeviceRelease, (WGPUDevice device), (device)) \
   X(0, V, void, DeviceSetLabel, (WGPUDevice device, WGPUStringView label), (device, label)) \
-  X(0, V, void, DeviceSetLoggingCallback, (WGPUDevice device, WGPULoggingCallbackInfo callbackInfo), (device, callbackInfo)) \
   X(0, V, void, DeviceTick, (WGPUDevice device), (device)) \
   X(0, V, void, DeviceValidateTextureDescriptor, (WGPUDevice device, const WGPUTextureDescriptor *descriptor), (device, descriptor)) \
   X(0, V, void, ExternalTextureAddRef, (WGPUExternalTexture externalTexture), (externalTexture)) \
@@ -141,11 +140,9 @@
   X(0, V, void, ExternalTextureRefresh, (WGPUExternalTexture externalTexture), (externalTexture)) \
   X(0, V, void, ExternalTextureRelease, (WGPUExternalTexture externalTexture), (externalTexture)) \
   X(0, V, void, ExternalTextureSetLabel, (WGPUExternalTexture externalTexture, WGPUStringView label), (externalTexture, label)) \
-  X(0, R, WGPUStatus, GetInstanceCapabilities, (WGPUInstanceCapabilities *capabilities), (capabilities)) \
   X(0, R, WGPUProc, GetProcAddress, (WGPUStringView procName), (procName)) \
   X(0, V, void, InstanceAddRef, (WGPUInstance instance), (instance)) \
   X(0, R, WGPUSurface, InstanceCreateSurface, (WGPUInstance instance, const WGPUSurfaceDescriptor *descriptor), (instance, descriptor)) \
-  X(0, R, WGPUStatus, InstanceGetWGSLLanguageFeatures, (WGPUInstance instance, WGPUSupportedWGSLLanguageFeatures *features), (instance, features)) \
   X(0, R, WGPUBool, InstanceHasWGSLLanguageFeature, (WGPUInstance instance, WGPUWGSLLanguageFeatureName feature), (instance, feature)) \
   X(1, V, void, InstanceProcessEvents, (WGPUInstance instance), (instance)) \
   X(1, V, void, InstanceRelease, (WGPUInstance instance), (instance)) \
@@ -161,8 +158,6 @@
   X(0, V, void, QuerySetRelease, (WGPUQuerySet querySet), (querySet)) \
   X(0, V, void, QuerySetSetLabel, (WGPUQuerySet querySet, WGPUStringView label), (querySet, label)) \
   X(0, V, void, QueueAddRef, (WGPUQueue queue), (queue)) \
-  X(0, V, void, QueueCopyExternalTextureForBrowser, (WGPUQueue queue, const WGPUImageCopyExternalTexture *source, const WGPUTexelCopyTextureInfo *destination, const WGPUExtent3D *copySize, const WGPUCopyTextureForBrowserOptions *options), (queue, source, destination, copySize, options)) \
-  X(0, V, void, QueueCopyTextureForBrowser, (WGPUQueue queue, const WGPUTexelCopyTextureInfo *source, const WGPUTexelCopyTextureInfo *destination, const WGPUExtent3D *copySize, const WGPUCopyTextureForBrowserOptions *options), (queue, source, destination, copySize, options)) \
   X(1, R, WGPUFuture, QueueOnSubmittedWorkDone, (WGPUQueue queue, WGPUQueueWorkDoneCallbackInfo callbackInfo), (queue, callbackInfo)) \
   X(1, V, void, QueueRelease, (WGPUQueue queue), (queue)) \
   X(0, V, void, QueueSetLabel, (WGPUQueue queue, WGPUStringView label), (queue, label)) \
@@ -226,27 +221,6 @@
   X(0, R, WGPUFuture, ShaderModuleGetCompilationInfo, (WGPUShaderModule shaderModule, WGPUCompilationInfoCallbackInfo callbackInfo), (shaderModule, callbackInfo)) \
   X(1, V, void, ShaderModuleRelease, (WGPUShaderModule shaderModule), (shaderModule)) \
   X(0, V, void, ShaderModuleSetLabel, (WGPUShaderModule shaderModule, WGPUStringView label), (shaderModule, label)) \
-  X(0, V, void, SharedBufferMemoryAddRef, (WGPUSharedBufferMemory sharedBufferMemory), (sharedBufferMemory)) \
-  X(0, R, WGPUStatus, SharedBufferMemoryBeginAccess, (WGPUSharedBufferMemory sharedBufferMemory, WGPUBuffer buffer, const WGPUSharedBufferMemoryBeginAccessDescriptor *descriptor), (sharedBufferMemory, buffer, descriptor)) \
-  X(0, R, WGPUBuffer, SharedBufferMemoryCreateBuffer, (WGPUSharedBufferMemory sharedBufferMemory, const WGPUBufferDescriptor *descriptor), (sharedBufferMemory, descriptor)) \
-  X(0, R, WGPUStatus, SharedBufferMemoryEndAccess, (WGPUSharedBufferMemory sharedBufferMemory, WGPUBuffer buffer, WGPUSharedBufferMemoryEndAccessState *descriptor), (sharedBufferMemory, buffer, descriptor)) \
-  X(0, V, void, SharedBufferMemoryEndAccessStateFreeMembers, (WGPUSharedBufferMemoryEndAccessState sharedBufferMemoryEndAccessState), (sharedBufferMemoryEndAccessState)) \
-  X(0, R, WGPUStatus, SharedBufferMemoryGetProperties, (WGPUSharedBufferMemory sharedBufferMemory, WGPUSharedBufferMemoryProperties *properties), (sharedBufferMemory, properties)) \
-  X(0, R, WGPUBool, SharedBufferMemoryIsDeviceLost, (WGPUSharedBufferMemory sharedBufferMemory), (sharedBufferMemory)) \
-  X(0, V, void, SharedBufferMemoryRelease, (WGPUSharedBufferMemory sharedBufferMemory), (sharedBufferMemory)) \
-  X(0, V, void, SharedBufferMemorySetLabel, (WGPUSharedBufferMemory sharedBufferMemory, WGPUStringView label), (sharedBufferMemory, label)) \
-  X(0, V, void, SharedFenceAddRef, (WGPUSharedFence sharedFence), (sharedFence)) \
-  X(0, V, void, SharedFenceExportInfo, (WGPUSharedFence sharedFence, WGPUSharedFenceExportInfo *info), (sharedFence, info)) \
-  X(0, V, void, SharedFenceRelease, (WGPUSharedFence sharedFence), (sharedFence)) \
-  X(0, V, void, SharedTextureMemoryAddRef, (WGPUSharedTextureMemory sharedTextureMemory), (sharedTextureMemory)) \
-  X(0, R, WGPUStatus, SharedTextureMemoryBeginAccess, (WGPUSharedTextureMemory sharedTextureMemory, WGPUTexture texture, const WGPUSharedTextureMemoryBeginAccessDescriptor *descriptor), (sharedTextureMemory, texture, descriptor)) \
-  X(0, R, WGPUTexture, SharedTextureMemoryCreateTexture, (WGPUSharedTextureMemory sharedTextureMemory, const WGPUTextureDescriptor *descriptor), (sharedTextureMemory, descriptor)) \
-  X(0, R, WGPUStatus, SharedTextureMemoryEndAccess, (WGPUSharedTextureMemory sharedTextureMemory, WGPUTexture texture, WGPUSharedTextureMemoryEndAccessState *descriptor), (sharedTextureMemory, texture, descriptor)) \
-  X(0, V, void, SharedTextureMemoryEndAccessStateFreeMembers, (WGPUSharedTextureMemoryEndAccessState sharedTextureMemoryEndAccessState), (sharedTextureMemoryEndAccessState)) \
-  X(0, R, WGPUStatus, SharedTextureMemoryGetProperties, (WGPUSharedTextureMemory sharedTextureMemory, WGPUSharedTextureMemoryProperties *properties), (sharedTextureMemory, properties)) \
-  X(0, R, WGPUBool, SharedTextureMemoryIsDeviceLost, (WGPUSharedTextureMemory sharedTextureMemory), (sharedTextureMemory)) \
-  X(0, V, void, SharedTextureMemoryRelease, (WGPUSharedTextureMemory sharedTextureMemory), (sharedTextureMemory)) \
-  X(0, V, void, SharedTextureMemorySetLabel, (WGPUSharedTextureMemory sharedTextureMemory, WGPUStringView label), (sharedTextureMemory, label)) \
   X(0, V, void, SupportedFeaturesFreeMembers, (WGPUSupportedFeatures supportedFeatures), (supportedFeatures)) \
   X(0, V, void, SupportedWGSLLanguageFeaturesFreeMembers, (WGPUSupportedWGSLLanguageFeatures supportedWGSLLanguageFeatures), (supportedWGSLLanguageFeatures)) \
   X(0, V, void, SurfaceAddRef, (WGPUSurface surface), (surface)) \
@@ -254,7 +228,6 @@
   X(0, V, void, SurfaceConfigure, (WGPUSurface surface, const WGPUSurfaceConfiguration *config), (surface, config)) \
   X(0, R, WGPUStatus, SurfaceGetCapabilities, (WGPUSurface surface, WGPUAdapter adapter, WGPUSurfaceCapabilities *capabilities), (surface, adapter, capabilities)) \
   X(0, V, void, SurfaceGetCurrentTexture, (WGPUSurface surface, WGPUSurfaceTexture *surfaceTexture), (surface, surfaceTexture)) \
-  X(0, V, void, SurfacePresent, (WGPUSurface surface), (surface)) \
   X(0, V, void, SurfaceRelease, (WGPUSurface surface), (surface)) \
   X(0, V, void, SurfaceSetLabel, (WGPUSurface surface, WGPUStringView label), (surface, label)) \
   X(0, V, void, SurfaceUnconfigure, (WGPUSurface surface), (surface)) \
@@ -276,6 +249,64 @@
   X(1, V, void, TextureViewRelease, (WGPUTextureView textureView), (textureView)) \
   X(0, V, void, TextureViewSetLabel, (WGPUTextureView textureView, WGPUStringView label), (textureView, label))
 
+/* The pinned revision's own (or declared otherwise in the stable one). */
+#define UL__WGPU_PROCS_PINNED(X) \
+  X(0, R, WGPUStatus, AdapterGetFormatCapabilities, (WGPUAdapter adapter, WGPUTextureFormat format, WGPUDawnFormatCapabilities *capabilities), (adapter, format, capabilities)) \
+  X(0, V, void, AdapterPropertiesMemoryHeapsFreeMembers, (WGPUAdapterPropertiesMemoryHeaps adapterPropertiesMemoryHeaps), (adapterPropertiesMemoryHeaps)) \
+  X(0, V, void, AdapterPropertiesSubgroupMatrixConfigsFreeMembers, (WGPUAdapterPropertiesSubgroupMatrixConfigs adapterPropertiesSubgroupMatrixConfigs), (adapterPropertiesSubgroupMatrixConfigs)) \
+  X(0, V, void, DawnDrmFormatCapabilitiesFreeMembers, (WGPUDawnDrmFormatCapabilities dawnDrmFormatCapabilities), (dawnDrmFormatCapabilities)) \
+  X(0, R, WGPUExternalTexture, DeviceCreateExternalTexture, (WGPUDevice device, const WGPUExternalTextureDescriptor *externalTextureDescriptor), (device, externalTextureDescriptor)) \
+  X(0, R, WGPUStatus, DeviceGetAHardwareBufferProperties, (WGPUDevice device, void *handle, WGPUAHardwareBufferProperties *properties), (device, handle, properties)) \
+  X(0, R, WGPUSharedBufferMemory, DeviceImportSharedBufferMemory, (WGPUDevice device, const WGPUSharedBufferMemoryDescriptor *descriptor), (device, descriptor)) \
+  X(0, R, WGPUSharedFence, DeviceImportSharedFence, (WGPUDevice device, const WGPUSharedFenceDescriptor *descriptor), (device, descriptor)) \
+  X(0, R, WGPUSharedTextureMemory, DeviceImportSharedTextureMemory, (WGPUDevice device, const WGPUSharedTextureMemoryDescriptor *descriptor), (device, descriptor)) \
+  X(0, V, void, DeviceSetLoggingCallback, (WGPUDevice device, WGPULoggingCallbackInfo callbackInfo), (device, callbackInfo)) \
+  X(0, R, WGPUStatus, GetInstanceCapabilities, (WGPUInstanceCapabilities *capabilities), (capabilities)) \
+  X(0, R, WGPUStatus, InstanceGetWGSLLanguageFeatures, (WGPUInstance instance, WGPUSupportedWGSLLanguageFeatures *features), (instance, features)) \
+  X(0, V, void, QueueCopyExternalTextureForBrowser, (WGPUQueue queue, const WGPUImageCopyExternalTexture *source, const WGPUTexelCopyTextureInfo *destination, const WGPUExtent3D *copySize, const WGPUCopyTextureForBrowserOptions *options), (queue, source, destination, copySize, options)) \
+  X(0, V, void, QueueCopyTextureForBrowser, (WGPUQueue queue, const WGPUTexelCopyTextureInfo *source, const WGPUTexelCopyTextureInfo *destination, const WGPUExtent3D *copySize, const WGPUCopyTextureForBrowserOptions *options), (queue, source, destination, copySize, options)) \
+  X(0, V, void, SharedBufferMemoryAddRef, (WGPUSharedBufferMemory sharedBufferMemory), (sharedBufferMemory)) \
+  X(0, R, WGPUStatus, SharedBufferMemoryBeginAccess, (WGPUSharedBufferMemory sharedBufferMemory, WGPUBuffer buffer, const WGPUSharedBufferMemoryBeginAccessDescriptor *descriptor), (sharedBufferMemory, buffer, descriptor)) \
+  X(0, R, WGPUBuffer, SharedBufferMemoryCreateBuffer, (WGPUSharedBufferMemory sharedBufferMemory, const WGPUBufferDescriptor *descriptor), (sharedBufferMemory, descriptor)) \
+  X(0, R, WGPUStatus, SharedBufferMemoryEndAccess, (WGPUSharedBufferMemory sharedBufferMemory, WGPUBuffer buffer, WGPUSharedBufferMemoryEndAccessState *descriptor), (sharedBufferMemory, buffer, descriptor)) \
+  X(0, V, void, SharedBufferMemoryEndAccessStateFreeMembers, (WGPUSharedBufferMemoryEndAccessState sharedBufferMemoryEndAccessState), (sharedBufferMemoryEndAccessState)) \
+  X(0, R, WGPUStatus, SharedBufferMemoryGetProperties, (WGPUSharedBufferMemory sharedBufferMemory, WGPUSharedBufferMemoryProperties *properties), (sharedBufferMemory, properties)) \
+  X(0, R, WGPUBool, SharedBufferMemoryIsDeviceLost, (WGPUSharedBufferMemory sharedBufferMemory), (sharedBufferMemory)) \
+  X(0, V, void, SharedBufferMemoryRelease, (WGPUSharedBufferMemory sharedBufferMemory), (sharedBufferMemory)) \
+  X(0, V, void, SharedBufferMemorySetLabel, (WGPUSharedBufferMemory sharedBufferMemory, WGPUStringView label), (sharedBufferMemory, label)) \
+  X(0, V, void, SharedFenceAddRef, (WGPUSharedFence sharedFence), (sharedFence)) \
+  X(0, V, void, SharedFenceExportInfo, (WGPUSharedFence sharedFence, WGPUSharedFenceExportInfo *info), (sharedFence, info)) \
+  X(0, V, void, SharedFenceRelease, (WGPUSharedFence sharedFence), (sharedFence)) \
+  X(0, V, void, SharedTextureMemoryAddRef, (WGPUSharedTextureMemory sharedTextureMemory), (sharedTextureMemory)) \
+  X(0, R, WGPUStatus, SharedTextureMemoryBeginAccess, (WGPUSharedTextureMemory sharedTextureMemory, WGPUTexture texture, const WGPUSharedTextureMemoryBeginAccessDescriptor *descriptor), (sharedTextureMemory, texture, descriptor)) \
+  X(0, R, WGPUTexture, SharedTextureMemoryCreateTexture, (WGPUSharedTextureMemory sharedTextureMemory, const WGPUTextureDescriptor *descriptor), (sharedTextureMemory, descriptor)) \
+  X(0, R, WGPUStatus, SharedTextureMemoryEndAccess, (WGPUSharedTextureMemory sharedTextureMemory, WGPUTexture texture, WGPUSharedTextureMemoryEndAccessState *descriptor), (sharedTextureMemory, texture, descriptor)) \
+  X(0, V, void, SharedTextureMemoryEndAccessStateFreeMembers, (WGPUSharedTextureMemoryEndAccessState sharedTextureMemoryEndAccessState), (sharedTextureMemoryEndAccessState)) \
+  X(0, R, WGPUStatus, SharedTextureMemoryGetProperties, (WGPUSharedTextureMemory sharedTextureMemory, WGPUSharedTextureMemoryProperties *properties), (sharedTextureMemory, properties)) \
+  X(0, R, WGPUBool, SharedTextureMemoryIsDeviceLost, (WGPUSharedTextureMemory sharedTextureMemory), (sharedTextureMemory)) \
+  X(0, V, void, SharedTextureMemoryRelease, (WGPUSharedTextureMemory sharedTextureMemory), (sharedTextureMemory)) \
+  X(0, V, void, SharedTextureMemorySetLabel, (WGPUSharedTextureMemory sharedTextureMemory, WGPUStringView label), (sharedTextureMemory, label)) \
+  X(0, V, void, SurfacePresent, (WGPUSurface surface), (surface))
+
+/* The stable revision's own (or declared otherwise there): none required. */
+#define UL__WGPU_PROCS_STABLE(X) \
+  X(0, V, void, ComputePassEncoderSetImmediates, (WGPUComputePassEncoder computePassEncoder, uint32_t offset, const void *data, size_t size), (computePassEncoder, offset, data, size)) \
+  X(0, V, void, GetInstanceFeatures, (WGPUSupportedInstanceFeatures *features), (features)) \
+  X(0, R, WGPUStatus, GetInstanceLimits, (WGPUInstanceLimits *limits), (limits)) \
+  X(0, R, WGPUBool, HasInstanceFeature, (WGPUInstanceFeatureName feature), (feature)) \
+  X(0, V, void, InstanceGetWGSLLanguageFeatures, (WGPUInstance instance, WGPUSupportedWGSLLanguageFeatures *features), (instance, features)) \
+  X(0, V, void, RenderBundleEncoderSetImmediates, (WGPURenderBundleEncoder renderBundleEncoder, uint32_t offset, const void *data, size_t size), (renderBundleEncoder, offset, data, size)) \
+  X(0, V, void, RenderPassEncoderSetImmediates, (WGPURenderPassEncoder renderPassEncoder, uint32_t offset, const void *data, size_t size), (renderPassEncoder, offset, data, size)) \
+  X(0, V, void, SupportedInstanceFeaturesFreeMembers, (WGPUSupportedInstanceFeatures supportedInstanceFeatures), (supportedInstanceFeatures)) \
+  X(0, R, WGPUStatus, SurfacePresent, (WGPUSurface surface), (surface)) \
+  X(0, R, WGPUTextureViewDimension, TextureGetTextureBindingViewDimension, (WGPUTexture texture), (texture))
+
+#if UL_WGPU_STABLE
+#define UL__WGPU_PROCS(X) UL__WGPU_PROCS_COMMON(X) UL__WGPU_PROCS_STABLE(X)
+#else
+#define UL__WGPU_PROCS(X) UL__WGPU_PROCS_COMMON(X) UL__WGPU_PROCS_PINNED(X)
+#endif
+
 typedef struct ul__wgpu {
 #define UL__PROC_MEMBER(req, kind, Ret, Name, params, args) Ret(*Name) params;
   UL__WGPU_PROCS(UL__PROC_MEMBER)
@@ -296,6 +327,32 @@ ul_status ul__wgpu_open(const char *path, ul__wgpu_lib *lib);
 void ul__wgpu_close(ul__wgpu_lib *lib);
 /* The path ul__wgpu_open would try first for NULL. */
 const char *ul__wgpu_default_path(void);
+
+/* An instance descriptor asking for timed waits on up to `max` futures at
+ * once (none when !timed), in the revision this build speaks: a capability
+ * of the pinned one, a required feature and limit of the stable one. */
+typedef struct ul__instance_req {
+  WGPUInstanceDescriptor desc;
+#if UL_WGPU_STABLE
+  WGPUInstanceFeatureName feature;
+  WGPUInstanceLimits limits;
+#endif
+} ul__instance_req;
+static inline const WGPUInstanceDescriptor *ul__instance_req_init(ul__instance_req *r, bool timed, uint32_t max) {
+  memset(r, 0, sizeof *r);
+  if (!timed) return &r->desc;
+#if UL_WGPU_STABLE
+  r->feature = WGPUInstanceFeatureName_TimedWaitAny;
+  r->limits.timedWaitAnyMaxCount = max;
+  r->desc.requiredFeatureCount = 1;
+  r->desc.requiredFeatures = &r->feature;
+  r->desc.requiredLimits = &r->limits;
+#else
+  r->desc.capabilities.timedWaitAnyEnable = 1;
+  r->desc.capabilities.timedWaitAnyMaxCount = max;
+#endif
+  return &r->desc;
+}
 
 /* Helpers for WGPUStringView. */
 static inline WGPUStringView ul__sv(const char *s) {

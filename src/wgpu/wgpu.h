@@ -17,6 +17,12 @@
 #ifndef UL_WGPU_H
 #define UL_WGPU_H
 
+/* Built against a webgpu.h of the user's (cmake -DUNLOST_WEBGPU_INCLUDE_DIR;
+ * UL_WGPU_STABLE when it is the stable revision): that header, not these. */
+#ifdef UL_WGPU_USER_HEADER
+#include <webgpu/webgpu.h>
+#else
+
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -2120,5 +2126,7 @@ struct WGPUVertexBufferLayout {
   X(WGPUVertexAttribute) M(WGPUVertexAttribute, nextInChain) M(WGPUVertexAttribute, format) M(WGPUVertexAttribute, offset) M(WGPUVertexAttribute, shaderLocation) \
   X(WGPUVertexBufferLayout) M(WGPUVertexBufferLayout, nextInChain) M(WGPUVertexBufferLayout, stepMode) M(WGPUVertexBufferLayout, arrayStride) M(WGPUVertexBufferLayout, attributeCount) M(WGPUVertexBufferLayout, attributes) \
   X(WGPUVertexState) M(WGPUVertexState, nextInChain) M(WGPUVertexState, module) M(WGPUVertexState, entryPoint) M(WGPUVertexState, constantCount) M(WGPUVertexState, constants) M(WGPUVertexState, bufferCount) M(WGPUVertexState, buffers)
+
+#endif /* UL_WGPU_USER_HEADER */
 
 #endif

@@ -12,7 +12,7 @@ static void bench_usage(FILE *f) {
           "\n"
           "  track      cost of tracking: a buffer create+destroy pair through raw\n"
           "             webgpu.h, through unlost, and through unlost with backtraces\n"
-          "             [--pairs N (default 2000)]\n"
+          "             [--buffers N: buffers made and destroyed (default 2000)]\n"
           "  recovery   loss to first dispatch after restoring N bytes of weights\n"
           "             (a SOURCE buffer mapped from a file), against the same\n"
           "             rebuild through raw webgpu.h with a queue write; restore\n"

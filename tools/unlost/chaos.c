@@ -14,7 +14,7 @@
 
 static void chaos_usage(FILE *f) {
   fprintf(f,
-          "usage: unlost chaos [--workload NAME] [--every-call | --at N | --spec SPEC]\n"
+          "usage: unlost chaos [--workload NAME] [--every-call | --at N | --chaos SPEC]\n"
           "                    [--fault loss|oom|validation|request] [--stride K]\n"
           "                    [--pairs [--pair-stride M]] [--storm SECONDS --seed S\n"
           "                    [--no-health]] [--density [--from N] [--to M]]\n"
@@ -30,7 +30,8 @@ static void chaos_usage(FILE *f) {
           "  --every-call     inject at every call index (the default)\n"
           "  --stride K       inject at every K-th call index only\n"
           "  --at N           inject at call N only\n"
-          "  --spec SPEC      one run with this chaos schedule (see docs)\n"
+          "  --chaos SPEC     one run with this chaos schedule (UNLOST_CHAOS's grammar,\n"
+          "                   docs/chaos.md; --spec is the same option)\n"
           "  --fault KIND     loss (default): the device is lost;\n"
           "                   oom, validation: an error inside unlost's error scopes;\n"
           "                   request: the device is lost and the device request of\n"
@@ -830,7 +831,7 @@ int cmd_chaos(int argc, char **argv) {
                           {"hung-after", CLI_F64, &hung_s, .flo = 1, .fhi = 86400},
                           CLI_O("json", CLI_JSON, &json),
                           CLI_O("fault", CLI_TEXT, &fault),
-                          CLI_O("spec", CLI_TEXT, &spec),
+                          CLI_O("chaos", CLI_TEXT, &spec), CLI_O("spec", CLI_TEXT, &spec),
                           {"at", CLI_U64, &at_u, .lo = 1, .hi = 1ull << 40},
                           {"stride", CLI_U64, &stride_u, .lo = 1, .hi = 1ull << 40},
                           CLI_O("pairs", CLI_FLAG, &pairs),
@@ -868,7 +869,7 @@ int cmd_chaos(int argc, char **argv) {
     return 2;
   }
   if (density && (pairs || storm > 0 || spec || at || from > to)) {
-    fprintf(stderr, "unlost chaos: --density goes with neither --pairs, --storm, --spec nor --at, and needs "
+    fprintf(stderr, "unlost chaos: --density goes with neither --pairs, --storm, --chaos nor --at, and needs "
                     "--from <= --to\n");
     return 2;
   }
@@ -885,7 +886,7 @@ int cmd_chaos(int argc, char **argv) {
   }
   /* A schedule that does not parse is a usage error, before any run. */
   if (spec && ul_env_chaos_arm(env, spec)) {
-    fprintf(stderr, "unlost chaos: --spec: %s\n", ul_last_error());
+    fprintf(stderr, "unlost chaos: --chaos: %s\n", ul_last_error());
     ul_env_destroy(env);
     return 2;
   }

@@ -29,7 +29,7 @@ int cmd_chaos_webgpu(int argc, char **argv);
 static void usage(FILE *f) {
   fprintf(f,
           "usage: unlost chaos --workload webgpu-NAME[,webgpu-NAME...] | webgpu-all\n"
-          "                    [--every-call | --at N | --spec SPEC] [--stride K | --points N]\n"
+          "                    [--every-call | --at N | --chaos SPEC] [--stride K | --points N]\n"
           "                    [--fault loss|oom|validation|request]\n"
           "                    [--pairs [--pair-stride M | --pair-points M]]\n"
           "                    [--storm SECONDS [--seed S] [--repeat R]]\n"
@@ -50,7 +50,8 @@ static void usage(FILE *f) {
           "  --points N       about N call indices per program, evenly spread\n"
           "                   (the stride is chosen from its clean call count)\n"
           "  --at N           inject at call N only\n"
-          "  --spec SPEC      one run with this chaos schedule (see docs)\n"
+          "  --chaos SPEC     one run with this chaos schedule (UNLOST_CHAOS's grammar,\n"
+          "                   docs/chaos.md; --spec is the same option)\n"
           "  --fault KIND     loss (default); oom, validation: an error inside\n"
           "                   unlost's error scopes; request: a loss whose recovery's\n"
           "                   device request fails once\n"
@@ -1174,7 +1175,7 @@ static bool parse_args(int argc, char **argv, wopts *o, const char **workload, i
                           CLI_O("workload", CLI_TEXT, workload),
                           CLI_O("json", CLI_JSON, &o->json),
                           CLI_O("fault", CLI_TEXT, &o->fault),
-                          CLI_O("spec", CLI_TEXT, &o->spec),
+                          CLI_O("chaos", CLI_TEXT, &o->spec), CLI_O("spec", CLI_TEXT, &o->spec),
                           CLI_O("pairs", CLI_FLAG, &pairs),
                           CLI_O("control", CLI_FLAG, &o->control),
                           CLI_O("gen-threads", CLI_FLAG, &o->gen_threads),
@@ -1226,7 +1227,7 @@ static bool parse_args(int argc, char **argv, wopts *o, const char **workload, i
   if (o->storm_s > 0) o->mode = MODE_STORM;
   if (o->programs) {
     if (o->mode != MODE_POINTS || o->spec || o->at) {
-      fprintf(stderr, "unlost chaos: --programs makes its own schedules: not with --pairs, --storm, --spec or --at\n");
+      fprintf(stderr, "unlost chaos: --programs makes its own schedules: not with --pairs, --storm, --chaos or --at\n");
       return false;
     }
     o->mode = MODE_GEN;
@@ -1237,11 +1238,11 @@ static bool parse_args(int argc, char **argv, wopts *o, const char **workload, i
     return false;
   }
   if (o->spec && (o->mode != MODE_POINTS || o->at)) {
-    fprintf(stderr, "unlost chaos: --spec is one run: not with --at, --pairs or --storm\n");
+    fprintf(stderr, "unlost chaos: --chaos is one run: not with --at, --pairs or --storm\n");
     return false;
   }
   if (o->spec && (strlen(o->spec) > 4096 || strchr(o->spec, '\n'))) {
-    fprintf(stderr, "unlost chaos: --spec: too long, or more than one line\n");
+    fprintf(stderr, "unlost chaos: --chaos: too long, or more than one line\n");
     return false;
   }
   o->need_recovery = !strcmp(o->fault, "loss") || !strcmp(o->fault, "request") || o->spec;
@@ -1249,7 +1250,7 @@ static bool parse_args(int argc, char **argv, wopts *o, const char **workload, i
     /* A schedule that does not parse is a usage error, before any run. */
     ul_env *env = NULL;
     if (ul_env_create(&(ul_env_desc){.chaos = o->spec}, &env)) {
-      fprintf(stderr, "unlost chaos: --spec: %s\n", ul_last_error());
+      fprintf(stderr, "unlost chaos: --chaos: %s\n", ul_last_error());
       return false;
     }
     ul_env_destroy(env);
