@@ -93,7 +93,8 @@ if(TARGET unlost_webgpu)
   # unlost exec runs a webgpu.h program through the layer (issue 39); under
   # ASan the sanitizer's runtime is preloaded first, and exec adds the layer
   # after it.
-  add_test(NAME test_unlost_exec COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_unlost_exec.sh ${CMAKE_BINARY_DIR})
+  add_test(NAME test_unlost_exec COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_unlost_exec.sh ${CMAKE_BINARY_DIR}
+    ${CMAKE_C_COMPILER} ${UL_DAWN_LIB})
   set(UL_EXEC_ENV "${UL_WEBGPU_TEST_ENV}")
   if(UL_SANITIZE MATCHES "address")
     list(APPEND UL_EXEC_ENV "LD_PRELOAD=${UL_ASAN_RT}")
