@@ -315,15 +315,19 @@ int bench_overhead(int argc, char **argv, bool json) {
     double med_ratio = bench_quantile(ratio, reps, 0.5);
     double q1 = bench_quantile(ratio, reps, 0.25), q3 = bench_quantile(ratio, reps, 0.75);
     if (json) {
-      printf("{\"bench\":\"overhead\",\"adapter\":");
-      cli_json_string(stdout, ai.name);
-      printf(",\"dispatches\":%d,\"repetitions\":%d,\"raw_dispatch_ms\":%.3f,\"unlost_dispatch_ms\":%.3f,"
-             "\"ratio_dispatch\":%.4f,\"ratio_dispatch_q1\":%.4f,\"ratio_dispatch_q3\":%.4f,"
-             "\"ratio_dispatch_iqr\":%.4f,\"ratio_dispatch_min\":%.4f,\"ratio_dispatch_max\":%.4f,"
-             "\"record_ns_per_dispatch\":%.1f,\"raw_decode_ms\":%.3f,\"unlost_decode_ms\":%.3f,"
-             "\"ratio_decode\":%.4f,\"ratio_decode_q1\":%.4f,\"ratio_decode_q3\":%.4f}\n",
-             n, reps, med_raw, med_ul, med_ratio, q1, q3, q3 - q1, ratio[0], ratio[reps - 1], record_ns, dec_raw,
-             dec_ul, dec_ul / dec_raw, dec_spread[0], dec_spread[1]);
+#ifdef UL_HAVE_JANSSON
+      json_t *doc = json_pack("{s:s,s:s,s:i,s:i}", "bench", "overhead", "adapter", ai.name, "dispatches", n,
+                              "repetitions", reps);
+      bool ok = cli_json_reals(doc, 3, "raw_dispatch_ms", med_raw, "unlost_dispatch_ms", med_ul, NULL);
+      ok &= cli_json_reals(doc, 4, "ratio_dispatch", med_ratio, "ratio_dispatch_q1", q1, "ratio_dispatch_q3", q3,
+                           "ratio_dispatch_iqr", q3 - q1, "ratio_dispatch_min", ratio[0], "ratio_dispatch_max",
+                           ratio[reps - 1], NULL);
+      ok &= cli_json_reals(doc, 1, "record_ns_per_dispatch", record_ns, NULL);
+      ok &= cli_json_reals(doc, 3, "raw_decode_ms", dec_raw, "unlost_decode_ms", dec_ul, NULL);
+      ok &= cli_json_reals(doc, 4, "ratio_decode", dec_ul / dec_raw, "ratio_decode_q1", dec_spread[0],
+                           "ratio_decode_q3", dec_spread[1], NULL);
+      if (!ok || !cli_json_write("unlost bench overhead", "-", doc)) rc = 1;
+#endif
     } else {
       printf("adapter        %s\n", ai.name);
       printf("raw webgpu.h   %.3f ms per frame of %d dispatches (median of %d)\n", med_raw, n, reps);
@@ -469,13 +473,16 @@ int bench_decode_cmd(int argc, char **argv, bool json) {
     double unlost_share = mu > mr ? (mu - mr) / mu : 0;
     double wait_share = mw / mu, webgpu_share = (mr - mw) / mu;
     if (json) {
-      printf("{\"bench\":\"decode\",\"adapter\":");
-      cli_json_string(stdout, ai.name);
-      printf(",\"shape\":\"%s\",\"dim\":%d,\"layers\":%d,\"heads\":%d,\"vocab\":%d,\"steps\":%d,"
-             "\"tokens_per_s\":%.1f,\"raw_tokens_per_s\":%.1f,\"step_ms\":%.3f,\"raw_step_ms\":%.3f,"
-             "\"share_unlost\":%.4f,\"share_webgpu\":%.4f,\"share_gpu_wait\":%.4f}\n",
-             shape, m->cfg.dim, m->cfg.n_layers, m->cfg.n_heads, m->cfg.vocab_size, steps, 1000.0 / mu,
-             1000.0 / mr, mu, mr, unlost_share, webgpu_share, wait_share);
+#ifdef UL_HAVE_JANSSON
+      json_t *doc = json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:i}", "bench", "decode", "adapter", ai.name, "shape",
+                              shape, "dim", m->cfg.dim, "layers", m->cfg.n_layers, "heads", m->cfg.n_heads, "vocab",
+                              m->cfg.vocab_size, "steps", steps);
+      bool ok = cli_json_reals(doc, 1, "tokens_per_s", 1000.0 / mu, "raw_tokens_per_s", 1000.0 / mr, NULL);
+      ok &= cli_json_reals(doc, 3, "step_ms", mu, "raw_step_ms", mr, NULL);
+      ok &= cli_json_reals(doc, 4, "share_unlost", unlost_share, "share_webgpu", webgpu_share, "share_gpu_wait",
+                           wait_share, NULL);
+      if (!ok || !cli_json_write("unlost bench decode", "-", doc)) rc = 1;
+#endif
     } else {
       printf("adapter     %s\n", ai.name);
       printf("model       %s (dim %d, %d layers, %d heads, vocabulary %d)\n", shape, m->cfg.dim,

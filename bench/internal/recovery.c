@@ -476,35 +476,48 @@ int bench_recovery(int argc, char **argv, bool json) {
                             : ahead_bytes ? "staging, read ahead while the objects were made"
                                           : "staging";
     if (json) {
-      printf("{\"bench\":\"recovery\",\"adapter\":");
-      cli_json_string(stdout, ai.name);
-      printf(",\"bytes\":%llu,\"repetitions\":%d,\"recovery_ms\":%.1f,\"recovery_ms_min\":%.1f,"
-             "\"recovery_ms_max\":%.1f,\"naive_recovery_ms\":%.1f,\"ratio\":%.3f,\"restore_gbps\":%.2f,"
-             "\"restore_path\":\"%s\",\"upload_gbps\":%.2f,\"queue_write_gbps\":%.2f,\"limit_gbps\":%.2f,\"limit_source\":\"%s\","
-             "\"staging_copy_gbps\":%.2f,\"cuda_pinned_gbps\":%.2f,\"restore_of_limit\":%.3f,\"phases\":{",
-             (unsigned long long)bytes, reps, m_rec, rec[0], rec[reps - 1], m_naive, m_rec / m_naive, m_restore,
-             path_name, m_upload, m_qw, limit, cuda > 0 ? "cuda pinned copy" : "webgpu staging copy", m_staging, cuda,
-             limit > 0 ? m_restore / limit : 0);
-      for (int k = 0; k < PH_COUNT; k++)
-        printf("%s\"%s_ms\":%.2f", k ? "," : "", g_phase_names[k], bench_quantile(phase[k], reps, 0.5));
-      printf("},\"prefill_taken\":%llu,\"prefill_used\":%llu,\"read_ahead_mib\":%.1f", (unsigned long long)taken,
-             (unsigned long long)used, (double)ahead_bytes / reps / 1048576.0);
-      printf(",\"standby\":{\"mode\":%d,\"built\":%llu,\"used\":%llu,\"dead\":%llu,\"failed\":%llu,"
-             "\"prefilled\":%llu,\"prefilled_bytes\":%llu",
-             sc.mode, (unsigned long long)sc.built, (unsigned long long)sc.used, (unsigned long long)sc.dead,
-             (unsigned long long)sc.failed, (unsigned long long)sc.prefilled, (unsigned long long)sc.prefilled_bytes);
-      if (lost_reps)
-        printf(",\"recovery_ms_standby_lost\":%.1f,\"recovery_ms_standby_lost_min\":%.1f,"
-               "\"recovery_ms_standby_lost_max\":%.1f,\"device_ms_standby_lost\":%.2f,"
-               "\"restore_gbps_standby_lost\":%.2f",
-               bench_quantile(lost_rec, lost_reps, 0.5), lost_rec[0], lost_rec[lost_reps - 1],
-               bench_quantile(lost_device, lost_reps, 0.5), bench_quantile(lost_restore_gbps, lost_reps, 0.5));
-      printf("}");
-      printf(",\"first_use_ms\":%.1f,\"first_use_all_ms\":%.1f,\"first_use_pending\":%.0f,\"first_use_pieces\":%d,"
-             "\"first_use_eager_ms\":%.1f,\"first_use_eager_all_ms\":%.1f,\"first_use_phases\":{\"loss_ms\":%.2f,"
-             "\"recover_ms\":%.2f,\"dispatch_ms\":%.2f}", fu[0], fu[1], fu[2], FIRST_USE_PIECES, fu_eager[0],
-             fu_eager[1], fu[3], fu[4], fu[5]);
-      printf("}\n");
+#ifdef UL_HAVE_JANSSON
+      json_t *doc = json_pack("{s:s,s:s,s:I,s:i}", "bench", "recovery", "adapter", ai.name, "bytes",
+                              (json_int_t)bytes, "repetitions", reps);
+      bool ok = cli_json_reals(doc, 1, "recovery_ms", m_rec, "recovery_ms_min", rec[0], "recovery_ms_max",
+                               rec[reps - 1], "naive_recovery_ms", m_naive, NULL);
+      ok &= cli_json_reals(doc, 3, "ratio", m_rec / m_naive, NULL);
+      ok &= cli_json_reals(doc, 2, "restore_gbps", m_restore, NULL);
+      ok &= cli_json_set(doc, "restore_path", json_string(path_name));
+      ok &= cli_json_reals(doc, 2, "upload_gbps", m_upload, "queue_write_gbps", m_qw, "limit_gbps", limit, NULL);
+      ok &= cli_json_set(doc, "limit_source", json_string(cuda > 0 ? "cuda pinned copy" : "webgpu staging copy"));
+      ok &= cli_json_reals(doc, 2, "staging_copy_gbps", m_staging, "cuda_pinned_gbps", cuda, NULL);
+      ok &= cli_json_reals(doc, 3, "restore_of_limit", limit > 0 ? m_restore / limit : 0, NULL);
+      json_t *phases = json_object();
+      for (int k = 0; k < PH_COUNT; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s_ms", g_phase_names[k]);
+        ok &= phases && cli_json_set(phases, key, cli_json_real(bench_quantile(phase[k], reps, 0.5), 2));
+      }
+      ok &= cli_json_set(doc, "phases", phases);
+      ok &= cli_json_set(doc, "prefill_taken", json_integer((json_int_t)taken));
+      ok &= cli_json_set(doc, "prefill_used", json_integer((json_int_t)used));
+      ok &= cli_json_reals(doc, 1, "read_ahead_mib", (double)ahead_bytes / reps / 1048576.0, NULL);
+      json_t *sb = json_pack("{s:i,s:I,s:I,s:I,s:I,s:I,s:I}", "mode", sc.mode, "built", (json_int_t)sc.built, "used",
+                             (json_int_t)sc.used, "dead", (json_int_t)sc.dead, "failed", (json_int_t)sc.failed,
+                             "prefilled", (json_int_t)sc.prefilled, "prefilled_bytes", (json_int_t)sc.prefilled_bytes);
+      if (lost_reps) {
+        ok &= cli_json_reals(sb, 1, "recovery_ms_standby_lost", bench_quantile(lost_rec, lost_reps, 0.5),
+                             "recovery_ms_standby_lost_min", lost_rec[0], "recovery_ms_standby_lost_max",
+                             lost_rec[lost_reps - 1], NULL);
+        ok &= cli_json_reals(sb, 2, "device_ms_standby_lost", bench_quantile(lost_device, lost_reps, 0.5),
+                             "restore_gbps_standby_lost", bench_quantile(lost_restore_gbps, lost_reps, 0.5), NULL);
+      }
+      ok &= cli_json_set(doc, "standby", sb);
+      ok &= cli_json_reals(doc, 1, "first_use_ms", fu[0], "first_use_all_ms", fu[1], NULL);
+      ok &= cli_json_reals(doc, 0, "first_use_pending", fu[2], NULL);
+      ok &= cli_json_set(doc, "first_use_pieces", json_integer(FIRST_USE_PIECES));
+      ok &= cli_json_reals(doc, 1, "first_use_eager_ms", fu_eager[0], "first_use_eager_all_ms", fu_eager[1], NULL);
+      json_t *fp = json_object();
+      ok &= cli_json_reals(fp, 2, "loss_ms", fu[3], "recover_ms", fu[4], "dispatch_ms", fu[5], NULL);
+      ok &= cli_json_set(doc, "first_use_phases", fp);
+      if (!ok || !cli_json_write("unlost bench recovery", "-", doc)) rc = 1;
+#endif
     } else {
       printf("adapter            %s\n", ai.name);
       printf("bytes              %llu\n", (unsigned long long)bytes);

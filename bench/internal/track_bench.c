@@ -83,13 +83,17 @@ int bench_track(int argc, char **argv, bool json) {
     alone_min = alone[r] < alone_min ? alone[r] : alone_min;
     alone_max = alone[r] > alone_max ? alone[r] : alone_max;
   }
+  int rc = 0;
   if (json) {
-    printf("{\"bench\":\"track\",\"adapter\":");
-    cli_json_string(stdout, ai.name);
-    printf(",\"pairs\":%d,\"repetitions\":%d,\"untracked_ns\":%.0f,\"tracked_ns\":%.0f,"
-           "\"backtrace_ns\":%.0f,\"ratio_tracked\":%.3f,\"tracker_only_ns\":%.1f,"
-           "\"tracker_only_ns_min\":%.1f,\"tracker_only_ns_max\":%.1f,\"tracker_backtrace_ns\":%.1f}\n",
-           pairs, REPS, m_raw, m_tr, m_bt, m_tr / m_raw, tracker_only, alone_min, alone_max, tracker_bt);
+#ifdef UL_HAVE_JANSSON
+    json_t *doc = json_pack("{s:s,s:s,s:i,s:i}", "bench", "track", "adapter", ai.name, "pairs", pairs, "repetitions",
+                            REPS);
+    bool ok = cli_json_reals(doc, 0, "untracked_ns", m_raw, "tracked_ns", m_tr, "backtrace_ns", m_bt, NULL);
+    ok &= cli_json_reals(doc, 3, "ratio_tracked", m_tr / m_raw, NULL);
+    ok &= cli_json_reals(doc, 1, "tracker_only_ns", tracker_only, "tracker_only_ns_min", alone_min,
+                         "tracker_only_ns_max", alone_max, "tracker_backtrace_ns", tracker_bt, NULL);
+    if (!ok || !cli_json_write("unlost bench track", "-", doc)) rc = 1;
+#endif
   } else {
     printf("adapter                     %s\n", ai.name);
     printf("raw webgpu.h create+destroy %8.0f ns\n", m_raw);
@@ -101,5 +105,5 @@ int bench_track(int argc, char **argv, bool json) {
   ul_device_destroy(bt);
   ul_device_destroy(plain);
   ul_env_destroy(env);
-  return 0;
+  return rc;
 }

@@ -603,33 +603,48 @@ int main(int argc, char **argv) {
   double u_raw_us = u.raw_ms * 1e3 / nu, u_layer_us = u.layer_ms * 1e3 / nu;
   double dec_raw_tps = ndec * 1e3 / dec.raw_ms, dec_layer_tps = ndec * 1e3 / dec.layer_ms;
   if (json) {
-    printf("{\n  \"bench\": \"webgpu\",\n  \"adapter\": \"%s\",\n  \"reps\": %d,\n", adapter, reps);
+#ifdef UL_HAVE_JANSSON
+    json_t *doc = json_pack("{s:s,s:s,s:i}", "bench", "webgpu", "adapter", adapter, "reps", reps);
+    bool ok = doc != NULL;
     if (!decode_only) {
-      printf("  \"dispatch\": {\"dispatches\": %d, \"per_submit\": 100, \"raw_ms\": %.3f, \"layer_ms\": %.3f, "
-             "\"ratio\": %.4f, \"ratio_p25\": %.4f, \"ratio_p75\": %.4f, \"ratio_iqr\": %.4f},\n",
-             n, d.raw_ms, d.layer_ms, d.ratio, d.ratio_p25, d.ratio_p75, d.ratio_p75 - d.ratio_p25);
-      printf("  \"ggml\": {\"dispatches\": %d, \"per_submit\": 8, \"raw_ms\": %.3f, \"layer_ms\": %.3f, \"ratio\": %.4f, "
-             "\"ratio_p25\": %.4f, \"ratio_p75\": %.4f, \"ratio_iqr\": %.4f, \"log_bytes_max\": %llu, "
-             "\"checkpoints\": %llu},\n",
-             ng, g.raw_ms, g.layer_ms, g.ratio, g.ratio_p25, g.ratio_p75, g.ratio_p75 - g.ratio_p25,
-             (unsigned long long)log_max, (unsigned long long)checkpoints);
-      printf("  \"upload_4k_20k\": {\"objects\": %d, \"writes\": %d, \"bytes\": 4096, \"raw_us\": %.3f, "
-             "\"layer_us\": %.3f, \"ratio\": %.4f, \"ratio_p25\": %.4f, \"ratio_p75\": %.4f, \"ratio_iqr\": %.4f, "
-             "\"checkpoints\": %llu},\n",
-             nobj, nu, u_raw_us, u_layer_us, u.ratio, u.ratio_p25, u.ratio_p75, u.ratio_p75 - u.ratio_p25,
-             (unsigned long long)ucheckpoints);
+      json_t *jd = json_pack("{s:i,s:i}", "dispatches", n, "per_submit", 100);
+      ok &= cli_json_reals(jd, 3, "raw_ms", d.raw_ms, "layer_ms", d.layer_ms, NULL);
+      ok &= cli_json_reals(jd, 4, "ratio", d.ratio, "ratio_p25", d.ratio_p25, "ratio_p75", d.ratio_p75, "ratio_iqr",
+                           d.ratio_p75 - d.ratio_p25, NULL);
+      ok &= cli_json_set(doc, "dispatch", jd);
+      json_t *jg = json_pack("{s:i,s:i}", "dispatches", ng, "per_submit", 8);
+      ok &= cli_json_reals(jg, 3, "raw_ms", g.raw_ms, "layer_ms", g.layer_ms, NULL);
+      ok &= cli_json_reals(jg, 4, "ratio", g.ratio, "ratio_p25", g.ratio_p25, "ratio_p75", g.ratio_p75, "ratio_iqr",
+                           g.ratio_p75 - g.ratio_p25, NULL);
+      ok &= cli_json_set(jg, "log_bytes_max", json_integer((json_int_t)log_max));
+      ok &= cli_json_set(jg, "checkpoints", json_integer((json_int_t)checkpoints));
+      ok &= cli_json_set(doc, "ggml", jg);
+      json_t *ju = json_pack("{s:i,s:i,s:i}", "objects", nobj, "writes", nu, "bytes", 4096);
+      ok &= cli_json_reals(ju, 3, "raw_us", u_raw_us, "layer_us", u_layer_us, NULL);
+      ok &= cli_json_reals(ju, 4, "ratio", u.ratio, "ratio_p25", u.ratio_p25, "ratio_p75", u.ratio_p75, "ratio_iqr",
+                           u.ratio_p75 - u.ratio_p25, NULL);
+      ok &= cli_json_set(ju, "checkpoints", json_integer((json_int_t)ucheckpoints));
+      ok &= cli_json_set(doc, "upload_4k_20k", ju);
     }
     /* ratio here: tokens/s through the layer over raw (1 is no cost; the
      * issue's bound is 0.97). */
-    printf("  \"decode\": {\"tokens\": %d, \"raw_ms\": %.3f, \"layer_ms\": %.3f, \"raw_tokens_per_s\": %.2f, "
-           "\"layer_tokens_per_s\": %.2f, \"tps_ratio\": %.4f, \"tps_ratio_p25\": %.4f, \"tps_ratio_p75\": %.4f, "
-           "\"tps_ratio_iqr\": %.4f, \"tokens_identical\": %s, \"checkpoints\": %llu, \"checkpoints_async\": %llu, "
-           "\"first_tokens\": [",
-           ndec, dec.raw_ms, dec.layer_ms, dec_raw_tps, dec_layer_tps, dec.ratio, dec.ratio_p25, dec.ratio_p75,
-           dec.ratio_p75 - dec.ratio_p25, dec.identical ? "true" : "false", (unsigned long long)dec.checkpoints,
-           (unsigned long long)dec.checkpoints_async);
-    for (int i = 0; i < ndec && i < 16; i++) printf("%s%d", i ? ", " : "", dec.want[i]);
-    printf("]}\n}\n");
+    json_t *jt = json_pack("{s:i}", "tokens", ndec);
+    ok &= cli_json_reals(jt, 3, "raw_ms", dec.raw_ms, "layer_ms", dec.layer_ms, NULL);
+    ok &= cli_json_reals(jt, 2, "raw_tokens_per_s", dec_raw_tps, "layer_tokens_per_s", dec_layer_tps, NULL);
+    ok &= cli_json_reals(jt, 4, "tps_ratio", dec.ratio, "tps_ratio_p25", dec.ratio_p25, "tps_ratio_p75",
+                         dec.ratio_p75, "tps_ratio_iqr", dec.ratio_p75 - dec.ratio_p25, NULL);
+    ok &= cli_json_set(jt, "tokens_identical", json_boolean(dec.identical));
+    ok &= cli_json_set(jt, "checkpoints", json_integer((json_int_t)dec.checkpoints));
+    ok &= cli_json_set(jt, "checkpoints_async", json_integer((json_int_t)dec.checkpoints_async));
+    json_t *first = json_array();
+    for (int i = 0; i < ndec && i < 16; i++) ok &= first && json_array_append_new(first, json_integer(dec.want[i])) == 0;
+    ok &= cli_json_set(jt, "first_tokens", first);
+    ok &= cli_json_set(doc, "decode", jt);
+    if (!ok || !cli_json_write("unlost bench webgpu", "-", doc)) return 1;
+#else
+    fprintf(stderr, "unlost bench webgpu: --json: this build has no JSON writer (jansson)\n");
+    return 2;
+#endif
   } else {
     printf("adapter %s, %d repetitions interleaved\n", adapter, reps);
     if (!decode_only) {

@@ -134,6 +134,7 @@ int cmd_bench(int argc, char **argv) {
   }
   const char *name = argv[first];
   bool json = json_path != NULL;
+  if (json && !cli_json_available("unlost bench")) return 2;
   /* The benchmark writes its JSON to stdout: to FILE, stdout is FILE. */
   if (json && strcmp(json_path, "-") && !freopen(json_path, "w", stdout)) {
     fprintf(stderr, "unlost bench: cannot write %s: %s\n", json_path, strerror(errno));

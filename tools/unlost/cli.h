@@ -98,7 +98,6 @@ bool cli_parse_listen(const char *s, cli_listen_addr *a, char *why, size_t cap);
 bool cli_label_ok(const char *s);
 
 /* JSON output helpers (cli_json.c). */
-void cli_json_string(FILE *f, const char *s);
 /* Whether this build writes JSON documents (with jansson); when not, says so
  * on stderr for `who` ("unlost chaos") and its --json. */
 bool cli_json_available(const char *who);
@@ -112,6 +111,10 @@ json_t *cli_json_hex64(uint64_t v);
 /* Adds key: v (stolen) to the object o; false when v is NULL or out of
  * memory, so that `ok &= cli_json_set(...)` notes any loss. */
 bool cli_json_set(json_t *o, const char *key, json_t *v);
+/* Sets key: v for each (const char *key, double v) pair up to a NULL key,
+ * each real rounded to `decimals` places (cli_json_real); false when one
+ * could not be set (o NULL: out of memory). */
+bool cli_json_reals(json_t *o, int decimals, ...);
 /* Writes doc (the reference stolen), compact, keys in the order they were
  * set, and a newline, to path ("-": stdout). false, with why on stderr
  * after `who`, when it could not (doc NULL: out of memory). */

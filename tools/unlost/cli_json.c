@@ -1,23 +1,5 @@
-/* The CLI's JSON output: string escaping for the reports still printed,
- * and the documents built with jansson written out. */
+/* The CLI's JSON output: documents built with jansson, written out. */
 #include "cli.h"
-
-void cli_json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    switch (*p) {
-    case '"': fputs("\\\"", f); break;
-    case '\\': fputs("\\\\", f); break;
-    case '\n': fputs("\\n", f); break;
-    case '\r': fputs("\\r", f); break;
-    case '\t': fputs("\\t", f); break;
-    default:
-      if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-      else fputc(*p, f);
-    }
-  }
-  fputc('"', f);
-}
 
 bool cli_json_available(const char *who) {
 #ifdef UL_HAVE_JANSSON
@@ -33,6 +15,7 @@ bool cli_json_available(const char *who) {
 #ifdef UL_HAVE_JANSSON
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 
 json_t *cli_json_real(double v, int decimals) {
   if (!isfinite(v)) return json_null();
@@ -48,6 +31,15 @@ json_t *cli_json_hex64(uint64_t v) {
 
 bool cli_json_set(json_t *o, const char *key, json_t *v) {
   return v && json_object_set_new(o, key, v) == 0;
+}
+
+bool cli_json_reals(json_t *o, int decimals, ...) {
+  va_list ap;
+  va_start(ap, decimals);
+  bool ok = o != NULL;
+  for (const char *key; (key = va_arg(ap, const char *));) ok &= cli_json_set(o, key, cli_json_real(va_arg(ap, double), decimals));
+  va_end(ap);
+  return ok;
 }
 
 bool cli_json_write(const char *who, const char *path, json_t *doc) {
