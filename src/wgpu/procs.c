@@ -10,10 +10,14 @@
 #include <stdlib.h>
 
 /* The pinned Dawn's file name. No path is built into the library: an
- * installed copy finds the Dawn installed beside it, and a bare name is
- * looked up by dlopen in the run path of the binary that holds this code
- * (the build tree's Dawn in a build, <libdir>/unlost once installed), so
- * the same build can be installed under any prefix. */
+ * installed copy finds the Dawn installed beside it, and otherwise the
+ * folders the dynamic loader searches for the dependencies of the binary
+ * that holds this code are searched for it: that binary's run path (the
+ * build tree's Dawn in a build, <libdir>/unlost relative to it once
+ * installed), LD_LIBRARY_PATH, the system's. So the same build can be
+ * installed under any prefix. (dlopen of the bare name would search the run
+ * path of its caller, which is another library when one intercepts dlopen,
+ * as the sanitizers' runtimes do.) */
 #define UL_WEBGPU_LIB_NAME "libwebgpu_wrapper.so"
 
 static bool file_exists(const char *p) {
@@ -21,27 +25,50 @@ static bool file_exists(const char *p) {
   return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* "<dir of the file holding this code>/unlost/libwebgpu_wrapper.so": the
- * pinned Dawn installed beside libunlost.so, wherever that was moved. */
-static const char *beside_this_library(void) {
-  static char path[4096];
+/* "<dir>/<name>" into out when that file exists. */
+static bool found_in(char *out, size_t cap, const char *dir, size_t dir_len, const char *name) {
+  int n = snprintf(out, cap, "%.*s/%s", (int)dir_len, dir, name);
+  return n > 0 && (size_t)n < cap && file_exists(out);
+}
+
+static char default_path[PATH_MAX];
+
+static void find_default(void) {
   Dl_info info;
-  if (!dladdr((void *)beside_this_library, &info) || !info.dli_fname) return NULL;
+  if (!dladdr((void *)find_default, &info) || !info.dli_fname) return;
+  /* "<dir of the file holding this code>/unlost/libwebgpu_wrapper.so": the
+   * pinned Dawn installed beside libunlost.so, wherever that was moved. */
   const char *slash = strrchr(info.dli_fname, '/');
-  if (!slash) return NULL;
-  int n = snprintf(path, sizeof path, "%.*s/unlost/libwebgpu_wrapper.so",
-                   (int)(slash - info.dli_fname), info.dli_fname);
-  return n > 0 && (size_t)n < sizeof path ? path : NULL;
+  if (slash && found_in(default_path, sizeof default_path, info.dli_fname, (size_t)(slash - info.dli_fname),
+                        "unlost/" UL_WEBGPU_LIB_NAME))
+    return;
+  default_path[0] = 0;
+  /* The loader's search list for that binary (a shared library by its
+   * name, the program itself as the main handle). */
+  void *self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (!self) self = dlopen(NULL, RTLD_LAZY);
+  Dl_serinfo size;
+  if (!self || dlinfo(self, RTLD_DI_SERINFOSIZE, &size) != 0) return;
+  Dl_serinfo *si = malloc(size.dls_size);
+  if (si && (memcpy(si, &size, sizeof size), dlinfo(self, RTLD_DI_SERINFOSIZE, si) == 0) &&
+      dlinfo(self, RTLD_DI_SERINFO, si) == 0) {
+    for (unsigned i = 0; i < si->dls_cnt; i++) {
+      const char *dir = si->dls_serpath[i].dls_name;
+      if (found_in(default_path, sizeof default_path, dir, strlen(dir), UL_WEBGPU_LIB_NAME)) break;
+      default_path[0] = 0;
+    }
+  }
+  free(si);
+  dlclose(self);
 }
 
 const char *ul__wgpu_default_path(void) {
   const char *e = ul__opt_text(UL__OPT_WEBGPU_LIB);
   if (e) return e;
-  /* An installed shared library prefers the Dawn installed with it; any
-   * other binary takes the one its run path names. */
-  const char *beside = beside_this_library();
-  if (beside && file_exists(beside)) return beside;
-  return UL_WEBGPU_LIB_NAME;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, find_default);
+  /* Found nowhere: the bare name, for dlopen's own search and its message. */
+  return default_path[0] ? default_path : UL_WEBGPU_LIB_NAME;
 }
 
 /* The file dlopen found for `h`, resolved ("bin/../lib" made "lib"), into
