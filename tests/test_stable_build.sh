@@ -11,7 +11,9 @@
 #     wgpuGetInstanceFeatures), and its wgpuCreateInstance with the stable
 #     descriptor reaches the implementation: the pinned Dawn, of the other
 #     revision, which the layer must refuse at load with a message naming
-#     both revisions (no implementation of the stable header runs here);
+#     both revisions (no implementation of the stable header runs here); an
+#     instance descriptor laid out as the pinned revision's is refused as a
+#     program of the other revision;
 #   - a folder whose webgpu.h is of neither revision is refused at configure
 #     time with a message.
 #
@@ -73,6 +75,11 @@ int main(void) {
   WGPUInstance instance = wgpuCreateInstance(&desc);
   printf("instance %s\n", instance ? "made" : "refused");
   if (instance) wgpuInstanceRelease(instance);
+  /* The pinned revision's descriptor (a capabilities struct: next, a
+   * WGPUBool, a wait count) where the stable one belongs: a tell. */
+  struct { void *next, *cap_next; uint32_t enable, pad; size_t max; } pinned = {0, 0, 1, 0, 64};
+  instance = wgpuCreateInstance((const WGPUInstanceDescriptor *)(const void *)&pinned);
+  printf("pinned-layout instance %s\n", instance ? "made" : "refused");
   return 0;
 }
 PROG
@@ -86,6 +93,10 @@ grep -qx 'instance refused' "$tmp/prog.out" || fail "an instance was made over a
 grep -q "it speaks Dawn's webgpu.h of June 2025" "$tmp/prog.err" && grep -q "built for the stable webgpu.h" "$tmp/prog.err" \
   || { cat "$tmp/prog.err"; fail "the refusal at load does not name both revisions"; }
 echo "refused at load: $(grep -o "it speaks [^,]*" "$tmp/prog.err" | head -1)"
+grep -qx 'pinned-layout instance refused' "$tmp/prog.out" \
+  && grep -q "the program was built on Dawn's webgpu.h of June 2025" "$tmp/prog.err" \
+  || { cat "$tmp/prog.err"; fail "an instance descriptor of the pinned revision's layout was not refused as such"; }
+echo "a descriptor of the pinned revision's layout: refused, both revisions named"
 
 echo "== a webgpu.h of neither revision"
 mkdir -p "$tmp/other/webgpu"

@@ -177,12 +177,13 @@ static bool asks_timed(const WGPUInstanceDescriptor *d, size_t *max) {
 }
 #else
 /* The pinned revision's descriptor read with the stable layout: its
- * capabilities.nextInChain (NULL) is the feature count, so a count of 0
- * with features, a WGPUBool of 0 or 1 where requiredFeatures points, tells
- * it; a count over 2^20 is none a program passes. */
+ * capabilities.nextInChain falls on requiredFeatureCount, its
+ * timedWaitAnyEnable (a WGPUBool) on requiredFeatures, its
+ * timedWaitAnyMaxCount on requiredLimits. A pointer below 4096 (a 1, a
+ * count of 64) or a count over 2^20 is none a program passes. */
 static bool foreign_layout(const WGPUInstanceDescriptor *d) {
-  uintptr_t feats = (uintptr_t)d->requiredFeatures;
-  return d->requiredFeatureCount > (1u << 20) || (feats && feats < 4096);
+  uintptr_t feats = (uintptr_t)d->requiredFeatures, limits = (uintptr_t)d->requiredLimits;
+  return d->requiredFeatureCount > (1u << 20) || (feats && feats < 4096) || (limits && limits < 4096);
 }
 
 static bool asks_timed(const WGPUInstanceDescriptor *d, size_t *max) {
