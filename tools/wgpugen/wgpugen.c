@@ -853,6 +853,11 @@ int main(int argc, char **argv) {
   stable_fns = fns;
   n_stable_fns = n_fns;
   keep_stable_types();
+  /* What the stable lists hold stays reachable (its words point into its
+   * text) while webgpu.api is read into the lists. */
+  static void *stable_kept[11];
+  void *kept[] = {api_text, typedefs, handles, consts, enums, structs, aliases, callbacks, objects, getters};
+  memcpy(stable_kept, kept, sizeof kept);
   typedefs = NULL, handles = NULL, consts = NULL, enums = NULL, structs = NULL, aliases = NULL;
   callbacks = NULL, fns = NULL, objects = NULL, getters = NULL;
   n_typedefs = n_handles = n_consts = n_enums = n_structs = n_aliases = 0;
