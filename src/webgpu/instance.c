@@ -274,34 +274,41 @@ UL__WG_EXPORT WGPUBool wgpuInstanceHasWGSLLanguageFeature(WGPUInstance instance,
   return in->env->wgpu->InstanceHasWGSLLanguageFeature(in->env->instance, feature);
 }
 
-/* The pinned revision answers with a status, the stable one with nothing. */
-#if UL_WGPU_STABLE
-#define UL__WGSL_FEATURES_RET void
-#define UL__WGSL_FEATURES_FAIL return
-#define UL__WGSL_FEATURES_CALL(w, i, raw) (w->InstanceGetWGSLLanguageFeatures(i, raw), WGPUStatus_Success)
-#define UL__WGSL_FEATURES_DONE(st) return
-#else
-#define UL__WGSL_FEATURES_RET WGPUStatus
-#define UL__WGSL_FEATURES_FAIL return WGPUStatus_Error
-#define UL__WGSL_FEATURES_CALL(w, i, raw) w->InstanceGetWGSLLanguageFeatures(i, raw)
-#define UL__WGSL_FEATURES_DONE(st) return st
-#endif
-UL__WG_EXPORT UL__WGSL_FEATURES_RET wgpuInstanceGetWGSLLanguageFeatures(WGPUInstance instance,
-                                                                       WGPUSupportedWGSLLanguageFeatures *features) {
+/* The implementation's WGSL language features, copied (the pinned revision
+ * answers wgpuInstanceGetWGSLLanguageFeatures with a status, the stable one
+ * with nothing). */
+static WGPUStatus wgsl_features(WGPUInstance instance, WGPUSupportedWGSLLanguageFeatures *features) {
   ul__wg_instance *in = ul__wg_check(instance, UL__WG_INSTANCE, "wgpuInstanceGetWGSLLanguageFeatures");
-  if (!features) UL__WGSL_FEATURES_FAIL;
+  if (!features) return WGPUStatus_Error;
   features->featureCount = 0;
   features->features = NULL;
   const ul__wgpu *w = in ? in->env->wgpu : NULL;
-  if (!w || !w->InstanceGetWGSLLanguageFeatures) UL__WGSL_FEATURES_FAIL;
+  if (!w || !w->InstanceGetWGSLLanguageFeatures) return WGPUStatus_Error;
   WGPUSupportedWGSLLanguageFeatures raw = {0, NULL};
-  WGPUStatus st = UL__WGSL_FEATURES_CALL(w, in->env->instance, &raw);
+  WGPUStatus st = WGPUStatus_Success;
+#if UL_WGPU_STABLE
+  w->InstanceGetWGSLLanguageFeatures(in->env->instance, &raw);
+#else
+  st = w->InstanceGetWGSLLanguageFeatures(in->env->instance, &raw);
+#endif
   if (st == WGPUStatus_Success &&
       (features->features = ul__memdup(raw.features, sizeof *raw.features * raw.featureCount)))
     features->featureCount = raw.featureCount;
   if (w->SupportedWGSLLanguageFeaturesFreeMembers) w->SupportedWGSLLanguageFeaturesFreeMembers(raw);
-  UL__WGSL_FEATURES_DONE(st);
+  return st;
 }
+
+#if UL_WGPU_STABLE
+UL__WG_EXPORT void wgpuInstanceGetWGSLLanguageFeatures(WGPUInstance instance,
+                                                       WGPUSupportedWGSLLanguageFeatures *features) {
+  wgsl_features(instance, features);
+}
+#else
+UL__WG_EXPORT WGPUStatus wgpuInstanceGetWGSLLanguageFeatures(WGPUInstance instance,
+                                                            WGPUSupportedWGSLLanguageFeatures *features) {
+  return wgsl_features(instance, features);
+}
+#endif
 
 UL__WG_EXPORT void wgpuSupportedWGSLLanguageFeaturesFreeMembers(WGPUSupportedWGSLLanguageFeatures features) {
   free((void *)features.features);
@@ -315,35 +322,32 @@ UL__WG_EXPORT void wgpuSupportedWGSLLanguageFeaturesFreeMembers(WGPUSupportedWGS
 static bool chain_toggles(const WGPUChainedStruct *c, char ***en, uint32_t *nen, char ***dis, uint32_t *ndis,
                           uint32_t *unknown) {
   *unknown = 0;
-  for (; c; c = c->next) {
 #if UL_WGPU_STABLE /* no toggles in the stable header */
-    if (!*unknown) *unknown = c->sType;
-    UL__UNUSED(en), UL__UNUSED(nen), UL__UNUSED(dis), UL__UNUSED(ndis);
-  }
-  return true;
-}
-#else
-    if (c->sType != WGPUSType_DawnTogglesDescriptor) {
-      if (!*unknown) *unknown = c->sType;
+  UL__UNUSED(en), UL__UNUSED(nen), UL__UNUSED(dis), UL__UNUSED(ndis);
+#endif
+  for (; c; c = c->next) {
+#if !UL_WGPU_STABLE
+    if (c->sType == WGPUSType_DawnTogglesDescriptor) {
+      const WGPUDawnTogglesDescriptor *t = (const WGPUDawnTogglesDescriptor *)c;
+      char **e = calloc(t->enabledToggleCount + 1, sizeof *e), **x = calloc(t->disabledToggleCount + 1, sizeof *x);
+      if (!e || !x) {
+        free(e);
+        free(x);
+        return false;
+      }
+      for (size_t i = 0; i < t->enabledToggleCount; i++) e[i] = ul__strdup(t->enabledToggles[i]);
+      for (size_t i = 0; i < t->disabledToggleCount; i++) x[i] = ul__strdup(t->disabledToggles[i]);
+      *en = e;
+      *nen = (uint32_t)t->enabledToggleCount;
+      *dis = x;
+      *ndis = (uint32_t)t->disabledToggleCount;
       continue;
     }
-    const WGPUDawnTogglesDescriptor *t = (const WGPUDawnTogglesDescriptor *)c;
-    char **e = calloc(t->enabledToggleCount + 1, sizeof *e), **x = calloc(t->disabledToggleCount + 1, sizeof *x);
-    if (!e || !x) {
-      free(e);
-      free(x);
-      return false;
-    }
-    for (size_t i = 0; i < t->enabledToggleCount; i++) e[i] = ul__strdup(t->enabledToggles[i]);
-    for (size_t i = 0; i < t->disabledToggleCount; i++) x[i] = ul__strdup(t->disabledToggles[i]);
-    *en = e;
-    *nen = (uint32_t)t->enabledToggleCount;
-    *dis = x;
-    *ndis = (uint32_t)t->disabledToggleCount;
+#endif
+    if (!*unknown) *unknown = c->sType;
   }
   return true;
 }
-#endif
 
 static void free_toggles(char **t, uint32_t n) {
   for (uint32_t i = 0; t && i < n; i++) free(t[i]);

@@ -25,10 +25,12 @@ static bool file_exists(const char *p) {
   return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* "<dir>/<name>" into out when that file exists. */
+/* "<dir>/<name>" into out when that file exists; out empty otherwise. */
 static bool found_in(char *out, size_t cap, const char *dir, size_t dir_len, const char *name) {
   int n = snprintf(out, cap, "%.*s/%s", (int)dir_len, dir, name);
-  return n > 0 && (size_t)n < cap && file_exists(out);
+  if (n > 0 && (size_t)n < cap && file_exists(out)) return true;
+  out[0] = 0;
+  return false;
 }
 
 static char default_path[PATH_MAX];
@@ -42,7 +44,6 @@ static void find_default(void) {
   if (slash && found_in(default_path, sizeof default_path, info.dli_fname, (size_t)(slash - info.dli_fname),
                         "unlost/" UL_WEBGPU_LIB_NAME))
     return;
-  default_path[0] = 0;
   /* The loader's search list for that binary (a shared library by its
    * name, the program itself as the main handle). */
   void *self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
@@ -55,7 +56,6 @@ static void find_default(void) {
     for (unsigned i = 0; i < si->dls_cnt; i++) {
       const char *dir = si->dls_serpath[i].dls_name;
       if (found_in(default_path, sizeof default_path, dir, strlen(dir), UL_WEBGPU_LIB_NAME)) break;
-      default_path[0] = 0;
     }
   }
   free(si);
