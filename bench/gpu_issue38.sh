@@ -4,7 +4,7 @@
 # 4 KiB upload, the demo model's decode in tokens/s), then a flat profile of
 # ggml's pattern, of plain dispatches and of the decode, through the layer
 # and directly (perf, self time by library and symbol); then the decode as a
-# chaos workload (a loss at 32 points, and the control). Everything in
+# chaos workload (a loss at 32 points, and the control; CHAOS=0 skips it). Everything in
 # $OUT/all.log, the JSON and the reports beside it (joined: perf.txt,
 # bench_webgpu_all.json).
 set -uo pipefail
@@ -35,7 +35,9 @@ if [ "${PROFILE:-1}" = 1 ] && command -v perf > /dev/null; then
     done
   done
 fi
-for c in "" --control; do
+modes=; [ "${CHAOS:-1}" = 1 ] && modes="loss --control"
+for m in $modes; do
+  c=; [ "$m" = --control ] && c=--control
   echo "== chaos webgpu-decode $c" >> "$OUT/all.log"
   timeout 300 $B/unlost chaos --workload webgpu-decode --points ${CHAOS_POINTS:-32} --jobs 8 $c >> "$OUT/all.log" 2>&1
   echo "rc=$?" >> "$OUT/all.log"
