@@ -660,6 +660,30 @@ static void test_window_expiry_heals(void) {
   ul__health_destroy(h);
 }
 
+/* ul__health_allow alone (a call's entry asks nothing else) sees the window
+ * move on: it skips the evaluation only while nothing can have changed,
+ * never past the window's next bucket. The state is read from the
+ * listener, not from ul__health_state_now, which evaluates by itself. */
+static void test_allow_alone_sees_the_window_move(void) {
+  ul__health_config c = test_config();
+  ul__health *h;
+  ASSERT_OK(ul__health_create(&c, &h));
+  record_n(h, 18, UL__HEALTH_OK, MS, 0);
+  record_n(h, 2, UL__HEALTH_INTERNAL, 0, 0);
+  ASSERT_EQ(seen.n, 1);
+  ASSERT_EQ(seen.ev[0].to, UL__HEALTH_DEGRADED);
+  /* Many entries in between, as a program's calls make. */
+  for (uint64_t t = 0; t < 10 * SEC; t += 7 * MS) ASSERT_EQ(ul__health_allow(h, t), UL__HEALTH_ALLOW);
+  ASSERT_EQ(seen.n, 1); /* the faults still count until their bucket leaves the window */
+  ASSERT_EQ(ul__health_allow(h, 10 * SEC), UL__HEALTH_ALLOW);
+  ASSERT_EQ(seen.n, 2);
+  ASSERT_EQ(seen.ev[1].to, UL__HEALTH_HEALTHY);
+  /* And an outcome between two entries is seen by the next one. */
+  record_n(h, 3, UL__HEALTH_LOSS, 0, 11 * SEC);
+  ASSERT_EQ(ul__health_allow(h, 11 * SEC), UL__HEALTH_REJECT);
+  ul__health_destroy(h);
+}
+
 static void test_manual_trip_and_clock(void) {
   ul__health_config c = test_config();
   ul__health *h;
@@ -992,6 +1016,7 @@ int main(void) {
   RUN_TEST(test_oom_evicts_first);
   RUN_TEST(test_memory_pressure_hysteresis);
   RUN_TEST(test_window_expiry_heals);
+  RUN_TEST(test_allow_alone_sees_the_window_move);
   RUN_TEST(test_manual_trip_and_clock);
   RUN_TEST(test_listener_outside_lock);
   RUN_TEST(test_threads);

@@ -6,6 +6,14 @@
 #include "core/core.h"
 #include "ul_test.h"
 
+#include <time.h>
+
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 static const char *acc_wgsl =
     "@group(0) @binding(0) var<storage, read_write> acc: array<u32>;\n"
     "@compute @workgroup_size(64)\n"
@@ -209,11 +217,57 @@ static void test_metrics_exposition(void) {
   ASSERT_OK(ul_env_destroy(env));
 }
 
+/* Submissions are followed to their end one at a time (the queue runs in
+ * order): every one is counted as finished, by the monitor and by the loss
+ * forensics, and a sample of them is timed. Asking the implementation for
+ * the end of each (before) cost a tracked event per submit, which every
+ * pass over its events looked at again. */
+static void test_submissions_followed_one_at_a_time(void) {
+  ul_env *env;
+  ul_device *dev;
+  ASSERT_OK(ul_env_create(NULL, &env));
+  ASSERT_OK(ul_device_create(env, &(ul_device_desc){.label = "follow"}, &dev));
+  work w;
+  ASSERT_OK(work_open(dev, &w));
+  ASSERT_OK(work_step(dev, &w));
+  ul_health_snapshot h0, h;
+  ASSERT_OK(ul_device_health(dev, &h0));
+  enum { K = 120 };
+  for (int i = 0; i < K; i++, w.steps++) ASSERT_OK(ul_cmd_submit(dev, w.cmd, NULL));
+  /* No wait for the queue: the ends must come from what is followed,
+   * including the submissions made while another was followed. */
+  uint64_t t0 = now_ns();
+  do {
+    ul_device_poll(dev);
+    ASSERT_OK(ul_device_health(dev, &h));
+    if (h.ok - h0.ok >= K && !h.pending) break;
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  } while (now_ns() - t0 < 20000000000ull);
+  printf("  %d submissions: %llu finished outcomes, %llu timed, %llu pending\n", K,
+         (unsigned long long)(h.ok - h0.ok), (unsigned long long)(h.submit.count - h0.submit.count),
+         (unsigned long long)h.pending);
+  ASSERT_GE(h.ok - h0.ok, K);
+  ASSERT_EQ_U(h.pending, 0);
+  ASSERT_LT(h.submit.count - h0.submit.count, K / 2);
+  /* Known finished before the loss: none listed in flight. */
+  ASSERT_OK(ul_device_force_loss(dev, "test: after the submissions ended"));
+  ul_device_poll(dev);
+  ul_loss_info li;
+  ASSERT_OK(ul_device_last_loss(dev, &li));
+  ASSERT_EQ_U(li.number, 1);
+  ASSERT_EQ_U(li.in_flight, 0);
+  ASSERT_OK(work_check(dev, &w));
+  work_close(dev, &w);
+  ASSERT_OK(ul_device_destroy(dev));
+  ASSERT_OK(ul_env_destroy(env));
+}
+
 int main(void) {
   ul_test_watchdog(240);
   RUN_TEST(test_validation_errors_leave_it_healthy);
   RUN_TEST(test_losses_break_it_fallback_and_back);
   RUN_TEST(test_fail_fast_policy);
   RUN_TEST(test_metrics_exposition);
+  RUN_TEST(test_submissions_followed_one_at_a_time);
   TEST_MAIN_END();
 }

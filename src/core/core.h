@@ -188,6 +188,14 @@ struct ul_device {
   uint64_t last_watchdog_ns;
   bool moved_for_health;       /* on the fallback because the GPU was BROKEN */
   _Atomic uint64_t last_submit_serial; /* newest submission the monitor follows */
+  /* Submissions are followed to their end one at a time (vitals.c): the
+   * followed one covers every submission before it (the queue runs in
+   * order). Under the device lock, but wd_armed, which the done callback
+   * clears. */
+  atomic_bool wd_armed;        /* a followed submission is in flight */
+  uint64_t wd_epoch;           /* the epoch wd_armed and wd_uncovered are of */
+  uint64_t wd_newest;          /* newest submission */
+  uint32_t wd_uncovered;       /* submissions since the followed one, not covered yet */
   /* Bumped when the health monitor asks for eviction (memory pressure):
    * each buffer pool empties its free list when it sees a new value. */
   _Atomic uint32_t evict_generation;
@@ -267,9 +275,9 @@ void ul__cb_on_status(uint32_t status, WGPUStringView message, void *u1, void *u
 /* Notes a submission of a command list (under mu). */
 void ul__flight_begin(ul_device *d, uint64_t serial, const char *label, const char *file, int line,
                       const char *pipelines);
-/* Marks a submission finished; ..._upto every one up to `serial`. The
- * first under the loss-record lock, the second under mu. */
-void ul__flight_done_locked(ul_device *d, uint64_t serial, uint64_t now);
+/* Marks every submission up to `serial` finished (the queue runs in
+ * order): the first under the loss-record lock, the second under mu. */
+void ul__flight_done_through_locked(ul_device *d, uint64_t serial, uint64_t now);
 void ul__flight_done_upto(ul_device *d, uint64_t serial, uint64_t now);
 /* At a loss of the current native device (under the loss-record lock):
  * what was in flight, into the device's list of losses. */
@@ -443,6 +451,9 @@ ul_status ul__device_health_gate(ul_device *d);
 void ul__device_health_loss(ul_device *d);
 void ul__device_health_recovered(ul_device *d, double seconds);
 void ul__device_health_submitted(ul_device *d, uint64_t serial, bool first_use);
+/* Follows the newest submission when none is followed and some are not
+ * covered yet (at a call's entry, under the device lock). */
+void ul__device_follow_uncovered(ul_device *d);
 /* An error from an error scope (late=false: the call that made it knows
  * it), or one that arrived late through the uncaptured-error callback. */
 void ul__device_health_error(ul_device *d, ul_status s, bool late);

@@ -27,20 +27,17 @@ void ul__flight_begin(ul_device *d, uint64_t serial, const char *label, const ch
   ul__lost_unlock();
 }
 
-void ul__flight_done_locked(ul_device *d, uint64_t serial, uint64_t now) {
-  for (int i = 0; i < UL__FLIGHTS; i++) {
-    ul__flight *f = &d->flights[i];
-    if (f->serial == serial && !f->done_ns) f->done_ns = now > f->submitted_ns ? now : f->submitted_ns + 1;
-  }
-}
-
-void ul__flight_done_upto(ul_device *d, uint64_t serial, uint64_t now) {
-  ul__lost_lock();
+void ul__flight_done_through_locked(ul_device *d, uint64_t serial, uint64_t now) {
   for (int i = 0; i < UL__FLIGHTS; i++) {
     ul__flight *f = &d->flights[i];
     if (f->serial && f->serial <= serial && !f->done_ns)
       f->done_ns = now > f->submitted_ns ? now : f->submitted_ns + 1;
   }
+}
+
+void ul__flight_done_upto(ul_device *d, uint64_t serial, uint64_t now) {
+  ul__lost_lock();
+  ul__flight_done_through_locked(d, serial, now);
   ul__lost_unlock();
 }
 

@@ -41,6 +41,12 @@ struct ul__health {
 
   ul__health_pending *pending; /* open addressing, linear probing */
   size_t pending_mask, pending_count;
+  /* ul__health_allow's shortcut: after an evaluation that changed nothing,
+   * another one changes nothing either until the window's next bucket
+   * starts or the trip level's next decay is due (quiet_until), unless the
+   * monitor was taken since (locks counts every taking: each could have
+   * added an outcome). */
+  uint64_t locks, quiet_lock, quiet_until;
 };
 
 typedef struct ul__health_out {
@@ -215,6 +221,7 @@ uint64_t ul__health_now(ul__health *h) { return h->cfg.clock(h->cfg.clock_user);
 static uint64_t ul__health_lock(ul__health *h, uint64_t t_ns) {
   if (t_ns == UL__HEALTH_NOW) t_ns = h->cfg.clock(h->cfg.clock_user);
   pthread_mutex_lock(&h->mu);
+  h->locks++;
   return t_ns;
 }
 
@@ -589,7 +596,18 @@ ul__health_decision ul__health_allow(ul__health *h, uint64_t now_ns) {
   ul__health_out o = {.n = 0};
   now_ns = ul__health_lock(h, now_ns);
   uint64_t t = ul__health_mono(h, now_ns);
-  ul__health_evaluate(h, &o, t);
+  bool closed = h->state == UL__HEALTH_HEALTHY || h->state == UL__HEALTH_DEGRADED;
+  if (!closed || h->quiet_lock + 1 != h->locks || t >= h->quiet_until) {
+    ul__health_evaluate(h, &o, t);
+    closed = h->state == UL__HEALTH_HEALTHY || h->state == UL__HEALTH_DEGRADED;
+    h->quiet_until = 0;
+    if (closed && o.n == 0) {
+      uint64_t bucket = h->win.bucket_ns, decay = h->decay_mark_ns + h->cfg.trip_decay_ns;
+      uint64_t next = bucket && t / bucket < UINT64_MAX / bucket - 1 ? (t / bucket + 1) * bucket : 0;
+      h->quiet_until = decay > t && decay < next ? decay : next;
+    }
+  }
+  h->quiet_lock = h->locks;
   ul__health_decision d = UL__HEALTH_ALLOW;
   if (h->state == UL__HEALTH_BROKEN) {
     d = UL__HEALTH_REJECT;

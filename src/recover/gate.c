@@ -381,6 +381,7 @@ static ul_status enter(ul_device *d, bool gate, bool call) {
     ul__device_unlock(d);
     return ul__fail(UL_ERR_DEVICE_FAILED, "device '%s' has failed for good", d->label);
   }
+  if (d->wd_uncovered && !d->recovering) ul__device_follow_uncovered(d);
   if (gate && d->health && !d->recovering) {
     ul_status s = ul__device_health_gate(d);
     if (s) {

@@ -105,12 +105,25 @@ void ul__device_health_read(ul_device *d, ul_status s, uint64_t latency_ns) {
   ul__health_record(d->health, UL__HEALTH_OP_READ, 0, o, latency_ns, UL__HEALTH_NOW, NULL);
 }
 
-/* A submission finished, as far as the implementation says. After a loss
- * that is no proof that it ran: such serials were dropped at the loss. */
+/* A followed submission finished, as far as the implementation says.
+ * After a loss that is no proof that it ran: such serials were dropped at
+ * the loss.
+ *
+ * One submission is followed at a time: asking the implementation for the
+ * end of every submission cost a tracked event each (created at the
+ * submit, then looked at and called back by every pass over the
+ * implementation's events: over a hundred in flight in ggml's pattern on
+ * a GPU). The queue runs in order, so the end of the followed one is the
+ * end of every submission before it: those it covers are counted as
+ * finished then (an outcome without a latency of its own), and the
+ * submissions made while it was in flight are covered by the next one
+ * followed: at the next submit, or at the next call's entry. */
 typedef struct done_rec {
   struct ul__native_ctx *ctx;
   uint64_t serial;
-  bool followed; /* the monitor follows it */
+  uint64_t epoch;  /* of the device it was asked of */
+  uint32_t covers; /* earlier submissions it covers, not followed themselves */
+  bool followed;   /* the monitor follows it */
 } done_rec;
 
 static void on_submit_done(uint32_t status, WGPUStringView message, void *u1, void *u2) {
@@ -122,33 +135,69 @@ static void on_submit_done(uint32_t status, WGPUStringView message, void *u1, vo
   uint64_t epoch;
   ul_device *d = ul__native_ctx_owner(r->ctx, &epoch);
   /* Completion seen after a loss is not proof the work ran. */
-  if (d && epoch == d->epoch && !ul__device_loss_pending(d)) {
-    if (status == WGPUQueueWorkDoneStatus_Success) ul__flight_done_locked(d, r->serial, now);
+  if (d && epoch == d->epoch && r->epoch == epoch && !ul__device_loss_pending(d)) {
+    bool ok = status == WGPUQueueWorkDoneStatus_Success;
+    if (ok) ul__flight_done_through_locked(d, r->serial, now);
     if (d->health && r->followed)
-      ul__health_end(d->health, r->serial,
-                     status == WGPUQueueWorkDoneStatus_Success ? UL__HEALTH_OK : UL__HEALTH_INTERNAL,
-                     UL__HEALTH_NOW, NULL);
+      ul__health_end(d->health, r->serial, ok ? UL__HEALTH_OK : UL__HEALTH_INTERNAL, UL__HEALTH_NOW, NULL);
+    if (d->health && ok)
+      for (uint32_t i = 0; i < r->covers; i++)
+        ul__health_record(d->health, UL__HEALTH_OP_SUBMIT, UL__HEALTH_FIRST_USE, UL__HEALTH_OK, 0, UL__HEALTH_NOW,
+                          NULL);
+    atomic_store(&d->wd_armed, false);
   }
   ul__lost_unlock();
   ul__native_ctx_unref(r->ctx);
   free(r);
 }
 
-/* Every submission gets a done callback: the monitor follows it (when on)
- * and loss forensics learn that it finished. */
-void ul__device_health_submitted(ul_device *d, uint64_t serial, bool first_use) {
+/* Asks for the end of `serial`, which covers `covers` earlier ones; timed
+ * (its latency measured from now) when it was just submitted. Under the
+ * device lock. */
+static void follow(ul_device *d, uint64_t serial, uint32_t covers, bool timed, bool first_use) {
   done_rec *r = malloc(sizeof *r);
-  if (!r) return;
-  r->followed = d->health && !ul__health_begin(d->health, serial, UL__HEALTH_OP_SUBMIT,
-                                                first_use ? UL__HEALTH_FIRST_USE : 0, 0, UL__HEALTH_NOW);
+  if (!r) return; /* not followed: covered by the next one */
+  unsigned flags = !timed || first_use ? UL__HEALTH_FIRST_USE : 0;
+  r->followed = d->health && !ul__health_begin(d->health, serial, UL__HEALTH_OP_SUBMIT, flags, 0, UL__HEALTH_NOW);
   r->ctx = ul__native_ctx_ref(d);
   r->serial = serial;
+  r->epoch = d->epoch;
+  r->covers = covers;
   if (r->followed) atomic_store(&d->last_submit_serial, serial);
+  d->wd_uncovered = 0;
+  atomic_store(&d->wd_armed, true);
   WGPUQueueWorkDoneCallbackInfo cb = {0};
   cb.mode = WGPUCallbackMode_AllowSpontaneous;
   cb.callback = on_submit_done;
   cb.userdata1 = r;
   d->wgpu->QueueOnSubmittedWorkDone(d->queue, cb);
+}
+
+/* What is followed belongs to one native device: after a loss or a move,
+ * nothing is (the old device's answer, if it comes, is of another epoch). */
+static bool following(ul_device *d) {
+  if (d->wd_epoch != d->epoch) {
+    d->wd_epoch = d->epoch;
+    d->wd_uncovered = 0;
+    atomic_store(&d->wd_armed, false);
+  }
+  return atomic_load(&d->wd_armed);
+}
+
+void ul__device_health_submitted(ul_device *d, uint64_t serial, bool first_use) {
+  d->wd_newest = serial;
+  if (following(d)) {
+    d->wd_uncovered++;
+    return;
+  }
+  follow(d, serial, d->wd_uncovered, true, first_use);
+}
+
+void ul__device_follow_uncovered(ul_device *d) {
+  if (following(d) || !d->wd_uncovered || ul__device_loss_pending(d)) return;
+  /* The newest is followed from now: its latency is not known, only that
+   * it and those before it end. */
+  follow(d, d->wd_newest, d->wd_uncovered - 1, false, false);
 }
 
 ul_status ul__device_health_gate(ul_device *d) {
