@@ -1072,7 +1072,7 @@ typedef struct ul_health_snapshot {
   uint64_t window_slow;         /* timed calls in the window slower than slow_ms */
   double fault_rate;            /* window_faults / window_calls; 0 if none */
   double slow_rate;             /* slow share of the timed calls in the window; 0 if none */
-  ul_latency submit;            /* latencies of submissions */
+  ul_latency submit;            /* latencies of submissions (those followed: one at a time) */
   ul_latency read;              /* latencies of reads */
   uint64_t ok;                  /* outcomes since creation: successes */
   uint64_t validation;          /* validation errors */
