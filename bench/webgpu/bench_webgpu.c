@@ -25,6 +25,7 @@
 #include "decode_core.h"
 #include "llm/gen.h"
 #include "cli.h"
+#include "sampler.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -447,8 +448,12 @@ static void usage(FILE *f) {
              "                           [--uploads N (default 1024)] [--objects N (default 20000)]\n"
              "                           [--decode-tokens N (1..256, default 64)] [--decode-only]\n"
              "                           [--reps R (3..64, default 11)]\n"
-             "       unlost-bench-webgpu --profile dispatch|ggml|upload|decode [--raw] [--reps R]: one pattern,\n"
-             "                           one way (through the layer, or Dawn directly with --raw), for a profiler\n");
+             "       unlost-bench-webgpu --profile dispatch|ggml|upload|decode [--raw] [--reps R]\n"
+             "                           [--sample FILE [--sample-hz N (100..20000, default 4999)]\n"
+             "                           [--sample-timer process|threads]]: one pattern, one way (through the\n"
+             "                           layer, or Dawn directly with --raw), for a profiler; --sample samples the\n"
+             "                           repetitions' CPU time in-process (where there is no perf) into FILE, for\n"
+             "                           bench/sample_report.py (bench/webgpu/sampler.h: the timers)\n");
 }
 
 int main(int argc, char **argv) {
@@ -457,6 +462,10 @@ int main(int argc, char **argv) {
   const char *profile = NULL;
   bool profile_raw = false;
   const char *json_path = NULL;
+  const char *sample_path = NULL;
+  int sample_hz = 4999;
+  bool sample_hz_given = false;
+  const char *sample_timer = NULL;
   /* --json [FILE]: `unlost bench webgpu` has made stdout the file already. */
   const cli_opt opts[] = {CLI_O("json", CLI_JSON, &json_path),
                           {"dispatches", CLI_INT, &n, .lo = 1, .hi = 100000000},
@@ -468,9 +477,26 @@ int main(int argc, char **argv) {
                           CLI_O("decode-only", CLI_FLAG, &decode_only),
                           CLI_O("profile", CLI_TEXT, &profile),
                           CLI_O("raw", CLI_FLAG, &profile_raw),
+                          CLI_O("sample", CLI_TEXT, &sample_path),
+                          {"sample-hz", CLI_INT, &sample_hz, .lo = 100, .hi = 20000, .given = &sample_hz_given},
+                          CLI_O("sample-timer", CLI_TEXT, &sample_timer),
                           {0}};
   int prc = cli_parse("bench webgpu", argc, argv, opts, CLI_NO_OPERANDS, usage, NULL);
   if (prc) return prc == 1 ? 0 : 2;
+  if ((sample_path || sample_hz_given || sample_timer) && !profile) {
+    fprintf(stderr, "unlost bench webgpu: --sample%s is for --profile runs only\n",
+            sample_path ? "" : sample_hz_given ? "-hz" : "-timer");
+    return 2;
+  }
+  if ((sample_hz_given || sample_timer) && !sample_path) {
+    fprintf(stderr, "unlost bench webgpu: --sample-%s needs --sample FILE\n", sample_hz_given ? "hz" : "timer");
+    return 2;
+  }
+  if (sample_timer && strcmp(sample_timer, "process") && strcmp(sample_timer, "threads")) {
+    fprintf(stderr, "unlost bench webgpu: --sample-timer: process or threads, not '%s'\n", sample_timer);
+    return 2;
+  }
+  if (sample_timer) sampler_set_timer(strcmp(sample_timer, "threads") ? SAMPLER_PROCESS : SAMPLER_THREADS);
   if (json_path && strcmp(json_path, "-") && !freopen(json_path, "w", stdout)) {
     fprintf(stderr, "unlost bench webgpu: cannot write %s\n", json_path);
     return 1;
@@ -503,17 +529,23 @@ int main(int argc, char **argv) {
       int32_t *want = calloc((size_t)ndec, sizeof(int32_t)), *got = calloc((size_t)ndec, sizeof(int32_t));
       rig *rp = &r;
       bool ok = want && got && decode_open(&m, ndec, want, &rp, &dec, 1);
+      bool sampling = ok && sample_path; /* the repetitions only */
+      if (sampling && sampler_start(sample_path, sample_hz, why, sizeof why)) {
+        fprintf(stderr, "unlost bench webgpu: --sample: %s\n", why);
+        return 1;
+      }
       for (int i = 0; i < reps && ok; i++) {
         double ti = decode_timed(&dec, ndec, got, profile_raw ? "raw" : "through unlost-webgpu");
         ok = ti >= 0 && first_diff(got, want, ndec) < 0;
         t += ti;
       }
+      if (sampling && sampler_stop()) rc = 1;
       if (ok)
         printf("decode, %s: %d repetitions of %d tokens, %.3f ms each, %.1f tokens/s\n",
                profile_raw ? "raw" : "through unlost-webgpu", reps, ndec, t / reps, ndec * 1e3 * reps / t);
       else
         fprintf(stderr, "unlost bench webgpu: decode failed or its tokens are not the CPU's\n");
-      rc = ok ? 0 : 1;
+      rc = ok ? rc : 1;
       dc_close(&dec);
       llm_model_close(m);
       free(want);
@@ -525,10 +557,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "unlost bench webgpu: out of memory for %d objects\n", nobj);
         return 1;
       }
+      if (sample_path && sampler_start(sample_path, sample_hz, why, sizeof why)) { /* the repetitions only */
+        fprintf(stderr, "unlost bench webgpu: --sample: %s\n", why);
+        return 1;
+      }
       for (int i = 0; i < reps; i++)
         t += !strcmp(profile, "ggml")     ? ggml_pattern(&r, ng, 8)
              : !strcmp(profile, "upload") ? uploads(&r, heap, nu)
                                           : dispatch_frames(&r, n, 100);
+      if (sample_path && sampler_stop()) rc = 1;
       printf("%s, %s: %d repetitions, %.3f ms each\n", profile, profile_raw ? "raw" : "through unlost-webgpu", reps,
              t / reps);
     }
