@@ -10,8 +10,46 @@
 
 #include <stdarg.h>
 
+/* The command lists of freed encoders and command buffers are kept for
+ * the next encoders (a program that encodes each step's work in a new
+ * encoder then allocates none: through malloc and realloc, the list of a
+ * decode step's 70 commands cost more than the step's own recording), up
+ * to UL__OPS_SPARE lists of at most UL__OPS_KEPT commands. */
+#define UL__OPS_SPARE 16
+#define UL__OPS_KEPT 256
+static pthread_mutex_t g_ops_mu = PTHREAD_MUTEX_INITIALIZER;
+static ul__op *g_ops[UL__OPS_SPARE];
+static uint32_t g_ops_cap[UL__OPS_SPARE];
+static uint32_t g_nops;
+
+static void ops_free(ul__op *ops, uint32_t cap) {
+  if (ops && UL__WG_REUSE && cap <= UL__OPS_KEPT) {
+    pthread_mutex_lock(&g_ops_mu);
+    if (g_nops < UL__OPS_SPARE) {
+      g_ops[g_nops] = ops;
+      g_ops_cap[g_nops++] = cap;
+      ops = NULL;
+    }
+    pthread_mutex_unlock(&g_ops_mu);
+  }
+  free(ops);
+}
+
+/* A kept list for an encoder that has none yet (false: none kept). */
+static bool ops_reuse(ul__wg_encoder *e) {
+  if (!UL__WG_REUSE) return false;
+  pthread_mutex_lock(&g_ops_mu);
+  bool got = g_nops > 0;
+  if (got) {
+    e->ops = g_ops[--g_nops];
+    e->cap = g_ops_cap[g_nops];
+  }
+  pthread_mutex_unlock(&g_ops_mu);
+  return got;
+}
+
 void ul__wg_encoder_free(ul__wg_encoder *e) {
-  free(e->ops);
+  ops_free(e->ops, e->cap);
   free(e->label);
   free(e->error);
   ul__wg_holds_clear(&e->holds);
@@ -19,7 +57,7 @@ void ul__wg_encoder_free(ul__wg_encoder *e) {
 
 void ul__wg_cmdbuf_free(ul__wg_cmdbuf *c) {
   ul__ops_prepared_release(c->h.dev->ud, &c->prep);
-  free(c->ops);
+  ops_free(c->ops, c->cap);
   free(c->label);
   free(c->error);
   ul__wg_holds_clear(&c->holds);
@@ -41,6 +79,7 @@ static void fail(ul__wg_encoder *e, const char *fmt, ...) {
 
 static void push(ul__wg_encoder *e, const ul__op *op) {
   if (e->error) return;
+  if (!e->ops && ops_reuse(e)) e->count = 0;
   if (e->count == e->cap) {
     uint32_t ncap = e->cap ? e->cap * 2 : 16;
     ul__op *n = realloc(e->ops, sizeof *n * ncap);
@@ -476,6 +515,7 @@ UL__WG_EXPORT WGPUCommandBuffer wgpuCommandEncoderFinish(WGPUCommandEncoder enco
   /* The commands and what they hold move to the command buffer. */
   c->ops = e->ops;
   c->count = e->count;
+  c->cap = e->cap;
   ul__wg_holds_move(&c->holds, &e->holds);
   e->ops = NULL;
   e->count = e->cap = 0;

@@ -378,7 +378,7 @@ void ul__wg_futures_fail_device(ul__wg_instance *in, ul__wg_device *dv, const ch
       ul__wg_buffer *b = (ul__wg_buffer *)pick->target;
       pthread_mutex_lock(ul__wg_buffer_mu(b));
       if (b->pending == pick->id) {
-        b->map_state = UL__WG_UNMAPPED;
+        ul__wg_set_map_state(b, UL__WG_UNMAPPED);
         b->pending = 0;
       }
       pthread_mutex_unlock(ul__wg_buffer_mu(b));

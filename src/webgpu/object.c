@@ -28,13 +28,7 @@ static uint32_t g_quarantine_next;
 
 /* What leaves the quarantine is kept for the next object of its kind and
  * size (a program that makes a bind group per dispatch allocates none),
- * up to UL__WG_SPARE of a kind; none under a sanitizer, which should see
- * every use after a free. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define UL__WG_REUSE 0
-#else
-#define UL__WG_REUSE 1
-#endif
+ * up to UL__WG_SPARE of a kind; none under a sanitizer (UL__WG_REUSE). */
 #define UL__WG_SPARE 64
 #define UL__WG_KINDS 32
 static ul__wg_obj *g_spare[UL__WG_KINDS]; /* linked through their first word, under g_quarantine_mu */

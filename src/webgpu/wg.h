@@ -20,6 +20,13 @@
 #define UL__WG_EXPORT __attribute__((visibility("default")))
 
 #define UL__WG_MAGIC 0x756c7767u /* "ulwg" */
+/* Freed objects and command lists are kept for reuse, except under a
+ * sanitizer, which should see every use after a free. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UL__WG_REUSE 0
+#else
+#define UL__WG_REUSE 1
+#endif
 #define UL__WG_DEAD 0xdeadd00du
 
 /* X(NAME, "WebGPU type"): the kinds of the layer's objects. */
@@ -137,6 +144,9 @@ typedef struct ul__wg_device {
    * pending work-done future (under the engine device's lock). */
   ul__work_redo redo;
   _Atomic bool lost;         /* the program has been told (it destroyed it, or unlost gave up) */
+  /* Its buffers mapped or with a map pending (ul__wg_set_map_state keeps
+   * it): while none is, a submit need not look at each buffer it uses. */
+  atomic_uint maps_out;
   uint32_t lost_reason;      /* the reason it was told */
   uint32_t features_count;
   uint32_t *features;        /* as asked (owned) */
@@ -258,7 +268,7 @@ typedef struct ul__wg_pass {
 struct ul__wg_cmdbuf {
   ul__wg_obj h;
   ul__op *ops;
-  uint32_t count;
+  uint32_t count, cap;
   ul__wg_holds holds;
   char *label;
   char *error;             /* invalid: why (submitting it is an error of error_type) */
@@ -412,6 +422,9 @@ WGPUFuture ul__wg_future_id(const ul__wg_future *f);
 
 /* ---- buffers (wgpu_buffer.c) ---- */
 void ul__wg_buffer_free(ul__wg_buffer *b);
+/* Sets b's map state (under its map lock) and keeps the device's count of
+ * buffers not unmapped. */
+void ul__wg_set_map_state(ul__wg_buffer *b, ul__wg_map_state st);
 /* The map of a future (future.c drives it): started, checked, finished. */
 bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns);
 /* A map's callback is about to run: its outcome becomes the buffer's state. */

@@ -5,8 +5,20 @@
 #include "webgpu/wg.h"
 
 void ul__wg_buffer_free(ul__wg_buffer *b) {
+  pthread_mutex_lock(ul__wg_buffer_mu(b));
+  ul__wg_set_map_state(b, UL__WG_UNMAPPED);
+  pthread_mutex_unlock(ul__wg_buffer_mu(b));
   free(b->host);
   b->host = NULL;
+}
+
+void ul__wg_set_map_state(ul__wg_buffer *b, ul__wg_map_state st) {
+  bool was = b->map_state != UL__WG_UNMAPPED, is = st != UL__WG_UNMAPPED;
+  b->map_state = st;
+  if (was != is && b->h.dev) {
+    if (is) atomic_fetch_add(&b->h.dev->maps_out, 1);
+    else atomic_fetch_sub(&b->h.dev->maps_out, 1);
+  }
 }
 
 #define UL__WG_MAP_LOCKS 64
@@ -86,7 +98,7 @@ UL__WG_EXPORT WGPUBuffer wgpuDeviceCreateBuffer(WGPUDevice device, const WGPUBuf
                    "bytes", lab ? lab : "", (unsigned long long)bd->size);
       return (WGPUBuffer)b;
     }
-    b->map_state = UL__WG_MAPPED;
+    ul__wg_set_map_state(b, UL__WG_MAPPED);
     b->map_mode = WGPUMapMode_Write;
     b->map_offset = 0;
     b->map_size = (size_t)bd->size;
@@ -144,7 +156,7 @@ static void end_mapping(ul__wg_buffer *b, const char *why, bool write_back) {
   ul__wg_map_state st = b->map_state;
   uint64_t pending = b->pending;
   uint8_t *host = b->host;
-  b->map_state = UL__WG_UNMAPPED;
+  ul__wg_set_map_state(b, UL__WG_UNMAPPED);
   b->pending = 0;
   b->host = NULL;
   b->map_base = NULL;
@@ -199,7 +211,7 @@ void ul__wg_map_told(ul__wg_future *f) {
   pthread_mutex_lock(ul__wg_buffer_mu(b));
   if (b->pending == f->id) {
     b->pending = 0;
-    b->map_state = f->status == WGPUMapAsyncStatus_Success ? UL__WG_MAPPED : UL__WG_UNMAPPED;
+    ul__wg_set_map_state(b, f->status == WGPUMapAsyncStatus_Success ? UL__WG_MAPPED : UL__WG_UNMAPPED);
     if (b->map_state != UL__WG_MAPPED) b->map_base = NULL;
   }
   pthread_mutex_unlock(ul__wg_buffer_mu(b));
@@ -306,7 +318,7 @@ UL__WG_EXPORT WGPUFuture wgpuBufferMapAsync(WGPUBuffer buffer, WGPUMapMode mode,
   } else if (offset % 8 || size % 4 || offset > b->size || size > b->size - offset) {
     bad = "the range is outside the buffer, or its offset is not a multiple of 8 or its size of 4";
   } else {
-    b->map_state = UL__WG_PENDING;
+    ul__wg_set_map_state(b, UL__WG_PENDING);
     b->pending = f->id;
   }
   pthread_mutex_unlock(ul__wg_buffer_mu(b));
@@ -368,7 +380,7 @@ bool ul__wg_map_advance(ul__wg_instance *in, ul__wg_future *f, uint64_t wait_ns)
     status = m.s == UL_ERR_DEVICE_FAILED ? WGPUMapAsyncStatus_Aborted : WGPUMapAsyncStatus_Error;
   }
   pthread_mutex_lock(ul__wg_buffer_mu(b));
-  if (b->pending == f->id) b->map_state = UL__WG_UNMAPPED, b->pending = 0;
+  if (b->pending == f->id) ul__wg_set_map_state(b, UL__WG_UNMAPPED), b->pending = 0;
   pthread_mutex_unlock(ul__wg_buffer_mu(b));
   if (m.step == UL__MAP_LOST) {
     ul__wg_error(dv, WGPUErrorType_Internal, "%s", m.message);

@@ -8,6 +8,7 @@
 /* Why a command buffer cannot run now: a buffer it uses (directly or
  * through a bind group) is mapped or has a map pending. NULL: none. */
 const char *ul__wg_cmdbuf_mapped(const ul__wg_cmdbuf *c) {
+  if (!atomic_load(&c->h.dev->maps_out)) return NULL; /* no buffer of its device is */
   for (uint32_t i = 0; i < c->holds.count; i++) {
     const ul__wg_obj *o = c->holds.objs[i];
     const ul__wg_holds *inner = o->kind == UL__WG_BIND_GROUP ? &((const ul__wg_group *)o)->holds : NULL;
