@@ -151,6 +151,63 @@ static void test_loss_during_a_long_dispatch_names_it(void) {
   rig_close(&r);
 }
 
+/* Whether s is valid UTF-8 (no character cut short). */
+static bool utf8_ok(const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+    if (n < 0) return false;
+    p++;
+    for (int i = 0; i < n; i++, p++)
+      if ((*p & 0xC0) != 0x80) return false;
+  }
+  return true;
+}
+
+/* A submission's pipelines are listed by label, as many as fit in
+ * ul_submission_info.pipelines, cut where a character ends: the first label
+ * (60 bytes) whole, then 64 of the second's 120 (60 two-byte characters;
+ * 65 would split one). */
+static void test_pipeline_list_cut_whole_characters(void) {
+  rig r;
+  ASSERT_OK(rig_open(&r, 1, 10));
+  char l1[61], l2[121];
+  memset(l1, 'a', 60);
+  l1[60] = 0;
+  for (int i = 0; i < 60; i++) memcpy(l2 + 2 * i, "\xc3\xa9", 2); /* U+00E9 */
+  l2[120] = 0;
+  ul_compute_pipeline p1, p2;
+  ul_bind_group g1, g2;
+  ul_cmd *c;
+  ASSERT_OK(ul_compute_pipeline_create(r.dev, &(ul_compute_pipeline_desc){.label = l1, .shader = r.sh}, &p1));
+  ASSERT_OK(ul_compute_pipeline_create(r.dev, &(ul_compute_pipeline_desc){.label = l2, .shader = r.sh}, &p2));
+  ASSERT_OK(ul_bind_group_create(r.dev, &(ul_bind_group_desc){.pipeline = p1, .entry_count = 1,
+      .entries = {{.binding = 0, .buffer = r.state}}}, &g1));
+  ASSERT_OK(ul_bind_group_create(r.dev, &(ul_bind_group_desc){.pipeline = p2, .entry_count = 1,
+      .entries = {{.binding = 0, .buffer = r.state}}}, &g2));
+  ASSERT_OK(ul_cmd_create(r.dev, "two", &c));
+  ASSERT_OK(ul_cmd_dispatch(c, p1, &g1, 1, 1, 1, 1));
+  ASSERT_OK(ul_cmd_dispatch(c, p2, &g2, 1, 1, 1, 1));
+  ASSERT_OK(ul_cmd_submit(r.dev, c, NULL));
+  ASSERT_OK(ul_device_wait_idle(r.dev, 0));
+  ASSERT_OK(ul_device_force_loss(r.dev, "test: after two pipelines"));
+  uint32_t got[2];
+  ASSERT_OK(ul_buffer_read(r.dev, r.state, 0, got, sizeof got, 0));
+  ul_loss_info li;
+  ASSERT_OK(ul_device_last_loss(r.dev, &li));
+  ASSERT_GE(li.finished_listed, 1);
+  const char *pl = li.finished_list[0].pipelines;
+  printf("  listed: %zu bytes\n", strlen(pl));
+  ASSERT_TRUE(utf8_ok(pl));
+  ASSERT_EQ_U(strlen(pl), 60 + 2 + 64);
+  ASSERT_TRUE(!strncmp(pl, l1, 60) && !strncmp(pl + 60, ", ", 2) && !strncmp(pl + 62, l2, 64));
+  ul_cmd_destroy(c);
+  ul_bind_group_destroy(r.dev, g1);
+  ul_bind_group_destroy(r.dev, g2);
+  ul_compute_pipeline_destroy(r.dev, p1);
+  ul_compute_pipeline_destroy(r.dev, p2);
+  rig_close(&r);
+}
+
 static void test_timeline_records_large_objects_and_checkpoints(void) {
   ul_env *env;
   ul_device *dev;
@@ -190,5 +247,6 @@ int main(void) {
   RUN_TEST(test_no_loss_no_forensics);
   RUN_TEST(test_loss_during_a_long_dispatch_names_it);
   RUN_TEST(test_timeline_records_large_objects_and_checkpoints);
+  RUN_TEST(test_pipeline_list_cut_whole_characters);
   TEST_MAIN_END();
 }

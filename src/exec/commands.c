@@ -707,15 +707,21 @@ void ul__ops_pipelines(ul_device *d, const ul__op *ops, uint32_t n, char *buf, s
     if (nseen < 8) seen[nseen++] = op->pipeline;
     ul__obj *p = ul__obj_find(d, op->pipeline, UL__OBJ_PIPELINE);
     const char *name = p && p->label ? p->label : "unlabeled";
-    int k = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", name);
-    if (k < 0 || (size_t)k >= cap - len) {
-      /* Cut at a UTF-8 boundary. */
-      size_t end = cap - 1;
-      while (end > len && ((unsigned char)buf[end] & 0xC0) == 0x80) end--;
-      buf[end] = 0;
+    /* Copied, not printed: this runs at every submit. */
+    size_t sep = len ? 2 : 0, k = strlen(name);
+    if (len + sep + k >= cap) {
+      /* What fits, cut at a UTF-8 boundary (name[fit] is the first byte
+       * left out: a continuation byte there would split a character). */
+      size_t room = cap - 1 - len, fit = room > sep ? room - sep : 0;
+      while (fit > 0 && ((unsigned char)name[fit] & 0xC0) == 0x80) fit--;
+      memcpy(buf + len, ", ", sep < room ? sep : room);
+      if (fit) memcpy(buf + len + sep, name, fit);
+      buf[len + (sep < room ? sep : room) + fit] = 0;
       break;
     }
-    len += (size_t)k;
+    memcpy(buf + len, ", ", sep);
+    memcpy(buf + len + sep, name, k + 1);
+    len += sep + k;
   }
 }
 
