@@ -712,11 +712,11 @@ void ul__ops_pipelines(ul_device *d, const ul__op *ops, uint32_t n, char *buf, s
     if (len + sep + k >= cap) {
       /* What fits, cut at a UTF-8 boundary (name[fit] is the first byte
        * left out: a continuation byte there would split a character). */
-      size_t room = cap - 1 - len, fit = room > sep ? room - sep : 0;
+      size_t room = cap - 1 - len, s = sep < room ? sep : room, fit = room - s;
       while (fit > 0 && ((unsigned char)name[fit] & 0xC0) == 0x80) fit--;
-      memcpy(buf + len, ", ", sep < room ? sep : room);
-      if (fit) memcpy(buf + len + sep, name, fit);
-      buf[len + (sep < room ? sep : room) + fit] = 0;
+      memcpy(buf + len, ", ", s);
+      memcpy(buf + len + s, name, fit);
+      buf[len + s + fit] = 0;
       break;
     }
     memcpy(buf + len, ", ", sep);

@@ -35,17 +35,15 @@ static void ops_free(ul__op *ops, uint32_t cap) {
   free(ops);
 }
 
-/* A kept list for an encoder that has none yet (false: none kept). */
-static bool ops_reuse(ul__wg_encoder *e) {
-  if (!UL__WG_REUSE) return false;
+/* A kept list for an encoder that has none yet, if one is kept. */
+static void ops_reuse(ul__wg_encoder *e) {
+  if (!UL__WG_REUSE) return;
   pthread_mutex_lock(&g_ops_mu);
-  bool got = g_nops > 0;
-  if (got) {
+  if (g_nops > 0) {
     e->ops = g_ops[--g_nops];
     e->cap = g_ops_cap[g_nops];
   }
   pthread_mutex_unlock(&g_ops_mu);
-  return got;
 }
 
 void ul__wg_encoder_free(ul__wg_encoder *e) {
@@ -79,7 +77,7 @@ static void fail(ul__wg_encoder *e, const char *fmt, ...) {
 
 static void push(ul__wg_encoder *e, const ul__op *op) {
   if (e->error) return;
-  if (!e->ops && ops_reuse(e)) e->count = 0;
+  if (!e->ops) ops_reuse(e); /* count is 0 then */
   if (e->count == e->cap) {
     uint32_t ncap = e->cap ? e->cap * 2 : 16;
     ul__op *n = realloc(e->ops, sizeof *n * ncap);
