@@ -4,6 +4,7 @@
  * lists and reads are test_exec.c. */
 #include "chaos/chaos.h"
 #include "core/core.h"
+#include "res/obj.h"
 #include "ul_test.h"
 
 static ul_env *env;
@@ -366,6 +367,25 @@ static void test_out_of_memory_empties_pools(void) {
   ASSERT_OK(ul_device_destroy(od));
 }
 
+/* The list of objects changed since the last checkpoint, taken when no
+ * object was ever noted one by one: every object was noted at once (as
+ * when growing the list failed), then settled. The list was never
+ * allocated; reading it copied from NULL (UBSan's nonnull check; the
+ * fuzzer found it through a checkpoint). */
+static void test_noted_list_never_allocated(void) {
+  ul_device *d = NULL;
+  ASSERT_OK(ul_device_create(env, &(ul_device_desc){.label = "new"}, &d));
+  ul__obj_note_ids(d, NULL, 0, true, false);
+  ASSERT_TRUE(ul__obj_noted_all(d));
+  ul__obj_noted_settle(d);
+  uint32_t *ids = NULL, n = 99;
+  ASSERT_TRUE(ul__obj_noted(d, &ids, &n));
+  ASSERT_EQ(n, 0);
+  free(ids);
+  ASSERT_OK(ul_device_checkpoint(d));
+  ul_device_destroy(d);
+}
+
 int main(void) {
   ul_test_watchdog(240);
   setup();
@@ -385,6 +405,7 @@ int main(void) {
   RUN_TEST_NO_LEAKS(dev, test_buffer_pool_reuses);
   RUN_TEST_NO_LEAKS(dev, test_ring_wraps);
   RUN_TEST_NO_LEAKS(dev, test_out_of_memory_empties_pools);
+  RUN_TEST(test_noted_list_never_allocated);
   ul_memory_stats st;
   ul_device_memory_stats(dev, &st);
   if (st.live_objects) {

@@ -311,7 +311,7 @@ bool ul__obj_noted(ul_device *d, uint32_t **out, uint32_t *n) {
     for (uint32_t i = 1; i < r->next_unused && i < r->cap; i++)
       if (r->slots[i]) v[k++] = r->slots[i]->id;
   } else {
-    memcpy(v, r->noted, sizeof *v * r->nnoted);
+    if (r->nnoted) memcpy(v, r->noted, sizeof *v * r->nnoted); /* never allocated while empty */
     k = r->nnoted;
   }
   *out = v;
