@@ -1071,6 +1071,11 @@ static void on_signal(int sig) {
  * input from its death callback. */
 void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
 static void on_sanitizer_death(void) { save_input("sanitizer report"); }
+/* UBSan's runtime is a library of its own under GCC and does not call
+ * ASan's death callback; its hook runs before each of its reports (the
+ * first ends the process: -fno-sanitize-recover). */
+void __ubsan_on_report(void);
+void __ubsan_on_report(void) { save_input("UBSan report"); }
 
 int main(int argc, char **argv) {
   double seconds = 20;
