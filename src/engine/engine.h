@@ -129,23 +129,26 @@ uint32_t ul__engine_format(ul_format f);
 ul_status ul__sampler_create(ul_device *d, const WGPUSamplerDescriptor *nd, const char *label, const ul_site *site,
                              uint32_t *out);
 
-/* Submits `n` ops (the device entered): room in the log, the check of
- * every handle, the encode -- or `prepared`, when it was encoded from the
- * same ops on this device's epoch `prepared_epoch` (the caller keeps its
- * reference) -- the log, the submit. *serial (may be NULL) names it for
- * ul_device_wait (src/engine/submit.c). */
-ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char *label, const ul_site *site,
-                         WGPUCommandBuffer prepared, uint64_t prepared_epoch, uint64_t *serial);
-
 /* Commands encoded ahead of their submission (ul__ops_prepare): the
  * command buffer, the epoch and the native device it was encoded on (the
  * device names it for its release: one lost again during a rebuild is
- * adopted back under another epoch). */
+ * adopted back under another epoch), and the objects' state generation
+ * (ul__obj_state_gen) after the encode's check of every handle. */
 typedef struct ul__prepared {
   WGPUCommandBuffer cb; /* NULL: none (the submit encodes) */
   uint64_t epoch;
   WGPUDevice device;
+  uint64_t state_gen;
 } ul__prepared;
+
+/* Submits `n` ops (the device entered): room in the log, the check of
+ * every handle, the encode -- or `prepared`'s command buffer, when it was
+ * encoded from the same ops on this device's epoch (the caller keeps its
+ * reference; its check is not made again while no object was destroyed or
+ * lost since) -- the log, the submit. *serial (may be NULL) names it for
+ * ul_device_wait (src/engine/submit.c). */
+ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char *label, const ul_site *site,
+                         const ul__prepared *prepared, uint64_t *serial);
 
 /* ul__ops_submit for a caller with no status to hear a loss from (the
  * webgpu.h door): made again after a recovery while a pending loss is what

@@ -48,7 +48,7 @@ ul_status ul__cmd_submit(ul_device *d, ul_cmd *c, uint64_t *serial) {
 }
 
 ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char *label, const ul_site *site,
-                         WGPUCommandBuffer prepared, uint64_t prepared_epoch, uint64_t *serial) {
+                         const ul__prepared *prepared, uint64_t *serial) {
   if (serial) *serial = 0;
   const uint64_t restored = atomic_load(&d->restored_total);
   const char *what = label ? label : "";
@@ -59,13 +59,14 @@ ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char
   if (s) return ul__wrap(s, "submit '%s'", what);
   WGPUCommandBuffer cb = NULL;
   bool own = true, encoded = false;
-  if (prepared && prepared_epoch == d->epoch && !ul__device_loss_pending(d)) {
-    /* Encoded at Finish on this very device: checked again (an object may
-     * have been destroyed since; contents a rebuild left for their first
-     * use come back), then submitted as it is. */
+  if (prepared && prepared->cb && prepared->epoch == d->epoch && !ul__device_loss_pending(d)) {
+    /* Encoded at Finish on this very device, after the same check of every
+     * handle: checked again only when an object was destroyed or lost
+     * since (a rebuild, which leaves contents for their first use, moves
+     * the epoch), then submitted as it is. */
     encoded = true;
-    if (!(s = ul__cmd_check(d, ops, n))) {
-      cb = prepared;
+    if (prepared->state_gen == ul__obj_state_gen(d) || !(s = ul__cmd_check(d, ops, n))) {
+      cb = prepared->cb;
       own = false;
       ul__cmd_mark_written(d, ops, n);
     } else if (s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(d)) {
@@ -117,8 +118,7 @@ ul_status ul__ops_submit(ul_device *d, const ul__op *ops, uint32_t n, const char
 ul_status ul__ops_submit_through(ul_device *d, const ul__op *ops, uint32_t n, const char *label, const ul_site *site,
                                  ul__prepared *p) {
   WGPUCommandBuffer cb = p ? p->cb : NULL;
-  uint64_t epoch = p ? p->epoch : 0;
-  ul_status s = ul__ops_submit(d, ops, n, label, site, cb, epoch, NULL);
+  ul_status s = ul__ops_submit(d, ops, n, label, site, p, NULL);
   /* The engine gives up on a call after a few recoveries in a row; a
    * caller with no status to hear that from has the submission made again
    * on the device after the next recovery, until it goes through or the
@@ -127,7 +127,7 @@ ul_status ul__ops_submit_through(ul_device *d, const ul__op *ops, uint32_t n, co
    * loss is then pending, and the error stands. */
   for (int again = 0; s == UL_ERR_DEVICE_LOST && ul__device_loss_pending(d) && again < 16; again++) {
     if ((s = ul__device_recover_locked(d))) break;
-    s = ul__ops_submit(d, ops, n, label, site, cb, epoch, NULL);
+    s = ul__ops_submit(d, ops, n, label, site, p, NULL);
   }
   if (cb) ul__native_cmdbuf_release(d, cb, p->device);
   if (p) memset(p, 0, sizeof *p);
@@ -146,6 +146,7 @@ ul_status ul__ops_prepare(ul_device *d, const ul__op *ops, uint32_t n, const cha
     p->cb = cb;
     p->epoch = d->epoch;
     p->device = d->device;
+    p->state_gen = ul__obj_state_gen(d); /* after the encode's check */
     cb = NULL;
   }
   if (cb) d->wgpu->CommandBufferRelease(cb);

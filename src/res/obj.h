@@ -345,6 +345,10 @@ const char *ul__obj_kind_name(ul__obj_kind k);
  * calls refused from now on: ul__obj_lost_why), with a warning when the
  * program still holds it. The first reason stays. */
 void ul__obj_mark_lost(ul__obj *o, const char *why);
+/* Moves whenever an object of `d` is destroyed or any object is marked
+ * LOST: a check of handles made at an unchanged generation (and epoch)
+ * would find what it found then. */
+uint64_t ul__obj_state_gen(ul_device *d);
 /* ": why" of a LOST object, or "" (for "... lost its contents%s"). */
 const char *ul__obj_lost_why(const ul__obj *o);
 ul__track_kind ul__obj_track_kind(ul__obj_kind k);

@@ -22,8 +22,13 @@ static bool still_needed(ul_device *d, ul__obj *o) {
   return d->res->still_needed && d->res->still_needed(d, o);
 }
 
+static _Atomic uint64_t g_lost_marks; /* objects marked LOST, every device */
+
+uint64_t ul__obj_state_gen(ul_device *d) { return d->res->destroys + atomic_load(&g_lost_marks); }
+
 void ul__obj_mark_lost(ul__obj *o, const char *why) {
   if (!o || o->state == UL__OBJ_LOST) return;
+  atomic_fetch_add(&g_lost_marks, 1);
   o->state = UL__OBJ_LOST;
   size_t n = strlen(why);
   if ((o->lost_why = malloc(n + 3))) {
