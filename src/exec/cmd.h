@@ -50,11 +50,12 @@ typedef struct ul__op {
 } ul__op;
 
 /* What the last successful encode of a list resolved, reused while
- * nothing was recorded, destroyed or rebuilt since: the fast path of a
- * list submitted again and again. Dispatch-only lists. */
+ * nothing was recorded, destroyed, marked lost or rebuilt since
+ * (ul__obj_state_gen, the epoch): the fast path of a list submitted again
+ * and again. Dispatch-only lists. */
 typedef struct ul__enc_cache {
   bool valid;
-  uint64_t version, epoch, destroys;
+  uint64_t version, epoch, state_gen; /* state_gen: ul__obj_state_gen when built */
   void **pipe;            /* [count] native pipelines */
   void **group;           /* [count * UL_MAX_BIND_GROUPS] native bind groups */
   ul__obj **dirty;        /* buffers and textures the list may write */

@@ -629,7 +629,7 @@ static void cache_build(ul_device *d, ul_cmd *c) {
   }
   k->version = c->version;
   k->epoch = d->epoch;
-  k->destroys = d->res->destroys;
+  k->state_gen = ul__obj_state_gen(d);
   k->valid = true;
   return;
 fail:
@@ -639,7 +639,7 @@ fail:
 /* Whether the cache still describes the list on the current device. */
 static bool cache_holds(ul_device *d, const ul_cmd *c) {
   const ul__enc_cache *k = &c->cache;
-  return k->valid && k->version == c->version && k->epoch == d->epoch && k->destroys == d->res->destroys;
+  return k->valid && k->version == c->version && k->epoch == d->epoch && k->state_gen == ul__obj_state_gen(d);
 }
 
 /* Encodes from the cache when it still holds (under d->mu). */

@@ -325,7 +325,7 @@ struct ul__res {
   bool restoring;          /* a restore callback runs: its writes are not logged */
   bool lookup_plain;       /* lookups make nothing (a destroy; a use that makes and fills it itself) */
   uint32_t deferred;       /* destroyed objects kept for the log */
-  uint64_t destroys;       /* objects destroyed so far (invalidates encode caches) */
+  uint64_t destroys;       /* objects destroyed so far (in ul__obj_state_gen) */
   struct ul__oplog *log;   /* src/exec/oplog.c */
   /* The buffers and textures changed since the last checkpoint (their
    * ids, each once: ul__obj.noted), which are all a checkpoint looks at,
@@ -347,7 +347,9 @@ const char *ul__obj_kind_name(ul__obj_kind k);
 void ul__obj_mark_lost(ul__obj *o, const char *why);
 /* Moves whenever an object of `d` is destroyed or any object is marked
  * LOST: a check of handles made at an unchanged generation (and epoch)
- * would find what it found then. */
+ * would find what it found then. Both doors skip their check on it: the
+ * unlost.h command list's encode cache, the webgpu.h submit of what Finish
+ * encoded. */
 uint64_t ul__obj_state_gen(ul_device *d);
 /* ": why" of a LOST object, or "" (for "... lost its contents%s"). */
 const char *ul__obj_lost_why(const ul__obj *o);
