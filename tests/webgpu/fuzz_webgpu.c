@@ -1290,8 +1290,10 @@ static void op_destroy_release(rd *r) {
     wgpuBufferRelease(h); /* a handle of any state, released once more */
   }
   op_end(what);
+  /* A destroy of another kind (a buffer given to wgpuTextureDestroy) is
+   * refused and leaves the object as it was, mapped or not. */
   obj *t = c <= 2 ? find_obj(h) : NULL;
-  if (t) {
+  if (t && t->kind == (c == 0 ? K_BUF : c == 1 ? K_TEX : K_QS)) {
     t->destroyed = true;
     t->mapped = t->map_unknown = false;
   }
