@@ -295,15 +295,18 @@ static void make_lost_why(ul__obj *o, const char *why) {
 }
 
 /* Calls fn for every buffer and texture the op may write. */
-static void for_written(ul_device *d, const ul__op *op, void (*fn)(ul_device *, ul__obj *, const char *),
-                        const char *why) {
-  for (uint32_t k = 0; k < op->group_count; k++) {
-    ul__obj *g = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
-    for (uint32_t e = 0; g && e < g->u.bg.count; e++) {
-      ul__obj *t = entry_target(d, &g->u.bg, &g->u.bg.entries[e], op->pipeline, k);
-      if (t) fn(d, t, why);
-    }
+static void for_written_group(ul_device *d, const ul__op *op, uint32_t k,
+                              void (*fn)(ul_device *, ul__obj *, const char *), const char *why) {
+  ul__obj *g = ul__obj_find(d, op->groups[k], UL__OBJ_BIND_GROUP);
+  for (uint32_t e = 0; g && e < g->u.bg.count; e++) {
+    ul__obj *t = entry_target(d, &g->u.bg, &g->u.bg.entries[e], op->pipeline, k);
+    if (t) fn(d, t, why);
   }
+}
+
+/* What an op's copies write (not its bind groups). */
+static void for_written_copy(ul_device *d, const ul__op *op, void (*fn)(ul_device *, ul__obj *, const char *),
+                             const char *why) {
   switch (op->kind) {
   case UL__OP_COPY_BUFFER:
   case UL__OP_CLEAR_BUFFER:
@@ -325,6 +328,12 @@ static void for_written(ul_device *d, const ul__op *op, void (*fn)(ul_device *, 
   }
   default: break;
   }
+}
+
+static void for_written(ul_device *d, const ul__op *op, void (*fn)(ul_device *, ul__obj *, const char *),
+                        const char *why) {
+  for (uint32_t k = 0; k < op->group_count; k++) for_written_group(d, op, k, fn, why);
+  for_written_copy(d, op, fn, why);
 }
 
 static void lost_fn(ul_device *d, ul__obj *o, const char *why) {
@@ -397,23 +406,70 @@ static void dirty_fn(ul_device *d, ul__obj *o, const char *why) {
   mark_dirty(d, o);
 }
 
+/* The bind groups a list's walk has done already, with what decides the
+ * outcome (for marks: the pipeline and the slot, which tell the bindings a
+ * shader writes): a program that sets the same few groups before each of
+ * its dispatches has each looked at once a list, not once a dispatch. A
+ * ring of the last few; a miss only does the work again. */
+#define SEEN_CAP 8
+typedef struct seen_groups {
+  struct {
+    uint32_t group, pipeline, slot;
+  } e[SEEN_CAP];
+  uint32_t n, next;
+} seen_groups;
+
+static bool seen_add(seen_groups *s, uint32_t group, uint32_t pipeline, uint32_t slot) {
+  for (uint32_t i = 0; i < s->n; i++)
+    if (s->e[i].group == group && s->e[i].pipeline == pipeline && s->e[i].slot == slot) return true;
+  s->e[s->next].group = group;
+  s->e[s->next].pipeline = pipeline;
+  s->e[s->next].slot = slot;
+  s->next = (s->next + 1) % SEEN_CAP;
+  if (s->n < SEEN_CAP) s->n++;
+  return false;
+}
+
 void ul__cmd_mark_written(ul_device *d, const ul__op *ops, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) for_written(d, &ops[i], dirty_fn, NULL);
+  seen_groups seen = {.n = 0};
+  for (uint32_t i = 0; i < n; i++) {
+    const ul__op *op = &ops[i];
+    for (uint32_t k = 0; k < op->group_count; k++)
+      if (op->groups[k] && !seen_add(&seen, op->groups[k], op->pipeline, k)) for_written_group(d, op, k, dirty_fn, NULL);
+    for_written_copy(d, op, dirty_fn, NULL);
+  }
 }
 
 ul_status ul__cmd_check(ul_device *d, const ul__op *ops, uint32_t n) {
+  /* A pipeline or group found good earlier in this walk is good again while
+   * no object was destroyed or marked lost since (the state generation). */
+  seen_groups seen = {.n = 0};
+  uint32_t good_pipeline = 0;
+  uint64_t gen = ul__obj_state_gen(d);
   for (uint32_t i = 0; i < n; i++) {
     const ul__op *op = &ops[i];
     ul__obj *o;
     ul_status s = UL_OK;
+    uint64_t now = ul__obj_state_gen(d);
+    if (now != gen) {
+      gen = now;
+      seen.n = seen.next = 0;
+      good_pipeline = 0;
+    }
     switch (op->kind) {
     case UL__OP_DISPATCH_INDIRECT:
       if ((s = op_buffer(d, op->buf_a, "submit: indirect arguments"))) return s;
       /* fallthrough */
     case UL__OP_DISPATCH:
-      if ((s = ul__obj_get(d, op->pipeline, UL__OBJ_PIPELINE, "submit", &o))) return s;
-      for (uint32_t g = 0; g < op->group_count; g++)
-        if (op->groups[g] && (s = check_group(d, op->groups[g], &o))) return s;
+      if (op->pipeline != good_pipeline || !op->pipeline) {
+        if ((s = ul__obj_get(d, op->pipeline, UL__OBJ_PIPELINE, "submit", &o))) return s;
+        good_pipeline = op->pipeline;
+      }
+      for (uint32_t g = 0; g < op->group_count; g++) {
+        if (!op->groups[g]) continue;
+        if (seen_add(&seen, op->groups[g], 0, 0)) continue;
+        if ((s = check_group(d, op->groups[g], &o))) return s;
+      }
       break;
     case UL__OP_COPY_BUFFER:
       if ((s = op_buffer(d, op->buf_a, "submit: copy source"))) return s;

@@ -148,6 +148,11 @@ void ul__wg_unhold(void *p) {
 
 bool ul__wg_holds_add(ul__wg_holds *h, void *o) {
   if (!o) return true;
+  /* One hold keeps an object alive: a program that sets the same bind
+   * group or pipeline before each of its dispatches adds it once, not once
+   * a dispatch (the last few entries are looked at, where a repeat is). */
+  for (uint32_t i = h->count, k = 0; i > 0 && k < 8; i--, k++)
+    if (h->objs[i - 1] == o) return true;
   if (!h->objs) {
     h->objs = h->inl;
     h->cap = UL__WG_HOLDS_INLINE;

@@ -13,8 +13,7 @@
  *     nowhere (no call into freed memory: ASan's runs).
  * Through the layer only (a forced loss directly loses the device for
  * good). */
-#include "wgpu_prog.h"
-#include "unlost_webgpu.h"
+#include "wgpu_layer.h"
 
 static wp_ctx ctx;
 static atomic_int messages, wrong_userdata, inner_buffers;
@@ -98,10 +97,5 @@ int main(int argc, char **argv) {
                                  .enabledToggleCount = 1,
                                  .enabledToggles = toggles};
   ctx.device_chain = &t.chain;
-  if ((rc = wp_open_device(&ctx, NULL, 0, NULL))) return wp_end(&ctx, rc);
-  if (!ul_wgpu_device(ctx.device)) {
-    printf("skipped: not running on libunlost-webgpu\n");
-    return wp_end(&ctx, WP_SKIP);
-  }
-  return wp_main(&ctx, workload);
+  return wp_layer_main(&ctx, workload);
 }

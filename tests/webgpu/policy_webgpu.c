@@ -14,8 +14,7 @@
  *   - NONE comes back zero, SOURCE from its file at creation, CALLBACK from
  *     the program's function, and a policy set after creation holds.
  * Every result is checked against the CPU, after forced losses. */
-#include "wgpu_prog.h"
-#include "unlost_webgpu.h"
+#include "wgpu_layer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -369,10 +368,5 @@ static bool workload(wp_ctx *c) {
 int main(int argc, char **argv) {
   int rc = wp_start(&ctx, "policy", argc, argv);
   if (rc) return wp_end(&ctx, rc);
-  if ((rc = wp_open_device(&ctx, NULL, 0, NULL))) return wp_end(&ctx, rc);
-  if (!ul_wgpu_device(ctx.device)) {
-    printf("skipped: not running on libunlost-webgpu\n");
-    return wp_end(&ctx, WP_SKIP);
-  }
-  return wp_main(&ctx, workload);
+  return wp_layer_main(&ctx, workload);
 }

@@ -10,8 +10,7 @@
  * buffer and a map) starts at the next step, for good: the steps must let
  * asynchronous checkpoints commit. Then a forced loss: the next steps still
  * equal the CPU's. */
-#include "wgpu_prog.h"
-#include "unlost_webgpu.h"
+#include "wgpu_layer.h"
 
 #include "exec/oplog.h"
 
@@ -96,10 +95,5 @@ static bool workload(wp_ctx *c) {
 int main(int argc, char **argv) {
   int rc = wp_start(&ctx, "readback", argc, argv);
   if (rc) return wp_end(&ctx, rc);
-  if ((rc = wp_open_device(&ctx, NULL, 0, NULL))) return wp_end(&ctx, rc);
-  if (!ul_wgpu_device(ctx.device)) {
-    printf("skipped: not running on libunlost-webgpu\n");
-    return wp_end(&ctx, WP_SKIP);
-  }
-  return wp_main(&ctx, workload);
+  return wp_layer_main(&ctx, workload);
 }

@@ -119,6 +119,12 @@ if(TARGET unlost_webgpu)
   add_test(NAME webgpu_policy COMMAND webgpu_policy)
   # Re-entry: the detector and a run through the static library; then a
   # program linked to the implementation with the library preloaded.
+  # One bind group under several pipelines in one submit: what each writes
+  # is marked, a checkpoint and a loss bring it back (src/exec/commands.c).
+  ul_add_webgpu_test(webgpu_sharedgroup sharedgroup_webgpu.c unlost_webgpu)
+  add_test(NAME webgpu_sharedgroup COMMAND webgpu_sharedgroup)
+  set_tests_properties(webgpu_sharedgroup PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120 LABELS "webgpu"
+    ENVIRONMENT "${UL_WEBGPU_TEST_ENV};UNLOST_LOG=error")
   ul_add_webgpu_test(webgpu_reentry reentry_webgpu.c unlost_webgpu_static)
   add_test(NAME webgpu_reentry COMMAND webgpu_reentry)
   # Readbacks at every step let asynchronous checkpoints commit (issue 38).
