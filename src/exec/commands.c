@@ -194,7 +194,14 @@ ul_status ul_cmd_copy_texture_to_buffer(ul_cmd *c, ul_texture src, uint32_t w, u
 static ul_status check_group(ul_device *d, uint32_t id, ul__obj **out) {
   ul_status s = ul__obj_get(d, id, UL__OBJ_BIND_GROUP, "submit", out);
   if (s) return s;
-  const ul__bind_group_data *bd = &(*out)->u.bg;
+  ul__bind_group_data *bd = &(*out)->u.bg;
+  /* Found good before, and since then no object was destroyed or marked
+   * lost and no loss moved the epoch (a rebuild's unrestored and unbuilt
+   * objects come with a new epoch): good still. */
+  const ul__res *res = d->res;
+  uint64_t gen = ul__obj_state_gen(d);
+  if (bd->good && bd->good_gen == gen && bd->good_epoch == d->epoch) return UL_OK;
+  bd->good = false;
   for (uint32_t i = 0; i < bd->count; i++) {
     const ul__bg_entry *e = &bd->entries[i];
     ul__obj *r;
@@ -220,6 +227,13 @@ static ul_status check_group(ul_device *d, uint32_t id, ul__obj **out) {
                       "submit: bind group '%s' binds %s '%s' (binding %u), whose contents were lost in a device loss%s",
                       (*out)->label ? (*out)->label : "", kind, r->label ? r->label : "", e->binding,
                       ul__obj_lost_why(r));
+  }
+  /* Not kept from a replay's or a realization's laxer lookups, nor when the
+   * walk itself changed the generation (a restore that lost something). */
+  if (!res->rebuilding && !res->realizing && !res->lookup_plain && ul__obj_state_gen(d) == gen) {
+    bd->good = true;
+    bd->good_gen = gen;
+    bd->good_epoch = d->epoch;
   }
   return UL_OK;
 }

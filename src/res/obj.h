@@ -239,6 +239,11 @@ typedef struct ul__bind_group_data {
   uint32_t pipeline, group;
   uint32_t count;
   ul__bg_entry *entries;   /* owned */
+  /* A submit's check found every binding good at this state generation
+   * (ul__obj_state_gen) and device epoch: looked at again only when either
+   * moved (src/exec/commands.c, check_group). */
+  bool good;
+  uint64_t good_gen, good_epoch;
 } ul__bind_group_data;
 
 typedef struct ul__query_set_data {
