@@ -420,11 +420,11 @@ static void dirty_fn(ul_device *d, ul__obj *o, const char *why) {
   mark_dirty(d, o);
 }
 
-/* The bind groups a list's walk has done already, with what decides the
- * outcome (for marks: the pipeline and the slot, which tell the bindings a
- * shader writes): a program that sets the same few groups before each of
- * its dispatches has each looked at once a list, not once a dispatch. A
- * ring of the last few; a miss only does the work again. */
+/* The bind groups whose writes a list's marks have made already, with
+ * the pipeline and the slot (which tell the bindings a shader writes): a
+ * program that sets the same few groups before each of its dispatches has
+ * each marked once a list, not once a dispatch. A ring of the last few; a
+ * miss only does the work again. */
 #define SEEN_CAP 8
 typedef struct seen_groups {
   struct {
@@ -455,36 +455,30 @@ void ul__cmd_mark_written(ul_device *d, const ul__op *ops, uint32_t n) {
 }
 
 ul_status ul__cmd_check(ul_device *d, const ul__op *ops, uint32_t n) {
-  /* A pipeline or group found good earlier in this walk is good again while
-   * no object was destroyed or marked lost since (the state generation). */
-  seen_groups seen = {.n = 0};
+  /* The pipeline of the op before, found good, is good again while no
+   * object was destroyed or marked lost since (the state generation); bind
+   * groups keep what their check found themselves (check_group). */
   uint32_t good_pipeline = 0;
-  uint64_t gen = ul__obj_state_gen(d);
+  uint64_t good_gen = 0;
   for (uint32_t i = 0; i < n; i++) {
     const ul__op *op = &ops[i];
     ul__obj *o;
     ul_status s = UL_OK;
-    uint64_t now = ul__obj_state_gen(d);
-    if (now != gen) {
-      gen = now;
-      seen.n = seen.next = 0;
-      good_pipeline = 0;
-    }
     switch (op->kind) {
     case UL__OP_DISPATCH_INDIRECT:
       if ((s = op_buffer(d, op->buf_a, "submit: indirect arguments"))) return s;
       /* fallthrough */
-    case UL__OP_DISPATCH:
-      if (op->pipeline != good_pipeline || !op->pipeline) {
+    case UL__OP_DISPATCH: {
+      uint64_t gen = ul__obj_state_gen(d);
+      if (!op->pipeline || op->pipeline != good_pipeline || gen != good_gen) {
         if ((s = ul__obj_get(d, op->pipeline, UL__OBJ_PIPELINE, "submit", &o))) return s;
         good_pipeline = op->pipeline;
+        good_gen = gen;
       }
-      for (uint32_t g = 0; g < op->group_count; g++) {
-        if (!op->groups[g]) continue;
-        if (seen_add(&seen, op->groups[g], 0, 0)) continue;
-        if ((s = check_group(d, op->groups[g], &o))) return s;
-      }
+      for (uint32_t g = 0; g < op->group_count; g++)
+        if (op->groups[g] && (s = check_group(d, op->groups[g], &o))) return s;
       break;
+    }
     case UL__OP_COPY_BUFFER:
       if ((s = op_buffer(d, op->buf_a, "submit: copy source"))) return s;
       /* fallthrough */

@@ -51,15 +51,6 @@ static void back_cpu(uint32_t *a, const uint32_t *b) {
   for (uint32_t i = 0; i < N; i++) a[i] = b[i] + 7u;
 }
 
-static bool check(const char *what, const uint32_t *got, const uint32_t *want) {
-  for (uint32_t i = 0; i < N; i++)
-    if (got[i] != want[i]) {
-      printf("FAIL %s: word %u is %u, the CPU's is %u\n", what, i, got[i], want[i]);
-      return false;
-    }
-  return true;
-}
-
 static WGPUBindGroup group(WGPUBindGroupLayout l, WGPUBuffer a, WGPUBuffer b, const char *label) {
   WGPUBindGroupEntry e[2] = {wp_bind_buffer(0, a, 0, N * 4), wp_bind_buffer(1, b, 0, N * 4)};
   return wp_bind_group(&ctx, label, l, e, 2);
@@ -95,7 +86,7 @@ static bool run_case(const char *name, WGPUComputePipeline *pipes, WGPUBindGroup
   for (int k = 0; k < 4 && bufs[k]; k++) {
     char what[96];
     snprintf(what, sizeof what, "%s, buffer %c%d after a checkpoint and a loss", name, k % 2 ? 'b' : 'a', k / 2);
-    ok = wp_read_buffer(&ctx, bufs[k], 0, N * 4, got) && check(what, got, cpu[k]) && ok;
+    ok = wp_read_buffer(&ctx, bufs[k], 0, N * 4, got) && wp_check_u32(what, got, cpu[k], N) && ok;
   }
   return ok;
 }
